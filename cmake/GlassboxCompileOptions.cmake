@@ -1,0 +1,27 @@
+# Compile options shared by every glassbox target (applied through glassbox_target_defaults()).
+set(GLASSBOX_SANITIZE "" CACHE STRING "Sanitizers to build with, e.g. address;undefined")
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+
+add_library(glassbox_compile_options INTERFACE)
+target_compile_options(glassbox_compile_options INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>
+  # __FILE__ and std::source_location give repo-relative paths (engine/cpu/binary.cpp:42) in
+  # registrations and dumps; debug info keeps absolute paths so gdb finds the sources.
+  $<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>)
+target_include_directories(glassbox_compile_options INTERFACE
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated>)
+
+if(GLASSBOX_SANITIZE)
+  list(JOIN GLASSBOX_SANITIZE "," _glassbox_san)
+  target_compile_options(glassbox_compile_options INTERFACE
+    $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=${_glassbox_san} -fno-omit-frame-pointer -fno-sanitize-recover=all>)
+  target_link_options(glassbox_compile_options INTERFACE -fsanitize=${_glassbox_san})
+endif()
+
+function(glassbox_target_defaults target)
+  target_link_libraries(${target} PRIVATE glassbox_compile_options)
+  set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET default)
+endfunction()
