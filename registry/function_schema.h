@@ -85,7 +85,7 @@ struct FunctionSchema {
 };
 
 // A schema that does not parse. what() reads
-//   schema error at column 23: expected ',' or ')' after an argument, found 'Tensor'
+//   schema error at column 24: expected ',' or ')' after an argument, found 'Tensor'
 //     add.Tensor(Tensor self Tensor other) -> Tensor
 //                            ^
 class SchemaParseError : public ValueError {
@@ -103,8 +103,8 @@ class SchemaParseError : public ValueError {
 
 // Parses a full schema "ns::name.overload(args) -> returns". A schema without "->" is an error.
 FunctionSchema parse_schema(std::string_view text);
-// Accepts either a full schema or just an operator name ("ns::name.overload"); the name-only form
-// returns a FunctionSchema with only `name` set (used by def("name") without a schema).
+// The name part "ns::name.overload" of either a full schema (which must then parse whole) or a bare
+// operator name; used by def("name") without a schema. Throws SchemaParseError.
 OperatorName parse_schema_name(std::string_view text);
 
 }  // namespace glassbox

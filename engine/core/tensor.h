@@ -1,0 +1,32 @@
+#pragma once
+// Tensor: a reference-counted handle to a TensorImpl (null for an undefined tensor).
+#include <string>
+
+#include "engine/core/tensor_impl.h"
+
+namespace glassbox {
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* unsafe_impl() const { return impl_.get(); }
+  const intrusive_ptr<TensorImpl>& impl() const { return impl_; }
+
+  DispatchKeySet key_set() const { return impl_ ? impl_->key_set() : DispatchKeySet(); }
+  ScalarType dtype() const { return impl_->dtype(); }
+  Device device() const { return impl_->device(); }
+  const std::vector<int64_t>& sizes() const { return impl_->sizes(); }
+  int64_t dim() const { return impl_->dim(); }
+  int64_t numel() const { return impl_->numel(); }
+
+  // Same underlying tensor (not value equality).
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+ private:
+  intrusive_ptr<TensorImpl> impl_;
+};
+
+}  // namespace glassbox

@@ -1,0 +1,72 @@
+#include "registry/dispatch_trace.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace glassbox {
+
+namespace detail {
+std::atomic<bool> dispatch_trace_active{false};
+}  // namespace detail
+
+namespace {
+std::atomic<bool> g_print_enabled{false};
+std::atomic<int> g_active_captures{0};
+thread_local int t_depth = 0;
+thread_local DispatchTraceCapture* t_capture = nullptr;
+
+void update_active() {
+  detail::dispatch_trace_active.store(g_print_enabled.load() || g_active_captures.load() > 0,
+                                      std::memory_order_relaxed);
+}
+
+// GLASSBOX_DISPATCH_TRACE=1 (or any value but 0/empty) turns printing on when the library loads.
+const bool g_env_checked = [] {
+  const char* v = std::getenv("GLASSBOX_DISPATCH_TRACE");
+  if (v && *v && std::strcmp(v, "0") != 0) set_dispatch_trace(true);
+  return true;
+}();
+}  // namespace
+
+std::string DispatchTraceEvent::to_string() const {
+  std::string out(static_cast<size_t>(depth) * 2, ' ');
+  out += kind == Kind::Call ? "[call] op=[" : "[redispatch] op=[";
+  out += op;
+  out += "] key=[";
+  out += glassbox::to_string(key);
+  out += "]";
+  return out;
+}
+
+void set_dispatch_trace(bool on) {
+  g_print_enabled.store(on);
+  update_active();
+}
+bool dispatch_trace_enabled() { return g_print_enabled.load(); }
+
+DispatchTraceCapture::DispatchTraceCapture() : outer_(t_capture) {
+  t_capture = this;
+  g_active_captures.fetch_add(1);
+  update_active();
+}
+DispatchTraceCapture::~DispatchTraceCapture() {
+  t_capture = outer_;
+  g_active_captures.fetch_sub(1);
+  update_active();
+}
+std::string DispatchTraceCapture::to_string() const {
+  std::string out;
+  for (const auto& e : events_) out += e.to_string() + "\n";
+  return out;
+}
+
+DispatchTraceScope::DispatchTraceScope(DispatchTraceEvent::Kind kind, const OperatorName& op, DispatchKey key) {
+  DispatchTraceEvent e{kind, op.full(), key, t_depth};
+  if (g_print_enabled.load(std::memory_order_relaxed)) std::fprintf(stderr, "%s\n", e.to_string().c_str());
+  for (DispatchTraceCapture* c = t_capture; c; c = c->outer_) c->events_.push_back(e);
+  ++t_depth;
+}
+DispatchTraceScope::~DispatchTraceScope() { --t_depth; }
+
+}  // namespace glassbox

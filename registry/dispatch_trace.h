@@ -1,0 +1,63 @@
+#pragma once
+// The dispatch trace: one line per call and redispatch, nested by depth, e.g.
+//   [call] op=[glassbox::add.Tensor] key=[AutogradCPU]
+//     [redispatch] op=[glassbox::add.Tensor] key=[CPU]
+// On with GLASSBOX_DISPATCH_TRACE=1 or set_dispatch_trace(true) (printed to stderr), or captured
+// per thread by a DispatchTraceCapture. When neither is on, a call pays one relaxed load.
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "registry/dispatch_key.h"
+#include "registry/operator_name.h"
+
+namespace glassbox {
+
+struct DispatchTraceEvent {
+  enum class Kind : uint8_t { Call, Redispatch };
+  Kind kind;
+  std::string op;  // "ns::name.overload"
+  DispatchKey key;
+  int depth;       // 0 for a call made outside any kernel
+
+  // "[call] op=[ns::op.overload] key=[CPU]", indented two spaces per depth.
+  std::string to_string() const;
+};
+
+namespace detail {
+extern std::atomic<bool> dispatch_trace_active;
+}  // namespace detail
+
+inline bool dispatch_trace_active() { return detail::dispatch_trace_active.load(std::memory_order_relaxed); }
+
+// Printing to stderr (what GLASSBOX_DISPATCH_TRACE=1 turns on at load).
+void set_dispatch_trace(bool on);
+bool dispatch_trace_enabled();
+
+// Collects the events of calls made on this thread while it lives (nested captures see all).
+class DispatchTraceCapture {
+ public:
+  DispatchTraceCapture();
+  ~DispatchTraceCapture();
+  DispatchTraceCapture(const DispatchTraceCapture&) = delete;
+  DispatchTraceCapture& operator=(const DispatchTraceCapture&) = delete;
+
+  const std::vector<DispatchTraceEvent>& events() const { return events_; }
+  std::string to_string() const;  // the events as trace lines
+
+ private:
+  friend class DispatchTraceScope;
+  std::vector<DispatchTraceEvent> events_;
+  DispatchTraceCapture* outer_;
+};
+
+// Emits one event and deepens the nesting for the duration of the kernel call.
+class DispatchTraceScope {
+ public:
+  DispatchTraceScope(DispatchTraceEvent::Kind kind, const OperatorName& op, DispatchKey key);
+  ~DispatchTraceScope();
+  DispatchTraceScope(const DispatchTraceScope&) = delete;
+  DispatchTraceScope& operator=(const DispatchTraceScope&) = delete;
+};
+
+}  // namespace glassbox
