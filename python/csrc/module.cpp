@@ -1,0 +1,29 @@
+// glassbox._C: the engine's Python bindings. Errors arrive in Python as exceptions with the same
+// text: glassbox::ValueError as ValueError, every other glassbox::Error as RuntimeError.
+#include <pybind11/pybind11.h>
+
+#include "engine/core/error.h"
+#include "engine/cuda/cuda_device.h"
+
+namespace py = pybind11;
+
+void bind_registry(py::module_& m);
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "glassbox engine bindings";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const glassbox::ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const glassbox::Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+  bind_registry(m);
+
+  py::module_ cuda = m.def_submodule("_cuda", "what glassbox_cuda was built with and sees");
+  cuda.def("built_with_cuda", &glassbox::cuda::built_with_cuda);
+  cuda.def("device_count", &glassbox::cuda::device_count);
+  cuda.def("describe", &glassbox::cuda::describe);
+}

@@ -1,0 +1,35 @@
+"""glassbox: a tensor engine you can see through, and the tools to look inside any C++ build.
+
+The compiled parts (glassbox._C and friends) live in the CMake build, by default
+<repo>/build/dev/python/glassbox; set GLASSBOX_BUILD_DIR to use another build (e.g. build/debug).
+"""
+import os as _os
+
+_repo = _os.path.dirname(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))))
+_build = _os.environ.get("GLASSBOX_BUILD_DIR", _os.path.join(_repo, "build", "dev"))
+_ext_dir = _os.path.join(_build, "python", "glassbox")
+if _os.path.isdir(_ext_dir) and _ext_dir not in __path__:
+    __path__.append(_ext_dir)
+
+try:
+    from . import _C  # noqa: E402
+except ImportError as _e:  # pragma: no cover - only when the build is missing
+    raise ImportError(
+        f"glassbox's compiled module was not found in {_ext_dir} ({_e}); "
+        "run scripts/bootstrap to build it, or set GLASSBOX_BUILD_DIR to your build directory"
+    ) from None
+
+from . import registry  # noqa: E402
+from .registry import trace_calls  # noqa: E402,F401
+
+# Registration errors from static initialisers cannot raise in C++; they surface here.
+_load_errors = _C._registry.load_errors()
+if _load_errors:
+    raise ImportError("glassbox registration failed while loading:\n" + "\n".join(_load_errors))
+
+try:  # the introspection tools are optional (not built on machines without their libraries)
+    from . import introspect  # noqa: E402,F401
+except ImportError:
+    pass
+
+__all__ = ["registry", "trace_calls"]
