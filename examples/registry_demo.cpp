@@ -21,8 +21,8 @@ Tensor matmul_shape(const Tensor& a, const Tensor& b) {
   return shaped(a, b.dim() == 1 ? std::vector<int64_t>{a.sizes()[0]} : std::vector<int64_t>{a.sizes()[0], b.sizes()[1]});
 }
 Tensor sum_shape(const Tensor& a) { return shaped(a, {}); }
-Tensor same_shape(const Tensor& a) { return shaped(a, a.sizes()); }
-Tensor same_shape2(const Tensor& a, const Tensor&) { return shaped(a, a.sizes()); }
+Tensor same_shape(const Tensor& a) { return shaped(a, a.sizes().vec()); }
+Tensor same_shape2(const Tensor& a, const Tensor&) { return shaped(a, a.sizes().vec()); }
 
 OperatorHandle op(const char* name) { return Dispatcher::singleton().find_schema_or_throw(name); }
 using Unary = Tensor(const Tensor&);

@@ -65,14 +65,15 @@ class Library {
  private:
   template <class F>
   static KernelFunction make(F&& f) {
-    if constexpr (std::is_same_v<std::remove_cvref_t<F>, KernelFunction>) return f;
-    else if constexpr (std::is_pointer_v<std::remove_cvref_t<F>>) return KernelFunction::from_function(f);
+    using D = std::decay_t<F>;  // a function name decays to a function pointer
+    if constexpr (std::is_same_v<D, KernelFunction>) return f;
+    else if constexpr (std::is_pointer_v<D>) return KernelFunction::from_function(static_cast<D>(f));
     else return KernelFunction::from_callable(std::forward<F>(f));
   }
   template <class F>
   static std::optional<CppSignature> signature() {
-    if constexpr (std::is_same_v<std::remove_cvref_t<F>, KernelFunction>) return std::nullopt;
-    else return KernelFunction::signature_of<F>();
+    if constexpr (std::is_same_v<std::decay_t<F>, KernelFunction>) return std::nullopt;
+    else return KernelFunction::signature_of<std::decay_t<F>>();
   }
   template <class F>
   static KernelFunction make_boxed(F&& f) {

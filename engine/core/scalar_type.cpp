@@ -10,15 +10,32 @@ struct TypeInfo {
   size_t size;
   bool floating;
 };
-constexpr std::array<TypeInfo, static_cast<int>(ScalarType::NumTypes)> kTypes = {{
+constexpr std::array<TypeInfo, kNumScalarTypes> kTypes = {{
     {"float32", 4, true}, {"float64", 8, true}, {"float16", 2, true}, {"bfloat16", 2, true},
     {"int64", 8, false}, {"int32", 4, false}, {"int16", 2, false}, {"int8", 1, false},
     {"uint8", 1, false}, {"bool", 1, false},
 }};
 const TypeInfo* info(ScalarType t) {
   const int i = static_cast<int>(t);
-  return i >= 0 && i < static_cast<int>(kTypes.size()) ? &kTypes[i] : nullptr;
+  return i >= 0 && i < kNumScalarTypes ? &kTypes[i] : nullptr;
 }
+
+// The promotion lattice, in the order of the enum: f4 f8 f2 bf i8 i4 i2 i1 u1 b1.
+constexpr ScalarType f4 = ScalarType::Float32, f8 = ScalarType::Float64, f2 = ScalarType::Float16,
+                     bf = ScalarType::BFloat16, i8 = ScalarType::Int64, i4 = ScalarType::Int32,
+                     i2 = ScalarType::Int16, i1 = ScalarType::Int8, u1 = ScalarType::UInt8, b1 = ScalarType::Bool;
+constexpr ScalarType kPromote[kNumScalarTypes][kNumScalarTypes] = {
+    /* f4 */ {f4, f8, f4, f4, f4, f4, f4, f4, f4, f4},
+    /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+    /* f2 */ {f4, f8, f2, f4, f2, f2, f2, f2, f2, f2},
+    /* bf */ {f4, f8, f4, bf, bf, bf, bf, bf, bf, bf},
+    /* i8 */ {f4, f8, f2, bf, i8, i8, i8, i8, i8, i8},
+    /* i4 */ {f4, f8, f2, bf, i8, i4, i4, i4, i4, i4},
+    /* i2 */ {f4, f8, f2, bf, i8, i4, i2, i2, i2, i2},
+    /* i1 */ {f4, f8, f2, bf, i8, i4, i2, i1, i2, i1},
+    /* u1 */ {f4, f8, f2, bf, i8, i4, i2, i2, u1, u1},
+    /* b1 */ {f4, f8, f2, bf, i8, i4, i2, i1, u1, b1},
+};
 }  // namespace
 
 std::string_view to_string(ScalarType t) {
@@ -32,5 +49,12 @@ std::optional<ScalarType> parse_scalar_type(std::string_view name) {
 }
 size_t element_size(ScalarType t) { return info(t) ? info(t)->size : 0; }
 bool is_floating_point(ScalarType t) { return info(t) && info(t)->floating; }
+bool is_integral(ScalarType t, bool include_bool) {
+  return info(t) && !info(t)->floating && (include_bool || t != ScalarType::Bool);
+}
+
+ScalarType promote_types(ScalarType a, ScalarType b) {
+  return kPromote[static_cast<int>(a)][static_cast<int>(b)];
+}
 
 }  // namespace glassbox

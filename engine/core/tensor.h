@@ -18,7 +18,13 @@ class Tensor {
   DispatchKeySet key_set() const { return impl_ ? impl_->key_set() : DispatchKeySet(); }
   ScalarType dtype() const { return impl_->dtype(); }
   Device device() const { return impl_->device(); }
-  const std::vector<int64_t>& sizes() const { return impl_->sizes(); }
+  const DimVector& sizes() const { return impl_->sizes(); }
+  const DimVector& strides() const { return impl_->strides(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  void* data_ptr() const { return impl_->data(); }
+  template <class T>
+  T* data() const { return static_cast<T*>(impl_->data()); }
   int64_t dim() const { return impl_->dim(); }
   int64_t numel() const { return impl_->numel(); }
 

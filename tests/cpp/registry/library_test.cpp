@@ -133,5 +133,6 @@ TEST(Library, NamesAreQualifiedByTheLibraryNamespace) {
   EXPECT_ERROR_CONTAINS(lib.def("h(Tensor x -> int"), "schema error at column", "in def at");
   auto impl = GB_TEST_IMPL_LIBRARY("t_lib_ns", CPU);
   EXPECT_ERROR_CONTAINS(impl.impl("f", K::CUDA, &one_arg), "names a key other than");
-  impl.impl("t_lib_ns::f", &one_arg);
+  impl.impl("t_lib_ns::f", one_arg);  // a function name works as well as a pointer
+  EXPECT_EQ(Dispatcher::singleton().find_schema_or_throw("t_lib_ns::f").typed<int64_t(const Tensor&)>().call(cpu_tensor()), 1);
 }
