@@ -1,0 +1,112 @@
+// glassbox deps BUILD_DIR: the module-dependency graph of a CMake build.
+#include <iostream>
+
+#include "introspect/cli/arguments.h"
+#include "introspect/cli/commands.h"
+#include "introspect/cli/graph_output.h"
+#include "introspect/cli/text_table.h"
+#include "introspect/module_graph.h"
+
+namespace glassbox::introspect::cli {
+namespace {
+
+ArgumentParser deps_parser() {
+  ArgumentParser p("glassbox deps BUILD_DIR",
+                   "The module-dependency graph of a CMake build (read from the CMake File API reply):\n"
+                   "targets labelled by their artifacts (lib/libcore.so), the sources each compiles, and\n"
+                   "the libraries each links. Link edges come from the link command lines; build-order\n"
+                   "edges (add_dependencies, interface and utility targets) are drawn apart, dashed.");
+  p.positional("BUILD_DIR", "a CMake build directory (configured with the Ninja or Makefile generators)");
+  add_graph_options(p);
+  p.flag("configure", "write the File API query into BUILD_DIR and re-run cmake there first")
+      .option("cmake", "PATH", "the cmake to run with --configure (default: cmake)")
+      .option("config", "NAME", "multi-config builds: the configuration to show (default: the first)")
+      .flag("targets-only", "leave sources out")
+      .flag("no-build-order", "leave build-order edges out")
+      .flag("all-build-order", "keep build-order edges that repeat a link edge")
+      .flag("generator-targets", "include generator targets (ALL_BUILD, ZERO_CHECK)")
+      .epilog("examples:\n"
+              "  glassbox deps build/dev\n"
+              "  glassbox deps build/dev --collapse-sources --cluster -o deps.svg\n"
+              "  glassbox deps build/dev --root glassbox_cuda --depth 1 --format dot");
+  return p;
+}
+
+std::string short_type(std::string_view type) {
+  if (type == "SHARED_LIBRARY") return "shared";
+  if (type == "STATIC_LIBRARY") return "static";
+  if (type == "MODULE_LIBRARY") return "module";
+  if (type == "OBJECT_LIBRARY") return "object";
+  if (type == "INTERFACE_LIBRARY") return "interface";
+  if (type == "EXECUTABLE") return "executable";
+  if (type == "UTILITY") return "custom";
+  return std::string(type);
+}
+
+void print_deps_table(const graphs::Graph& g, std::ostream& out) {
+  const auto& attrs = g.attributes();
+  if (auto t = attrs.find("title"); t != attrs.end()) out << t->second << "\n\n";
+  TextTable table({"target", "type", "artifact", ">sources", ">compile", "links", "built after", "defined at"});
+  std::size_t externals = 0, files = 0;
+  for (graphs::NodeIndex i = 0; i < g.node_count(); ++i) {
+    const graphs::Node& n = g.node(i);
+    if (n.kind == graphs::NodeKind::External) ++externals;
+    if (!graphs::is_target_kind(n.kind)) {
+      if (n.kind != graphs::NodeKind::External) ++files;
+      continue;
+    }
+    std::size_t sources = 0;
+    std::string links, after;
+    for (auto e : g.out_edges(i)) {
+      const graphs::Edge& edge = g.edge(e);
+      const graphs::Node& to = g.node(edge.to);
+      const std::string count(edge.attribute("count"));
+      if (edge.kind == graphs::EdgeKind::Compiles) sources += count.empty() ? 1 : std::stoul(count);
+      if (edge.kind == graphs::EdgeKind::Links) links += (links.empty() ? "" : ", ") + to.display_label();
+      if (edge.kind == graphs::EdgeKind::Depends) after += (after.empty() ? "" : ", ") + to.id;
+    }
+    const std::string name(n.attribute("name").empty() ? std::string_view(n.id) : n.attribute("name"));
+    const std::string artifact = n.display_label() == name ? "" : n.display_label();
+    const std::string compile(n.attribute(graphs::attr::kCompileMs));
+    const std::string site = n.attribute(graphs::attr::kFile).empty()
+                                 ? ""
+                                 : std::string(n.attribute(graphs::attr::kFile)) + ":" + std::string(n.attribute(graphs::attr::kLine));
+    table.add_row({name, short_type(n.attribute(graphs::attr::kType)), artifact,
+                   sources ? std::to_string(sources) : "", compile.empty() ? "" : format_ms(std::stoll(compile)),
+                   links, after, site});
+  }
+  table.print(out);
+  out << "\n" << table.rows() << " targets, " << files << " files, " << externals << " external libraries; "
+      << g.edge_count() << " edges (--format svg|png|dot|json to draw them)\n";
+}
+
+}  // namespace
+
+int run_deps(const CommandArgs& args, std::ostream& out) {
+  const ArgumentParser parser = deps_parser();
+  const ParsedArguments parsed = parser.parse(args);
+  if (parsed.help) {
+    out << parser.help();
+    return 0;
+  }
+  GraphOutputOptions output = read_graph_options(parsed);
+  FileApiOptions file_api;
+  file_api.configure = parsed.has("configure");
+  file_api.cmake = parsed.value("cmake", "cmake");
+  ModuleGraphOptions options;
+  options.configuration = parsed.value("config");
+  options.sources = !parsed.has("targets-only");
+  options.build_order = !parsed.has("no-build-order");
+  options.redundant_build_order = parsed.has("all-build-order");
+  options.generator_targets = parsed.has("generator-targets");
+
+  const BuildDirInputs inputs = read_build_dir(parsed.positional("BUILD_DIR"), file_api);
+  for (const auto& w : inputs.warnings) std::cerr << "glassbox: warning: " << w << "\n";
+  const graphs::Graph graph =
+      build_module_graph(inputs.reply, inputs.compile_db ? &*inputs.compile_db : nullptr,
+                         inputs.ninja_log ? &*inputs.ninja_log : nullptr, options);
+  write_graph(graph, output, out, print_deps_table);
+  return 0;
+}
+
+}  // namespace glassbox::introspect::cli

@@ -1,0 +1,50 @@
+#pragma once
+// .ninja_log: one line per output of each command Ninja ran, appended build after build.
+// Versions 5, 6 and 7 share the line layout "start\tend\tmtime\toutput\tcommand-hash" (times in
+// milliseconds since the build started); they differ in the mtime width and the hash function.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace glassbox::introspect {
+
+struct NinjaLogEntry {
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  int64_t mtime = 0;
+  std::string output;
+  uint64_t command_hash = 0;
+  int run = 0;  // which build run wrote it: 0 for the oldest in the file (see NinjaLog::runs)
+  int64_t duration_ms() const { return end_ms - start_ms; }
+};
+
+// One command and every output it produced (entries sharing the hash and the times).
+struct NinjaJob {
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  uint64_t command_hash = 0;
+  std::vector<std::string> outputs;
+  int run = 0;
+  int64_t duration_ms() const { return end_ms - start_ms; }
+};
+
+struct NinjaLog {
+  std::string file;
+  int version = 0;
+  std::vector<NinjaLogEntry> entries;  // one per output; a later line replaces an earlier one
+  std::vector<NinjaJob> jobs;          // entries grouped by command, in start order
+  // Ninja appends each run's entries as commands finish, so end times only grow within a run; a
+  // smaller end time starts the next run. Times of different runs are not comparable.
+  int runs = 0;
+
+  static constexpr int kOldestVersion = 5;
+  static constexpr int kNewestVersion = 7;
+};
+
+// Reads <build_dir>/.ninja_log (or the file itself).
+NinjaLog read_ninja_log(const std::filesystem::path& build_dir_or_file);
+NinjaLog parse_ninja_log(std::string_view text, std::string_view origin);
+
+}  // namespace glassbox::introspect

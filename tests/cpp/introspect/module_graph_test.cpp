@@ -1,0 +1,139 @@
+#include "introspect/module_graph.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "engine/core/error.h"
+#include "tests/cpp/introspect/test_support.h"
+
+namespace glassbox::introspect {
+namespace {
+
+using Set = std::set<std::string>;
+
+Set nodes_of(const graphs::Graph& g) {
+  Set out;
+  for (const auto& n : g.nodes()) out.insert(std::string(graphs::to_string(n.kind)) + " " + n.id);
+  return out;
+}
+
+Set edges_of(const graphs::Graph& g, graphs::EdgeKind kind) {
+  Set out;
+  for (const auto& e : g.edges())
+    if (e.kind == kind) out.insert(g.node(e.from).id + " -> " + g.node(e.to).id);
+  return out;
+}
+
+int line_of(const std::filesystem::path& file, std::string_view text) {
+  std::ifstream in(file);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n)
+    if (line.find(text) != std::string::npos) return n;
+  return -1;
+}
+
+class ModuleGraphTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { build_ = new std::filesystem::path(testing::fixture_build("modules")); }
+  static void TearDownTestSuite() { delete build_; }
+  static std::filesystem::path* build_;
+};
+std::filesystem::path* ModuleGraphTest::build_ = nullptr;
+
+TEST_F(ModuleGraphTest, ExactNodes) {
+  const graphs::Graph g = module_graph_of(*build_);
+  EXPECT_EQ(nodes_of(g), (Set{"target api", "executable app", "library base", "library core", "target docs",
+                              "library objects", "header include/api.h", "source src/main.cpp", "source src/base.cpp",
+                              "generated_source <build>/generated_table.cpp", "source src/core.cpp",
+                              "source src/object_part.cpp", "external external:m"}));
+}
+
+TEST_F(ModuleGraphTest, LinkEdgesComeFromLinkCommands) {
+  const graphs::Graph g = module_graph_of(*build_);
+  EXPECT_EQ(edges_of(g, graphs::EdgeKind::Links),
+            (Set{"app -> core", "core -> base", "core -> objects", "core -> external:m"}));
+  const auto via = [&](std::string_view from, std::string_view to) {
+    return std::string(g.edge(*g.find_edge(g.index_of(from), g.index_of(to), graphs::EdgeKind::Links)).attribute("via"));
+  };
+  EXPECT_EQ(via("core", "objects"), "objects");
+  EXPECT_EQ(via("core", "external:m"), "-lm");
+  EXPECT_EQ(via("app", "core"), "path");
+}
+
+TEST_F(ModuleGraphTest, BuildOrderEdgesAreKeptApart) {
+  const graphs::Graph g = module_graph_of(*build_);
+  EXPECT_EQ(edges_of(g, graphs::EdgeKind::Depends),
+            (Set{"app -> core", "app -> docs", "app -> api", "base -> api", "core -> api", "core -> objects",
+                 "core -> base", "objects -> api"}));
+  ModuleGraphOptions options;
+  options.redundant_build_order = false;
+  const graphs::Graph lean = module_graph_of(*build_, options);
+  EXPECT_EQ(edges_of(lean, graphs::EdgeKind::Depends),
+            (Set{"app -> docs", "app -> api", "base -> api", "core -> api", "objects -> api"}));
+  options.build_order = false;
+  EXPECT_TRUE(edges_of(module_graph_of(*build_, options), graphs::EdgeKind::Depends).empty());
+}
+
+TEST_F(ModuleGraphTest, CompileEdgesToSources) {
+  const graphs::Graph g = module_graph_of(*build_);
+  EXPECT_EQ(edges_of(g, graphs::EdgeKind::Compiles),
+            (Set{"api -> include/api.h", "app -> src/main.cpp", "base -> src/base.cpp",
+                 "base -> <build>/generated_table.cpp", "core -> src/core.cpp", "objects -> src/object_part.cpp"}));
+  ModuleGraphOptions options;
+  options.sources = false;
+  const graphs::Graph targets_only = module_graph_of(*build_, options);
+  EXPECT_TRUE(edges_of(targets_only, graphs::EdgeKind::Compiles).empty());
+  EXPECT_EQ(targets_only.node_count(), 7u);  // six targets and libm
+  EXPECT_EQ(targets_only.node("core").attribute("compile_ms"), g.node("core").attribute("compile_ms"));
+}
+
+TEST_F(ModuleGraphTest, NodeAttributes) {
+  const graphs::Graph g = module_graph_of(*build_);
+  const auto& core = g.node("core");
+  EXPECT_EQ(core.label, "lib/libcore.so");
+  EXPECT_EQ(core.attribute("type"), "SHARED_LIBRARY");
+  EXPECT_EQ(core.attribute("path"), (*build_ / "lib/libcore.so").string());
+  EXPECT_FALSE(core.attribute("size").empty());
+  EXPECT_FALSE(core.attribute("compile_ms").empty());
+  EXPECT_FALSE(core.attribute("link_ms").empty());
+  EXPECT_EQ(core.attribute("file"), "CMakeLists.txt");
+  const auto cmakelists = testing::fixture_source("modules") / "CMakeLists.txt";
+  EXPECT_EQ(core.attribute("line"), std::to_string(line_of(cmakelists, "add_library(core SHARED")));
+  EXPECT_EQ(g.node("app").label, "bin/app");
+  EXPECT_EQ(g.node("base").label, "lib/libbase.a");
+  EXPECT_EQ(g.node("objects").attribute("type"), "OBJECT_LIBRARY");
+  EXPECT_EQ(g.node("docs").attribute("type"), "UTILITY");
+  EXPECT_EQ(g.node("api").attribute("type"), "INTERFACE_LIBRARY");
+
+  const auto& generated = g.node("<build>/generated_table.cpp");
+  EXPECT_EQ(generated.attribute("generated"), "true");
+  EXPECT_EQ(generated.attribute("target"), "base");
+  EXPECT_EQ(generated.attribute("path"), (*build_ / "generated_table.cpp").string());
+  const auto& source = g.node("src/core.cpp");
+  EXPECT_EQ(source.attribute("path"), (testing::fixture_source("modules") / "src/core.cpp").string());
+  EXPECT_FALSE(source.attribute("compile_ms").empty());
+  EXPECT_EQ(g.node("external:m").label, "libm");
+  EXPECT_EQ(g.attributes().at("source_root"), testing::fixture_source("modules").string());
+}
+
+TEST_F(ModuleGraphTest, WorksWithoutCompileDatabaseOrLog) {
+  const FileApiReply reply = read_file_api(*build_);
+  const graphs::Graph g = build_module_graph(reply, nullptr, nullptr);
+  EXPECT_EQ(g.node_count(), 13u);
+  EXPECT_TRUE(g.node("src/core.cpp").attribute("compile_ms").empty());
+}
+
+TEST(ModuleGraph, NoReplyIsAClearError) {
+  testing::TempDir dir("noreply");
+  try {
+    module_graph_of(dir.path());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no CMake File API reply"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace glassbox::introspect

@@ -1,0 +1,98 @@
+#include "introspect/ninja_log.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/core/error.h"
+#include "tests/cpp/introspect/test_support.h"
+
+namespace glassbox::introspect {
+namespace {
+
+std::string log_text(int version) {
+  return "# ninja log v" + std::to_string(version) + "\n" +
+         "0\t120\t1700000000000000001\tCMakeFiles/a.dir/a.cpp.o\t1a2b\n"
+         "5\t300\t1700000000000000002\tgen.h\tff00\n"
+         "5\t300\t1700000000000000002\tgen.cpp\tff00\n"
+         "300\t410\t0\tlib/liba.so\tabc\n";
+}
+
+TEST(NinjaLog, ReadsVersions5To7) {
+  for (int version : {5, 6, 7}) {
+    const NinjaLog log = parse_ninja_log(log_text(version), ".ninja_log");
+    EXPECT_EQ(log.version, version);
+    ASSERT_EQ(log.entries.size(), 4u);
+    EXPECT_EQ(log.entries[0].output, "CMakeFiles/a.dir/a.cpp.o");
+    EXPECT_EQ(log.entries[0].start_ms, 0);
+    EXPECT_EQ(log.entries[0].end_ms, 120);
+    EXPECT_EQ(log.entries[0].mtime, 1700000000000000001);
+    EXPECT_EQ(log.entries[0].command_hash, 0x1a2bu);
+    EXPECT_EQ(log.entries[3].duration_ms(), 110);
+    EXPECT_EQ(log.runs, 1);
+  }
+}
+
+TEST(NinjaLog, GroupsOutputsOfOneCommand) {
+  const NinjaLog log = parse_ninja_log(log_text(5), "l");
+  ASSERT_EQ(log.jobs.size(), 3u);
+  EXPECT_EQ(log.jobs[1].outputs, (std::vector<std::string>{"gen.h", "gen.cpp"}));
+  EXPECT_EQ(log.jobs[1].command_hash, 0xff00u);
+}
+
+TEST(NinjaLog, LaterEntriesReplaceEarlierOnesAndStartNewRuns) {
+  const NinjaLog log = parse_ninja_log(
+      "# ninja log v5\n"
+      "0\t100\t1\ta.o\t1\n"
+      "0\t200\t1\tb.o\t2\n"
+      "0\t50\t2\ta.o\t3\n",  // a second run rebuilt a.o
+      "l");
+  ASSERT_EQ(log.entries.size(), 2u);
+  EXPECT_EQ(log.entries[0].output, "a.o");
+  EXPECT_EQ(log.entries[0].end_ms, 50);
+  EXPECT_EQ(log.entries[0].command_hash, 3u);
+  EXPECT_EQ(log.entries[0].run, 1);
+  EXPECT_EQ(log.entries[1].run, 0);
+  EXPECT_EQ(log.runs, 2);
+}
+
+TEST(NinjaLog, InterruptedLastLineIsSkipped) {
+  const NinjaLog log = parse_ninja_log("# ninja log v6\n0\t1\t0\ta.o\t1\n5\t9\t0\tb.", "l");
+  EXPECT_EQ(log.entries.size(), 1u);
+}
+
+TEST(NinjaLog, EmptyLogHasNoEntries) {
+  EXPECT_TRUE(parse_ninja_log("# ninja log v5\n", "l").entries.empty());
+}
+
+void expect_error(std::string_view text, std::string_view expected) {
+  try {
+    parse_ninja_log(text, "build/.ninja_log");
+    FAIL() << "no error for: " << text;
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(expected), std::string::npos) << what;
+    EXPECT_EQ(what.rfind("build/.ninja_log", 0), 0u) << what;
+  }
+}
+
+TEST(NinjaLog, BadInputs) {
+  expect_error("# ninja log v4\n", "unsupported .ninja_log version 4 (supported: 5 to 7)");
+  expect_error("# ninja log v8\n", "unsupported .ninja_log version 8");
+  expect_error("# ninja log vX\n", "unreadable version");
+  expect_error("", "not a .ninja_log");
+  expect_error("hello\n", "not a .ninja_log");
+  expect_error("# ninja log v5\n1\t2\t3\n", ":2: expected 5 tab-separated fields");
+  expect_error("# ninja log v5\nx\t2\t3\ta.o\tff\n", ":2: start and end must be integers");
+  expect_error("# ninja log v5\n1\t2\t3\ta.o\tzz\n", ":2: command hash must be hexadecimal");
+  expect_error("# ninja log v5\n9\t2\t3\ta.o\tff\n", "end time before start time");
+}
+
+TEST(NinjaLog, ReadsFromBuildDirectory) {
+  testing::TempDir dir("ninjalog");
+  EXPECT_THROW(read_ninja_log(dir.path()), Error);
+  testing::write_file(dir / ".ninja_log", log_text(7));
+  EXPECT_EQ(read_ninja_log(dir.path()).entries.size(), 4u);
+  EXPECT_EQ(read_ninja_log(dir / ".ninja_log").version, 7);
+}
+
+}  // namespace
+}  // namespace glassbox::introspect
