@@ -1,0 +1,1 @@
+"""glassbox's operator code generator: engine/ops/ops.yaml -> C++ declarations and registrations."""

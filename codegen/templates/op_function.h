@@ -1,0 +1,5 @@
+
+// ${location}
+inline ${ret} ${name}(${params}) {
+  return ops::${struct}::call(${args});
+}

@@ -1,0 +1,4 @@
+
+namespace glassbox {
+${functions}
+}  // namespace glassbox
