@@ -2,6 +2,8 @@
 # it never fails the configure. Parts add their own lines through glassbox_report().
 set_property(GLOBAL PROPERTY GLASSBOX_REPORT "")
 function(glassbox_report part state why)
+  # The report is a CMake list: a ';' in the text would split an entry in two.
+  string(REPLACE ";" "," why "${why}")
   set_property(GLOBAL APPEND PROPERTY GLASSBOX_REPORT "${part}|${state}|${why}")
 endfunction()
 
@@ -40,10 +42,10 @@ if(NOT GLASSBOX_CUDA STREQUAL "OFF")
   elseif(GLASSBOX_CUDA STREQUAL "ON")
     message(FATAL_ERROR "GLASSBOX_CUDA=ON but nvcc (${CMAKE_CUDA_COMPILER}) or cuBLAS was not found")
   else()
-    glassbox_report("glassbox_cuda" OFF "nvcc or cuBLAS not found; building the stub")
+    glassbox_report("glassbox_cuda" OFF "nvcc or cuBLAS not found, building the stub")
   endif()
 else()
-  glassbox_report("glassbox_cuda" OFF "GLASSBOX_CUDA=OFF; building the stub")
+  glassbox_report("glassbox_cuda" OFF "GLASSBOX_CUDA=OFF, building the stub")
 endif()
 
 # --- Python extension: needs the interpreter's headers and pybind11 (from the venv's pip).

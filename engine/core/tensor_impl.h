@@ -56,6 +56,10 @@ class TensorImpl : public RefCounted {
   void set_geometry(std::span<const int64_t> sizes, std::span<const int64_t> strides, int64_t storage_offset);
   void set_contiguous_sizes(std::span<const int64_t> sizes);
 
+  // A 0-d tensor made from a Python/C++ number: it takes part in type promotion as a weak type.
+  bool is_wrapped_number() const { return is_wrapped_number_; }
+  void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
+
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
 
@@ -71,6 +75,7 @@ class TensorImpl : public RefCounted {
   ScalarType dtype_;
   Device device_;
   bool is_contiguous_ = true;
+  bool is_wrapped_number_ = false;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
 };
 

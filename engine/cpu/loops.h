@@ -1,0 +1,67 @@
+#pragma once
+// Inner loops for element-wise CPU kernels. The functor sees values (float16/bfloat16 as float);
+// the contiguous case is a plain indexed loop the compiler vectorises.
+#include <cstring>
+#include <type_traits>
+
+#include "engine/core/half.h"
+#include "engine/ops/tensor_iterator.h"
+
+namespace glassbox::cpu {
+
+template <class T>
+using compute_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
+template <class T>
+inline compute_t<T> load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return static_cast<compute_t<T>>(v);
+}
+template <class T, class V>
+inline void store(char* p, V v) {
+  const T t = static_cast<T>(v);
+  std::memcpy(p, &t, sizeof(T));
+}
+
+// out[i] = f(a[i]); Out is the output's element type, In the input's.
+template <class Out, class In, class F>
+void unary_loop(TensorIterator& it, F f) {
+  it.for_each([f](char** data, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+      auto* out = reinterpret_cast<Out*>(data[0]);
+      const auto* in = reinterpret_cast<const In*>(data[1]);
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(static_cast<compute_t<In>>(in[i])));
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) store<Out>(data[0] + i * s[0], f(load<In>(data[1] + i * s[1])));
+  });
+  it.finish();
+}
+
+// out[i] = f(a[i], b[i]), with fast paths for contiguous operands and a broadcast scalar.
+template <class Out, class In, class F>
+void binary_loop(TensorIterator& it, F f) {
+  it.for_each([f](char** data, const int64_t* s, int64_t n) {
+    constexpr int64_t so = sizeof(Out), si = sizeof(In);
+    auto* out = reinterpret_cast<Out*>(data[0]);
+    const auto* a = reinterpret_cast<const In*>(data[1]);
+    const auto* b = reinterpret_cast<const In*>(data[2]);
+    if (s[0] == so && s[1] == si && s[2] == si) {
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = static_cast<Out>(f(static_cast<compute_t<In>>(a[i]), static_cast<compute_t<In>>(b[i])));
+    } else if (s[0] == so && s[1] == si && s[2] == 0) {
+      const compute_t<In> y = static_cast<compute_t<In>>(b[0]);
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(static_cast<compute_t<In>>(a[i]), y));
+    } else if (s[0] == so && s[1] == 0 && s[2] == si) {
+      const compute_t<In> x = static_cast<compute_t<In>>(a[0]);
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(x, static_cast<compute_t<In>>(b[i])));
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        store<Out>(data[0] + i * s[0], f(load<In>(data[1] + i * s[1]), load<In>(data[2] + i * s[2])));
+    }
+  });
+  it.finish();
+}
+
+}  // namespace glassbox::cpu

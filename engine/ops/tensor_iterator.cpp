@@ -1,0 +1,227 @@
+#include "engine/ops/tensor_iterator.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "engine/core/empty.h"
+#include "engine/core/error.h"
+#include "engine/ops/copy.h"
+
+namespace glassbox {
+
+std::string shape_to_string(std::span<const int64_t> sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "]";
+}
+
+DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op_name) {
+  const size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (x != y && x != 1 && y != 1) {
+      throw ValueError(std::string(op_name) + ": shapes " + shape_to_string(a) + " and " + shape_to_string(b) +
+                       " cannot be broadcast together (dimension " + std::to_string(i) + ": " + std::to_string(x) +
+                       " vs " + std::to_string(y) + ")");
+    }
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+namespace {
+// Which of bool < integer < floating point a dtype belongs to.
+int category(ScalarType t) { return t == ScalarType::Bool ? 0 : is_floating_point(t) ? 2 : 1; }
+
+std::optional<ScalarType> promote(std::optional<ScalarType> a, ScalarType b) {
+  return a ? promote_types(*a, b) : b;
+}
+// A lower-priority group only matters when it is of a higher category than the higher group.
+std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (category(*lower) > category(*higher)) return promote_types(*higher, *lower);
+  return higher;
+}
+}  // namespace
+
+ScalarType result_type(std::span<const Tensor* const> tensors) {
+  std::optional<ScalarType> dimensioned, zero_dim, wrapped;
+  for (const Tensor* t : tensors) {
+    if (!t->defined()) continue;
+    const ScalarType d = t->dtype();
+    if (t->unsafe_impl()->is_wrapped_number()) {
+      // A Python float counts as the default float dtype, an int as int64: only its category matters.
+      wrapped = promote(wrapped, is_floating_point(d) ? kDefaultFloat : d);
+    } else if (t->dim() == 0) {
+      zero_dim = promote(zero_dim, d);
+    } else {
+      dimensioned = promote(dimensioned, d);
+    }
+  }
+  auto r = combine(dimensioned, combine(zero_dim, wrapped));
+  return r ? *r : kDefaultFloat;
+}
+
+TensorIterator TensorIteratorConfig::build() {
+  TensorIterator it;
+  const char* name = op_name_;
+  // 1. Shape: the inputs broadcast together; defined outputs must already have that shape.
+  DimVector shape;
+  bool first = true;
+  for (const Tensor* in : inputs_) {
+    GB_CHECK(in->defined(), name, ": an input tensor is undefined");
+    shape = first ? DimVector(in->sizes()) : broadcast_shapes(shape, in->sizes(), name);
+    first = false;
+  }
+  // A defined output (copy_'s destination) may be larger than the inputs: they broadcast to it.
+  for (const Tensor* out : outputs_)
+    if (out->defined()) shape = first ? DimVector(out->sizes()) : broadcast_shapes(shape, out->sizes(), name);
+  // 2. Devices agree.
+  std::optional<Device> device;
+  for (const Tensor* in : inputs_) {
+    if (in->unsafe_impl()->is_wrapped_number()) continue;
+    if (device && !(in->device() == *device)) {
+      throw ValueError(std::string(name) + ": expected all tensors on one device, got " + device->to_string() +
+                       " and " + in->device().to_string());
+    }
+    device = in->device();
+  }
+  if (!device) device = Device(DeviceType::CPU);
+  // 3. Dtypes: compute in the promoted dtype unless told otherwise.
+  ScalarType compute = compute_dtype_ ? *compute_dtype_ : result_type(inputs_);
+  if (int_to_float_ && !is_floating_point(compute)) compute = kDefaultFloat;
+  const ScalarType out_dtype = output_dtype_ ? *output_dtype_ : compute;
+  it.compute_dtype_ = compute;
+
+  for (Tensor* out : outputs_) {
+    if (!out->defined()) {
+      *out = empty_tensor(shape, out_dtype, *device);
+    } else {
+      if (!(out->sizes() == shape)) {
+        throw ValueError(std::string(name) + ": output of shape " + shape_to_string(out->sizes()) +
+                         " does not match the broadcast shape " + shape_to_string(shape) + " of the inputs");
+      }
+      GB_CHECK(out->device() == *device, name, ": output on ", out->device().to_string(), " but inputs on ",
+               device->to_string());
+    }
+    it.outputs_.push_back(out);
+  }
+  // Operands in the loop: outputs (or temporaries in the output dtype the loop writes), then inputs
+  // converted to the compute dtype where they differ.
+  std::vector<Tensor> operands;
+  for (Tensor* out : outputs_) {
+    const ScalarType loop_dtype = output_dtype_ ? out_dtype : compute;
+    if (!keep_dtypes_ && out->dtype() != loop_dtype) {
+      Tensor tmp = empty_tensor(shape, loop_dtype, *device);
+      it.writebacks_.emplace_back(out, tmp);
+      operands.push_back(tmp);
+    } else {
+      operands.push_back(*out);
+    }
+  }
+  for (const Tensor* in : inputs_) {
+    if (!keep_dtypes_ && in->dtype() != compute) {
+      Tensor converted = empty_tensor(in->sizes(), compute, in->device());
+      copy_(converted, *in);
+      it.owned_.push_back(converted);
+      operands.push_back(converted);
+    } else {
+      operands.push_back(*in);
+    }
+  }
+  it.owned_.insert(it.owned_.end(), operands.begin(), operands.end());
+
+  // 4. Byte strides of each operand on the broadcast shape (0 where broadcast), fastest first.
+  const size_t nd = shape.size();
+  std::vector<DimVector> strides;
+  for (const Tensor& t : operands) {
+    DimVector s(nd, 0);
+    const size_t off = nd - t.sizes().size();
+    const int64_t item = static_cast<int64_t>(element_size(t.dtype()));
+    for (size_t d = 0; d < t.sizes().size(); ++d)
+      s[off + d] = t.sizes()[d] == 1 ? 0 : t.strides()[d] * item;
+    strides.push_back(std::move(s));
+    it.ptrs_.push_back(static_cast<char*>(t.data_ptr()));
+  }
+  // 5. Order dimensions by the first operand's strides (smallest first), then merge neighbours
+  // that every operand walks as one.
+  std::vector<size_t> order(nd);
+  std::iota(order.begin(), order.end(), 0);
+  std::reverse(order.begin(), order.end());  // row-major: the last dimension is fastest
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    for (const DimVector& s : strides) {
+      if (s[a] == 0 || s[b] == 0) continue;
+      if (s[a] != s[b]) return s[a] < s[b];
+    }
+    return false;
+  });
+  DimVector dims;
+  std::vector<DimVector> dstrides(strides.size());
+  for (size_t d : order) {
+    if (shape[d] == 1) continue;
+    if (!dims.empty()) {
+      const size_t last = dims.size() - 1;
+      bool mergeable = true;
+      for (size_t op = 0; op < strides.size(); ++op)
+        if (strides[op][d] != dstrides[op][last] * dims[last]) mergeable = false;
+      if (mergeable) {
+        dims[last] *= shape[d];
+        continue;
+      }
+    }
+    dims.push_back(shape[d]);
+    for (size_t op = 0; op < strides.size(); ++op) dstrides[op].push_back(strides[op][d]);
+  }
+  it.shape_ = dims;
+  it.strides_ = std::move(dstrides);
+  it.numel_ = checked_numel(shape, name);
+  return it;
+}
+
+void TensorIterator::serial_run(int64_t begin, int64_t end, Loop loop, void* ctx) const {
+  const int nops = num_operands();
+  const size_t nd = shape_.size();
+  std::vector<char*> ptrs(ptrs_);
+  std::vector<int64_t> inner(nops, 0);
+  if (nd == 0) {  // a single element
+    loop(ptrs.data(), inner.data(), 1, ctx);
+    return;
+  }
+  for (int op = 0; op < nops; ++op) inner[op] = strides_[op][0];
+  DimVector index(nd, 0);
+  int64_t rest = begin;
+  for (size_t d = 0; d < nd; ++d) {
+    index[d] = rest % shape_[d];
+    rest /= shape_[d];
+    for (int op = 0; op < nops; ++op) ptrs[op] += index[d] * strides_[op][d];
+  }
+  int64_t pos = begin;
+  while (pos < end) {
+    const int64_t n = std::min(shape_[0] - index[0], end - pos);
+    loop(ptrs.data(), inner.data(), n, ctx);
+    pos += n;
+    // Step to the start of the next inner run, carrying into outer dimensions.
+    for (int op = 0; op < nops; ++op) ptrs[op] += n * strides_[op][0];
+    index[0] += n;
+    for (size_t d = 0; d + 1 < nd && index[d] == shape_[d]; ++d) {
+      for (int op = 0; op < nops; ++op) ptrs[op] += strides_[op][d + 1] - shape_[d] * strides_[op][d];
+      index[d] = 0;
+      ++index[d + 1];
+    }
+  }
+}
+
+void TensorIterator::run(int64_t grain, Loop loop, void* ctx) const {
+  if (numel_ == 0) return;
+  parallel_for(0, numel_, grain, [&](int64_t lo, int64_t hi) { serial_run(lo, hi, loop, ctx); });
+}
+
+void TensorIterator::finish() {
+  for (auto& [out, tmp] : writebacks_) copy_(*out, tmp);
+  writebacks_.clear();
+}
+
+}  // namespace glassbox

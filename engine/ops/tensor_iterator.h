@@ -1,0 +1,108 @@
+#pragma once
+// TensorIterator: the one place where element-wise operators broadcast their operands, agree on
+// a dtype, allocate their output, and turn N-d strided loops into a few long 1-d ones (dimensions
+// reordered by stride and coalesced). Kernels only ever see
+//   loop(char** data, const int64_t* byte_strides, int64_t n)
+// over operands ordered outputs first, then inputs.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/tensor.h"
+#include "engine/cpu/parallel.h"
+
+namespace glassbox {
+
+class TensorIterator;
+
+class TensorIteratorConfig {
+ public:
+  explicit TensorIteratorConfig(const char* op_name) : op_name_(op_name) {}
+  // An output: undefined tensors are allocated with the broadcast shape and the result dtype;
+  // defined ones (in-place, out=) must already have that shape.
+  TensorIteratorConfig& add_output(Tensor* out) {
+    outputs_.push_back(out);
+    return *this;
+  }
+  TensorIteratorConfig& add_input(const Tensor& in) {
+    inputs_.push_back(&in);
+    return *this;
+  }
+  // The dtype the loop computes in (inputs of other dtypes are converted first). Default: the
+  // promoted dtype of the inputs (PyTorch's rules, Python numbers as weak types).
+  TensorIteratorConfig& compute_dtype(ScalarType t) {
+    compute_dtype_ = t;
+    return *this;
+  }
+  // The dtype of allocated outputs. Default: the compute dtype (Bool for comparisons, say).
+  TensorIteratorConfig& output_dtype(ScalarType t) {
+    output_dtype_ = t;
+    return *this;
+  }
+  // Integer inputs compute in the default float dtype (true division, sqrt, exp, ...).
+  TensorIteratorConfig& promote_integers_to_float() {
+    int_to_float_ = true;
+    return *this;
+  }
+  // Operands keep their own dtypes; the loop casts (copy_ uses this).
+  TensorIteratorConfig& keep_dtypes() {
+    keep_dtypes_ = true;
+    return *this;
+  }
+  TensorIterator build();
+
+ private:
+  friend class TensorIterator;
+  const char* op_name_;
+  std::vector<Tensor*> outputs_;
+  std::vector<const Tensor*> inputs_;
+  std::optional<ScalarType> compute_dtype_, output_dtype_;
+  bool int_to_float_ = false;
+  bool keep_dtypes_ = false;
+};
+
+class TensorIterator {
+ public:
+  using Loop = void (*)(char** data, const int64_t* strides, int64_t n, void* ctx);
+
+  int num_operands() const { return static_cast<int>(ptrs_.size()); }
+  int64_t numel() const { return numel_; }
+  ScalarType compute_dtype() const { return compute_dtype_; }
+  const Tensor& output(int i = 0) const { return *outputs_[i]; }
+  // Shape the loop runs over (fastest dimension first) and one operand's byte strides on it.
+  const DimVector& shape() const { return shape_; }
+  const DimVector& strides(int operand) const { return strides_[operand]; }
+  // True when every operand walks memory contiguously (or is a broadcast scalar): one flat loop.
+  bool is_contiguous_1d() const { return shape_.size() <= 1; }
+
+  // Calls loop over the whole iteration space, split across threads above `grain` elements.
+  template <class F>
+  void for_each(F&& loop, int64_t grain = kDefaultGrain) const {
+    run(grain, [](char** d, const int64_t* s, int64_t n, void* ctx) { (*static_cast<F*>(ctx))(d, s, n); }, &loop);
+  }
+
+  // Writes results computed into temporaries back into outputs of another dtype.
+  void finish();
+
+ private:
+  friend class TensorIteratorConfig;
+  void run(int64_t grain, Loop loop, void* ctx) const;
+  void serial_run(int64_t begin, int64_t end, Loop loop, void* ctx) const;
+
+  std::vector<Tensor*> outputs_;
+  std::vector<Tensor> owned_;            // converted inputs and temporaries kept alive
+  std::vector<std::pair<Tensor*, Tensor>> writebacks_;  // (user output, temporary)
+  std::vector<char*> ptrs_;
+  std::vector<DimVector> strides_;       // per operand, bytes, fastest dim first
+  DimVector shape_;
+  int64_t numel_ = 0;
+  ScalarType compute_dtype_ = ScalarType::Float32;
+};
+
+// Broadcast shape of a and b (numpy rules); throws ValueError naming the op and both shapes.
+DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op_name);
+// The dtype an operation on these tensors produces (wrapped Python numbers count as weak).
+ScalarType result_type(std::span<const Tensor* const> tensors);
+std::string shape_to_string(std::span<const int64_t> sizes);
+
+}  // namespace glassbox
