@@ -14,7 +14,7 @@ namespace glassbox::introspect::cli {
 namespace {
 
 ArgumentParser build_times_parser() {
-  ArgumentParser p("glassbox build-times BUILD_DIR",
+  ArgumentParser p("glassbox build-times",
                    "Where the build's time went, from BUILD_DIR/.ninja_log (versions 5 to 7): the slowest\n"
                    "compiles and links, totals per target, and the critical path of the last build run\n"
                    "(through the targets' dependencies when the CMake File API reply is there).");

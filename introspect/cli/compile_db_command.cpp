@@ -16,7 +16,7 @@ namespace glassbox::introspect::cli {
 namespace {
 
 ArgumentParser compile_db_parser() {
-  ArgumentParser p("glassbox compile-db BUILD_DIR",
+  ArgumentParser p("glassbox compile-db",
                    "The translation units in BUILD_DIR/compile_commands.json, grouped by the target that\n"
                    "compiles them, with the flags they share (standard, defines, include directories).");
   p.positional("BUILD_DIR", "a build directory (or a compile_commands.json file)");

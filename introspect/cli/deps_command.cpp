@@ -11,7 +11,7 @@ namespace glassbox::introspect::cli {
 namespace {
 
 ArgumentParser deps_parser() {
-  ArgumentParser p("glassbox deps BUILD_DIR",
+  ArgumentParser p("glassbox deps",
                    "The module-dependency graph of a CMake build (read from the CMake File API reply):\n"
                    "targets labelled by their artifacts (lib/libcore.so), the sources each compiles, and\n"
                    "the libraries each links. Link edges come from the link command lines; build-order\n"

@@ -14,7 +14,7 @@ namespace glassbox::introspect::cli {
 namespace {
 
 ArgumentParser includes_parser() {
-  ArgumentParser p("glassbox includes BUILD_DIR",
+  ArgumentParser p("glassbox includes",
                    "The headers each translation unit included, as Ninja recorded them from the compiler's\n"
                    "depfiles (BUILD_DIR/.ninja_deps; `ninja -t deps` when that cannot be read). Headers\n"
                    "outside the source and build trees are external (--no-system hides them).");
