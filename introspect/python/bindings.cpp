@@ -97,7 +97,8 @@ py::dict node_dict(const gg::Node& n) {
 
 PYBIND11_MODULE(_introspect, m) {
   m.doc() = "glassbox build introspection: compile databases, the CMake File API, Ninja logs, graphs";
-  py::register_exception<glassbox::Error>(m, "IntrospectError", PyExc_RuntimeError);
+  // Module-local: errors raised by glassbox._C keep their own translation.
+  py::register_local_exception<glassbox::Error>(m, "IntrospectError", PyExc_RuntimeError);
 
   // --- compile_commands.json
   py::class_<gi::IncludeDir>(m, "IncludeDir", py::module_local())

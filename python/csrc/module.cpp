@@ -11,7 +11,7 @@ void bind_registry(py::module_& m);
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "glassbox engine bindings";
-  py::register_exception_translator([](std::exception_ptr p) {
+  py::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const glassbox::ValueError& e) {
