@@ -79,6 +79,11 @@ template <class T>
 struct IValueConv<std::span<const T>> : ListConv<T, std::vector<T>> {
   static std::span<const T> from(IValue& v) { return ListConv<T, std::vector<T>>::owned(v); }
 };
+template <class T>
+struct IValueConv<ArrayRef<T>> : ListConv<T, std::vector<T>> {
+  static IValue to(ArrayRef<T> v) { return ListConv<T, std::vector<T>>::to(v); }
+  static ArrayRef<T> from(IValue& v) { return ListConv<T, std::vector<T>>::owned(v); }
+};
 template <class D>
 struct IValueConv<std::optional<D>> {
   static IValue to(const std::optional<D>& v) { return v ? IValueConv<D>::to(*v) : IValue(); }

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/core/array_ref.h"
 #include "engine/core/device.h"
 #include "engine/core/scalar.h"
 #include "engine/core/scalar_type.h"
@@ -19,8 +20,8 @@
 
 namespace glassbox {
 
-using IntArrayRef = std::span<const int64_t>;
-using TensorList = std::span<const Tensor>;
+using IntArrayRef = ArrayRef<int64_t>;
+using TensorList = ArrayRef<Tensor>;
 
 // One C++ parameter or return, described in schema terms.
 struct CppArgType {
@@ -78,6 +79,7 @@ GB_BASE_TRAITS(std::vector<int64_t>, Int, true, "std::vector<int64_t>")
 GB_BASE_TRAITS(IntArrayRef, Int, true, "IntArrayRef")
 GB_BASE_TRAITS(std::vector<double>, Float, true, "std::vector<double>")
 GB_BASE_TRAITS(std::span<const double>, Float, true, "std::span<const double>")
+GB_BASE_TRAITS(ArrayRef<double>, Float, true, "ArrayRef<double>")
 GB_BASE_TRAITS(std::vector<Tensor>, Tensor, true, "std::vector<Tensor>")
 GB_BASE_TRAITS(TensorList, Tensor, true, "TensorList")
 #undef GB_BASE_TRAITS

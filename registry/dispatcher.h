@@ -81,9 +81,8 @@ inline void add_keys(DispatchKeySet& ks, TensorList l) {
 inline void add_keys(DispatchKeySet& ks, const std::vector<Tensor>& l) { add_keys(ks, TensorList(l)); }
 // A device argument (factory functions) contributes its backend key.
 inline void add_keys(DispatchKeySet& ks, Device d) { ks = ks.add(backend_key(d.type)); }
-inline void add_keys(DispatchKeySet& ks, const std::optional<Device>& d) {
-  if (d) add_keys(ks, *d);
-}
+// A factory call that names no device makes a CPU tensor, as in PyTorch.
+inline void add_keys(DispatchKeySet& ks, const std::optional<Device>& d) { add_keys(ks, d.value_or(Device())); }
 template <class T>
 inline void add_keys(DispatchKeySet&, const T&) {}
 

@@ -10,6 +10,7 @@ ${banner}
 #include <tuple>
 #include <vector>
 
+#include "engine/core/array_ref.h"
 #include "engine/core/device.h"
 #include "engine/core/scalar.h"
 #include "engine/core/scalar_type.h"
@@ -19,8 +20,8 @@ namespace glassbox {
 class Tensor;
 
 // The same aliases as registry/cpp_signature.h (redeclaring an alias to the same type is allowed).
-using IntArrayRef = std::span<const int64_t>;
-using TensorList = std::span<const Tensor>;
+using IntArrayRef = ArrayRef<int64_t>;
+using TensorList = ArrayRef<Tensor>;
 
 // The `int reduction=Mean` defaults of loss functions (PyTorch's at::Reduction values).
 namespace Reduction {

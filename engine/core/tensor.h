@@ -3,6 +3,7 @@
 #include <string>
 
 #include "engine/core/tensor_impl.h"
+#include "glassbox/ops/Types.h"  // generated from engine/ops/ops.yaml
 
 namespace glassbox {
 
@@ -30,6 +31,9 @@ class Tensor {
 
   // Same underlying tensor (not value equality).
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  // The method variants of ops.yaml (t.add(u), t.fill_(1), ...), defined in glassbox_cpu.
+#include "glassbox/ops/TensorMethods.inc"
 
  private:
   intrusive_ptr<TensorImpl> impl_;

@@ -1,0 +1,42 @@
+// Operators written once in terms of others (CompositeImplicitAutograd): they work on every
+// backend, and autograd differentiates what they call.
+#include "engine/core/empty.h"
+#include "glassbox/ops/Functions.h"
+#include "glassbox/ops/NativeFunctions.h"
+
+namespace glassbox::native {
+
+Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor t = glassbox::empty(size, dtype, device);
+  return glassbox::fill_(t, Scalar(int64_t{0}));
+}
+Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor t = glassbox::empty(size, dtype, device);
+  return glassbox::fill_(t, Scalar(int64_t{1}));
+}
+Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  // Like torch.full: the dtype follows the fill value when none is given.
+  const ScalarType inferred = fill_value.is_bool()       ? ScalarType::Bool
+                              : fill_value.is_integral() ? ScalarType::Int64
+                                                         : kDefaultFloat;
+  Tensor t = glassbox::empty(size, dtype.value_or(inferred), device);
+  return glassbox::fill_(t, fill_value);
+}
+
+Tensor to(const Tensor& self, ScalarType dtype, bool copy) {
+  if (self.dtype() == dtype && !copy) return self;
+  Tensor out = glassbox::empty(self.sizes(), dtype, self.device());
+  return glassbox::copy_(out, self);
+}
+Tensor clone(const Tensor& self) {
+  Tensor out = glassbox::empty(self.sizes(), self.dtype(), self.device());
+  return glassbox::copy_(out, self);
+}
+
+// A Python/C++ number becomes a 0-d "wrapped number" tensor: it promotes as a weak type.
+Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return glassbox::add(self, wrap_scalar(other), alpha);
+}
+Tensor mul(const Tensor& self, const Scalar& other) { return glassbox::mul(self, wrap_scalar(other)); }
+
+}  // namespace glassbox::native
