@@ -14,6 +14,11 @@ target_compile_options(glassbox_compile_options INTERFACE
 target_include_directories(glassbox_compile_options INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated>)
 
+# Libraries whose only job at load time is to register operators (static initialisers) are not
+# referenced by symbol; with --as-needed (the default of some toolchains) the linker would drop
+# them and their operators would silently be missing.
+target_link_options(glassbox_compile_options INTERFACE "LINKER:--no-as-needed")
+
 if(GLASSBOX_SANITIZE)
   list(JOIN GLASSBOX_SANITIZE "," _glassbox_san)
   target_compile_options(glassbox_compile_options INTERFACE

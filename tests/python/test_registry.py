@@ -25,6 +25,15 @@ def test_parse_schema_round_trips_and_points_at_errors():
     assert caret_line.index("^") == 2 + 16
 
 
+def test_importing_glassbox_loads_its_operators():
+    # The operator libraries are loaded by import glassbox even though nothing calls into them yet.
+    ops = gb.registry.operators()
+    assert "glassbox::add.Tensor" in ops
+    assert "glassbox::empty.memory_format" in ops
+    table = gb.registry.dump_table("glassbox::add.Tensor")
+    assert "CPU: registered at " in table and "RegisterCPU.cpp" in table
+
+
 def test_json_holds_builtin_fallbacks():
     info = gb.registry.info()
     assert info["format"] == "glassbox-registry"
