@@ -4,10 +4,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "registry/debugger_hooks.h"
+
 namespace glassbox {
 
 namespace detail {
 std::atomic<bool> dispatch_trace_active{false};
+std::atomic<bool> dispatch_debugger_hook{false};
 }  // namespace detail
 
 namespace {
@@ -17,8 +20,9 @@ thread_local int t_depth = 0;
 thread_local DispatchTraceCapture* t_capture = nullptr;
 
 void update_active() {
-  detail::dispatch_trace_active.store(g_print_enabled.load() || g_active_captures.load() > 0,
-                                      std::memory_order_relaxed);
+  detail::dispatch_trace_active.store(
+      g_print_enabled.load() || g_active_captures.load() > 0 || detail::dispatch_debugger_hook.load(),
+      std::memory_order_relaxed);
 }
 
 // GLASSBOX_DISPATCH_TRACE=1 (or any value but 0/empty) turns printing on when the library loads.
@@ -61,10 +65,15 @@ std::string DispatchTraceCapture::to_string() const {
   return out;
 }
 
-DispatchTraceScope::DispatchTraceScope(DispatchTraceEvent::Kind kind, const OperatorName& op, DispatchKey key) {
-  DispatchTraceEvent e{kind, op.full(), key, t_depth};
-  if (g_print_enabled.load(std::memory_order_relaxed)) std::fprintf(stderr, "%s\n", e.to_string().c_str());
-  for (DispatchTraceCapture* c = t_capture; c; c = c->outer_) c->events_.push_back(e);
+DispatchTraceScope::DispatchTraceScope(DispatchTraceEvent::Kind kind, const OperatorName& op, DispatchKeySet keys,
+                                       const KernelFunction& kernel) {
+  if (detail::dispatch_debugger_hook.load(std::memory_order_relaxed)) detail::dispatch_event(&op, keys, &kernel);
+  const bool print = g_print_enabled.load(std::memory_order_relaxed);
+  if (print || t_capture) {
+    DispatchTraceEvent e{kind, op.full(), keys.highest_priority_key(), t_depth};
+    if (print) std::fprintf(stderr, "%s\n", e.to_string().c_str());
+    for (DispatchTraceCapture* c = t_capture; c; c = c->outer_) c->events_.push_back(e);
+  }
   ++t_depth;
 }
 DispatchTraceScope::~DispatchTraceScope() { --t_depth; }

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "registry/dispatch_key.h"
+#include "registry/dispatch_key_set.h"
 #include "registry/operator_name.h"
 
 namespace glassbox {
@@ -24,8 +24,13 @@ struct DispatchTraceEvent {
   std::string to_string() const;
 };
 
+class KernelFunction;
+
 namespace detail {
 extern std::atomic<bool> dispatch_trace_active;
+// Set from a debugger (scripts/gdb: gb-break-dispatch) to route every call through
+// DispatchTraceScope, where a breakpoint sees the operator, the key set and the kernel.
+extern std::atomic<bool> dispatch_debugger_hook;
 }  // namespace detail
 
 inline bool dispatch_trace_active() { return detail::dispatch_trace_active.load(std::memory_order_relaxed); }
@@ -54,7 +59,9 @@ class DispatchTraceCapture {
 // Emits one event and deepens the nesting for the duration of the kernel call.
 class DispatchTraceScope {
  public:
-  DispatchTraceScope(DispatchTraceEvent::Kind kind, const OperatorName& op, DispatchKey key);
+  // keys: what the call dispatched on (its highest key picked `kernel`).
+  DispatchTraceScope(DispatchTraceEvent::Kind kind, const OperatorName& op, DispatchKeySet keys,
+                     const KernelFunction& kernel);
   ~DispatchTraceScope();
   DispatchTraceScope(const DispatchTraceScope&) = delete;
   DispatchTraceScope& operator=(const DispatchTraceScope&) = delete;

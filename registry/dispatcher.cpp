@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "registry/debugger_hooks.h"
+
 namespace glassbox {
 
 Dispatcher& Dispatcher::singleton() {
@@ -67,6 +69,8 @@ RegistrationHandle Dispatcher::register_def(FunctionSchema schema, std::string d
     drop_if_unused(entry);
     throw;
   }
+  detail::registration_event("def", &entry.name(), DispatchKey::Undefined, &entry.schema(), nullptr,
+                             entry.schema_debug().c_str());
   OperatorEntry* e = &entry;
   return RegistrationHandle([this, e] {
     std::lock_guard lock(mutex_);
@@ -95,6 +99,7 @@ RegistrationHandle Dispatcher::register_impl(const OperatorName& op, DispatchKey
          " replaces the kernel registered at " + replaced);
   }
   entry.update_table(fallbacks_);
+  detail::registration_event("impl", &entry.name(), key, nullptr, &it->kernel, it->debug.c_str());
   OperatorEntry* e = &entry;
   return RegistrationHandle([this, e, key, it] {
     std::lock_guard lock(mutex_);
@@ -114,6 +119,7 @@ RegistrationHandle Dispatcher::register_fallback(DispatchKey key, KernelFunction
   }
   slot = FallbackRecord{std::move(kernel), std::move(debug)};
   for (OperatorEntry& e : entries_) e.update_table(fallbacks_);
+  detail::registration_event("fallback", nullptr, key, nullptr, &slot->kernel, slot->debug.c_str());
   return RegistrationHandle([this, key] {
     std::lock_guard lock(mutex_);
     fallbacks_[index_of(key)].reset();
@@ -216,7 +222,7 @@ DispatchKeySet keys_of_stack(const OperatorHandle& op, const Stack& stack) {
 void dispatch_boxed(const OperatorHandle& op, DispatchTraceEvent::Kind kind, DispatchKeySet keys, Stack* stack) {
   const KernelFunction& kernel = op.entry().table().lookup(keys);
   if (dispatch_trace_active()) [[unlikely]] {
-    DispatchTraceScope scope(kind, op.name(), keys.highest_priority_key());
+    DispatchTraceScope scope(kind, op.name(), keys, kernel);
     kernel.call_boxed(op, keys, stack);
     return;
   }

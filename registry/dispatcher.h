@@ -102,7 +102,7 @@ class TypedOperatorHandle<Ret(Args...)> : public OperatorHandle {
     keys = detail::apply_local_keys(keys, table.non_fallthrough);
     const KernelFunction& kernel = table.lookup(keys);
     if (dispatch_trace_active()) [[unlikely]] {
-      DispatchTraceScope scope(DispatchTraceEvent::Kind::Call, name(), keys.highest_priority_key());
+      DispatchTraceScope scope(DispatchTraceEvent::Kind::Call, name(), keys, kernel);
       return kernel.template call<Ret, Args...>(*this, keys, std::forward<Args>(args)...);
     }
     return kernel.template call<Ret, Args...>(*this, keys, std::forward<Args>(args)...);
@@ -114,7 +114,7 @@ class TypedOperatorHandle<Ret(Args...)> : public OperatorHandle {
     keys = keys & table.non_fallthrough;
     const KernelFunction& kernel = table.lookup(keys);
     if (dispatch_trace_active()) [[unlikely]] {
-      DispatchTraceScope scope(DispatchTraceEvent::Kind::Redispatch, name(), keys.highest_priority_key());
+      DispatchTraceScope scope(DispatchTraceEvent::Kind::Redispatch, name(), keys, kernel);
       return kernel.template call<Ret, Args...>(*this, keys, std::forward<Args>(args)...);
     }
     return kernel.template call<Ret, Args...>(*this, keys, std::forward<Args>(args)...);

@@ -1,0 +1,72 @@
+"""scripts/gdb under gdb -batch: each pretty-printer, the registration trace in load order, a
+stop at a dispatch with its keys and kernel, the folded backtrace, and the live registry."""
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TARGET = os.environ.get("GLASSBOX_GDB_TARGET")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("gdb") is None, reason="gdb is not installed"),
+    pytest.mark.skipif(not TARGET, reason="GLASSBOX_GDB_TARGET names the program (set by ctest)"),
+]
+
+
+def gdb(*commands):
+    args = ["gdb", "-batch", "-nx", "-iex", "set auto-load python-scripts off", "-x", "scripts/gdb/glassbox.gdb"]
+    for c in commands:
+        args += ["-ex", c]
+    out = subprocess.run(args + ["--args", TARGET], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return out.stdout + out.stderr
+
+
+def inspect_line():
+    """The line in inspect() where all its arguments are in place."""
+    with open(os.path.join(ROOT, "tests/cpp/gdb/gdb_target.cpp")) as f:
+        for number, line in enumerate(f, 1):
+            if "asm volatile" in line:
+                return number
+    raise AssertionError("no asm line in gdb_target.cpp")
+
+
+def test_pretty_printers():
+    out = gdb("break gdb_target.cpp:%d" % inspect_line(), "run", "print tensor", "print keys", "print op", "print kernel", "print schema",
+              "print name", "print strided", "print *tensor.impl_.p_->storage_.p_")
+    assert "= tensor([3.0000, 3.0000, 3.0000, 3.0000, 3.0000, 3.0000], size=(2, 3), dtype=float32, device=cpu)" in out, out
+    assert "= DispatchKeySet(CPU, AutogradCPU)" in out, out
+    assert "= OperatorHandle(glassbox::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)" in out, out
+    assert re.search(r"= KernelFunction\(unboxed: glassbox::native::add_cpu\(.*\) at \S*engine/cpu/binary_kernels\.cpp:\d+\)", out), out
+    assert "= glassbox::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor" in out, out
+    assert "= glassbox::add.Tensor\n" in out, out
+    assert "= tensor([7, 7, 7, 7], size=(4), dtype=int32, device=cpu)" in out, out
+    assert re.search(r"= Storage\(24 bytes on cpu at 0x[0-9a-f]+, version \d+\)", out), out
+
+
+def test_registration_trace_in_load_order():
+    out = gdb("gb-trace-registration gdbt", "run")
+    lines = [l for l in out.splitlines() if l.startswith("[registration]")]
+    assert len(lines) == 2, out
+    assert re.fullmatch(r"\[registration\] def gdbt::probe\(Tensor x\) -> int at tests/cpp/gdb/gdb_target\.cpp:12", lines[0]), lines
+    assert re.fullmatch(r"\[registration\] impl gdbt::probe key=CPU kernel=KernelFunction\(unboxed: "
+                        r"\(anonymous namespace\)::gdb_probe_cpu\(.*\) at \S*gdb_target\.cpp:9\) at tests/cpp/gdb/gdb_target\.cpp:13",
+                        lines[1]), lines
+
+
+def test_break_on_dispatch_and_folded_backtrace():
+    out = gdb("gb-break-dispatch gdbt::probe CPU", "run", "gb-bt")
+    assert "[dispatch] gdbt::probe keys=DispatchKeySet(CPU) key=CPU" in out, out
+    assert re.search(r"kernel: KernelFunction\(unboxed: \(anonymous namespace\)::gdb_probe_cpu", out), out
+    bt = out[out.index("[dispatch]"):]
+    assert re.search(r"\[dispatcher: \d+ frame\(s\)\]", bt), bt
+    assert re.search(r"#\d+\s+main at \S*gdb_target\.cpp:\d+", bt), bt
+
+
+def test_live_registry():
+    out = gdb("break gdb_target.cpp:%d" % inspect_line(), "run", "gb-registrations ^gdbt::")
+    assert "gdbt::probe  gdbt::probe(Tensor x) -> int" in out, out
+    assert re.search(r"\n\s+def: tests/cpp/gdb/gdb_target\.cpp:12\n", out), out
+    assert re.search(r"\n\s+CPU\s+unboxed\s+tests/cpp/gdb/gdb_target\.cpp:13\n", out), out
+    assert "1 operator(s) matching ^gdbt::" in out, out
