@@ -25,10 +25,17 @@ void update_active() {
       std::memory_order_relaxed);
 }
 
-// GLASSBOX_DISPATCH_TRACE=1 (or any value but 0/empty) turns printing on when the library loads.
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+// GLASSBOX_DISPATCH_TRACE=1 (or any value but 0/empty) turns printing on when the library loads;
+// GLASSBOX_DISPATCH_DEBUGGER=1 (set by the gdb helpers) turns on the debugger hook.
 const bool g_env_checked = [] {
-  const char* v = std::getenv("GLASSBOX_DISPATCH_TRACE");
-  if (v && *v && std::strcmp(v, "0") != 0) set_dispatch_trace(true);
+  if (env_flag("GLASSBOX_DISPATCH_DEBUGGER")) detail::dispatch_debugger_hook.store(true);
+  if (env_flag("GLASSBOX_DISPATCH_TRACE")) set_dispatch_trace(true);
+  update_active();
   return true;
 }();
 }  // namespace

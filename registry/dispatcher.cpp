@@ -207,14 +207,18 @@ void Dispatcher::record_load_error(std::string message) {
 
 namespace {
 DispatchKeySet keys_of_stack(const OperatorHandle& op, const Stack& stack) {
-  size_t n = stack.size();
-  if (op.has_schema() && !op.schema().is_vararg) n = std::min(n, op.schema().arguments.size());
+  const FunctionSchema* schema = op.has_schema() && !op.schema().is_vararg ? &op.schema() : nullptr;
+  const size_t n = schema ? std::min(stack.size(), schema->arguments.size()) : stack.size();
+  const size_t base = stack.size() - n;
   DispatchKeySet keys;
-  for (size_t i = stack.size() - n; i < stack.size(); ++i) {
+  for (size_t i = base; i < stack.size(); ++i) {
     const IValue& v = stack[i];
     if (v.is_tensor()) keys = keys | v.to_tensor().key_set();
     else if (v.is_tensor_list()) detail::add_keys(keys, v.to_tensor_list());
     else if (v.is_device()) detail::add_keys(keys, v.to_device());
+    // `Device? device=None` means the CPU, as on the unboxed path.
+    else if (v.is_none() && schema && schema->arguments[i - base].type.base == BaseType::Device)
+      detail::add_keys(keys, std::optional<Device>());
   }
   return keys;
 }

@@ -8,6 +8,8 @@
 namespace py = pybind11;
 
 void bind_registry(py::module_& m);
+void bind_tensor(py::module_& m);
+void bind_op_calls(py::module_& m);
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "glassbox engine bindings";
@@ -21,6 +23,8 @@ PYBIND11_MODULE(_C, m) {
     }
   });
   bind_registry(m);
+  bind_tensor(m);
+  bind_op_calls(m);
 
   py::module_ cuda = m.def_submodule("_cuda", "what glassbox_cuda was built with and sees");
   cuda.def("built_with_cuda", &glassbox::cuda::built_with_cuda);

@@ -489,22 +489,6 @@ def _enable_dispatch_hook():
     gdb.execute("set var glassbox::detail::dispatch_trace_active._M_base._M_i = true", to_string=True)
 
 
-class _HookOnLoad(gdb.Breakpoint):
-    """Turns the dispatch hook on at the first registration, once libglassbox_core is loaded."""
-
-    def __init__(self):
-        super().__init__("glassbox::Dispatcher::singleton", internal=True)
-        self.silent = True
-
-    def stop(self):
-        try:
-            _enable_dispatch_hook()
-        except gdb.error:
-            return False
-        self.enabled = False
-        return False
-
-
 class _DispatchBreakpoint(gdb.Breakpoint):
     def __init__(self, op, key):
         super().__init__("glassbox::detail::dispatch_event", internal=False)
@@ -545,10 +529,10 @@ class BreakDispatchCommand(gdb.Command):
         if not words:
             raise gdb.GdbError("usage: gb-break-dispatch OP [KEY]  (e.g. gb-break-dispatch glassbox::add CPU)")
         gdb.execute("set breakpoint pending on", to_string=True)
-        try:
+        if gdb.selected_inferior().pid:
             _enable_dispatch_hook()
-        except gdb.error:
-            _HookOnLoad()  # not running yet: turn it on once the library is there
+        else:  # not started yet: libglassbox_core turns the hook on when it loads
+            gdb.execute("set environment GLASSBOX_DISPATCH_DEBUGGER 1", to_string=True)
         _DispatchBreakpoint(words[0], words[1] if len(words) > 1 else None)
 
 

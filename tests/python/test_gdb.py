@@ -4,6 +4,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -15,11 +16,12 @@ pytestmark = [
 ]
 
 
-def gdb(*commands):
+def gdb(*commands, program=None):
     args = ["gdb", "-batch", "-nx", "-iex", "set auto-load python-scripts off", "-x", "scripts/gdb/glassbox.gdb"]
     for c in commands:
         args += ["-ex", c]
-    out = subprocess.run(args + ["--args", TARGET], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(args + ["--args"] + (program or [TARGET]), cwd=ROOT, capture_output=True, text=True,
+                         timeout=180)
     return out.stdout + out.stderr
 
 
@@ -70,3 +72,17 @@ def test_live_registry():
     assert re.search(r"\n\s+def: tests/cpp/gdb/gdb_target\.cpp:12\n", out), out
     assert re.search(r"\n\s+CPU\s+unboxed\s+tests/cpp/gdb/gdb_target\.cpp:13\n", out), out
     assert "1 operator(s) matching ^gdbt::" in out, out
+
+
+def test_stop_in_the_add_kernel_for_a_call_from_python(tmp_path):
+    script = tmp_path / "add.py"
+    script.write_text("import glassbox as gb\n"
+                      "x = gb.ops.glassbox.full([2, 3], 1.5)\n"
+                      "y = gb.ops.glassbox.add(x, x)\n"
+                      "print('sum done', y.tolist()[0][0])\n")
+    out = gdb("gb-break-dispatch glassbox::add CPU", "run", "gb-bt", "break glassbox::native::add_cpu", "continue",
+              "print self", program=[sys.executable, str(script)])
+    assert "[dispatch] glassbox::add.Tensor keys=DispatchKeySet(CPU) key=CPU" in out, out
+    assert re.search(r"kernel: KernelFunction\(unboxed: glassbox::native::add_cpu\(.*\) at \S*engine/cpu/binary_kernels\.cpp:\d+\)", out), out
+    assert re.search(r"glassbox::native::add_cpu .*binary_kernels\.cpp", out), out
+    assert "= tensor([1.5000, 1.5000, 1.5000, 1.5000, 1.5000, 1.5000], size=(2, 3), dtype=float32, device=cpu)" in out, out

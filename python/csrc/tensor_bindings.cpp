@@ -1,0 +1,67 @@
+// glassbox.Tensor and the dtypes in Python. The full PyTorch-like Tensor API is built on this.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <functional>
+
+#include "engine/core/error.h"
+#include "engine/core/tensor.h"
+
+namespace py = pybind11;
+using namespace glassbox;
+
+namespace {
+// Elements in logical (row-major) order as nested Python lists.
+py::object to_list(const Tensor& t) {
+  if (!t.defined()) throw ValueError("tolist: undefined tensor");
+  if (!t.data_ptr() && t.numel() > 0)
+    throw ValueError("tolist: a tensor on " + t.device().to_string() + " has no data to read");
+  return visit_scalar_type(t.dtype(), [&]<class T>() -> py::object {
+    const char* base = static_cast<const char*>(t.data_ptr());
+    auto element = [&](int64_t offset) -> py::object {
+      T v;
+      std::memcpy(&v, base + offset * static_cast<int64_t>(sizeof(T)), sizeof(T));
+      if constexpr (std::is_same_v<T, bool>) return py::bool_(v);
+      else if constexpr (std::is_integral_v<T>) return py::int_(static_cast<int64_t>(v));
+      else return py::float_(static_cast<double>(static_cast<float>(v)));
+    };
+    std::function<py::object(size_t, int64_t)> level = [&](size_t d, int64_t offset) -> py::object {
+      if (d == t.sizes().size()) return element(offset);
+      py::list out;
+      for (int64_t i = 0; i < t.sizes()[d]; ++i) out.append(level(d + 1, offset + i * t.strides()[d]));
+      return out;
+    };
+    return level(0, 0);
+  });
+}
+}  // namespace
+
+void bind_tensor(py::module_& m) {
+  py::enum_<ScalarType> dtype(m, "dtype");
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    const auto t = static_cast<ScalarType>(i);
+    dtype.value(std::string(to_string(t)).c_str(), t);
+  }
+
+  py::class_<Tensor>(m, "Tensor")
+      .def_property_readonly("shape", [](const Tensor& t) { return py::tuple(py::cast(t.sizes().vec())); })
+      .def("size", [](const Tensor& t) { return py::tuple(py::cast(t.sizes().vec())); })
+      .def("stride", [](const Tensor& t) { return py::tuple(py::cast(t.strides().vec())); })
+      .def_property_readonly("dtype", &Tensor::dtype)
+      .def_property_readonly("device", [](const Tensor& t) { return t.device().to_string(); })
+      .def("dim", &Tensor::dim)
+      .def("numel", &Tensor::numel)
+      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("storage_offset", &Tensor::storage_offset)
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("tolist", &to_list)
+      .def("_key_set", [](const Tensor& t) { return t.key_set().to_string(); })
+      .def("__repr__", [](const Tensor& t) {
+        if (!t.defined()) return std::string("tensor(undefined)");
+        std::string shape;
+        for (size_t i = 0; i < t.sizes().size(); ++i) shape += (i ? ", " : "") + std::to_string(t.sizes()[i]);
+        return "<glassbox.Tensor shape=(" + shape + ") dtype=" + std::string(to_string(t.dtype())) + " device=" +
+               t.device().to_string() + ">";
+      });
+}

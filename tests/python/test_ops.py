@@ -1,0 +1,57 @@
+"""gb.ops.<ns>.<op>: calling registered operators from Python, with overload resolution,
+defaults, keyword arguments, and errors as Python exceptions."""
+import pytest
+
+import glassbox as gb
+
+ops = gb.ops.glassbox
+
+
+def test_factories_and_values():
+    x = ops.full([2, 3], 1.5)
+    assert isinstance(x, gb.Tensor)
+    assert x.shape == (2, 3) and x.dtype == gb.float32 and x.device == "cpu"
+    assert x.tolist() == [[1.5] * 3] * 2
+    assert ops.zeros([2], dtype=gb.int64).tolist() == [0, 0]
+    assert ops.ones(3).tolist() == [1.0, 1.0, 1.0]  # an int where int[] is expected means [3]
+    assert ops.full([2], 7).dtype == gb.int64  # the fill value decides the dtype
+
+
+def test_overloads_defaults_and_keywords():
+    x = ops.full([2, 2], 1.5)
+    assert ops.add(x, x).tolist() == [[3.0, 3.0]] * 2  # add.Tensor, alpha defaults to 1
+    assert ops.add(x, x, alpha=2).tolist() == [[4.5, 4.5]] * 2
+    assert ops.add(x, 1).tolist() == [[2.5, 2.5]] * 2  # add.Scalar
+    assert ops.add.Tensor(x, x).tolist() == [[3.0, 3.0]] * 2
+    i = ops.full([3], 2, dtype=gb.int32)
+    assert ops.mul(i, 0.5).dtype == gb.float32  # a Python float is a weak type
+    assert ops.div(i, i).tolist() == [1.0, 1.0, 1.0]
+    assert "Tensor" in ops.add.overloads() and "Scalar" in ops.add.overloads()
+
+
+def test_errors():
+    x = ops.full([2, 3], 1.0)
+    with pytest.raises(TypeError, match=r"glassbox::add\(\): no overload accepts these arguments"):
+        ops.add(x, "a")
+    with pytest.raises(ValueError, match=r"add: shapes \[2, 3\] and \[4\] cannot be broadcast together"):
+        ops.add(x, ops.ones([4]))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'beta'"):
+        ops.add(x, x, beta=2)
+    with pytest.raises(AttributeError, match="no operator glassbox::nope"):
+        ops.nope
+    with pytest.raises(AttributeError, match="has no overload 'Banana'"):
+        ops.add.Banana
+
+
+def test_calls_show_in_the_dispatch_trace(capfd):
+    x = ops.full([1], 1.0)
+    with gb.trace_calls():
+        ops.add(x, x)
+    err = capfd.readouterr().err
+    assert "[call] op=[glassbox::add.Tensor] key=[CPU]" in err
+
+
+def test_meta_device():
+    m = ops.empty([3, 1], device="meta")
+    r = ops.mul(m, ops.empty([4], device="meta", dtype=gb.float16))
+    assert r.shape == (3, 4) and r.device == "meta" and r.dtype == gb.float32
