@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/tensor.h"
+#include "engine/core/tensor_printing.h"
 
 namespace py = pybind11;
 using namespace glassbox;
@@ -57,11 +58,5 @@ void bind_tensor(py::module_& m) {
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("tolist", &to_list)
       .def("_key_set", [](const Tensor& t) { return t.key_set().to_string(); })
-      .def("__repr__", [](const Tensor& t) {
-        if (!t.defined()) return std::string("tensor(undefined)");
-        std::string shape;
-        for (size_t i = 0; i < t.sizes().size(); ++i) shape += (i ? ", " : "") + std::to_string(t.sizes()[i]);
-        return "<glassbox.Tensor shape=(" + shape + ") dtype=" + std::string(to_string(t.dtype())) + " device=" +
-               t.device().to_string() + ">";
-      });
+      .def("__repr__", [](const Tensor& t) { return to_string(t); });
 }

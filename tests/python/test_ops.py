@@ -17,6 +17,11 @@ def test_factories_and_values():
     assert ops.full([2], 7).dtype == gb.int64  # the fill value decides the dtype
 
 
+def test_repr_prints_like_pytorch():
+    assert repr(ops.full([2, 2], 1.5)) == "tensor([[1.5000, 1.5000],\n        [1.5000, 1.5000]])"
+    assert repr(ops.zeros([3], dtype=gb.int32)) == "tensor([0, 0, 0], dtype=glassbox.int32)"
+
+
 def test_overloads_defaults_and_keywords():
     x = ops.full([2, 2], 1.5)
     assert ops.add(x, x).tolist() == [[3.0, 3.0]] * 2  # add.Tensor, alpha defaults to 1
