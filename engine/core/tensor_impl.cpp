@@ -46,10 +46,17 @@ TensorImpl::TensorImpl(DispatchKeySet keys, ScalarType dtype, Device device, std
 TensorImpl::~TensorImpl() = default;
 
 void TensorImpl::set_contiguous_sizes(std::span<const int64_t> sizes) {
+  numel_ = checked_numel(sizes, "tensor");
   sizes_.assign(sizes);
-  strides_ = contiguous_strides(sizes);
+  // Row-major strides in place (as contiguous_strides computes them): contiguous by construction.
+  strides_.resize(sizes.size());
+  int64_t stride = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides_[i] = stride;
+    stride *= std::max<int64_t>(sizes[i], 1);
+  }
   storage_offset_ = 0;
-  refresh();
+  is_contiguous_ = true;
 }
 
 void TensorImpl::set_geometry(std::span<const int64_t> sizes, std::span<const int64_t> strides, int64_t storage_offset) {

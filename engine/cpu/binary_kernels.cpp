@@ -40,9 +40,11 @@ Tensor& binary(const char* name, Op op, const Tensor& self, const Tensor& other,
 }
 }  // namespace
 
+// The allocating variants return `out` itself (moved), not a copy of the reference binary() returns.
 Tensor add_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   Tensor out;
-  return binary("add", Op::Add, self, other, alpha, out);
+  binary("add", Op::Add, self, other, alpha, out);
+  return out;
 }
 Tensor& add_cpu_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   return binary("add_", Op::Add, self, other, alpha, self);
@@ -53,15 +55,18 @@ Tensor& add_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha
 Tensor sub_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_not_bool("sub", self, "use logical_xor or ~ instead");
   Tensor out;
-  return binary("sub", Op::Sub, self, other, alpha, out);
+  binary("sub", Op::Sub, self, other, alpha, out);
+  return out;
 }
 Tensor mul_cpu(const Tensor& self, const Tensor& other) {
   Tensor out;
-  return binary("mul", Op::Mul, self, other, Scalar(int64_t{1}), out);
+  binary("mul", Op::Mul, self, other, Scalar(int64_t{1}), out);
+  return out;
 }
 Tensor div_cpu(const Tensor& self, const Tensor& other) {
   Tensor out;
-  return binary("div", Op::Div, self, other, Scalar(int64_t{1}), out);
+  binary("div", Op::Div, self, other, Scalar(int64_t{1}), out);
+  return out;
 }
 Tensor neg_cpu(const Tensor& self) {
   check_not_bool("neg", self, "use logical_not or ~ instead");

@@ -1,7 +1,6 @@
 #include "engine/ops/tensor_iterator.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
@@ -65,6 +64,22 @@ ScalarType result_type(std::span<const Tensor* const> tensors) {
   return r ? *r : kDefaultFloat;
 }
 
+namespace {
+// True when every operand has exactly `shape` and walks it contiguously: the loop is then one flat
+// run, and the stride sorting and coalescing below would only rediscover that.
+bool same_sizes(const DimVector& a, const DimVector& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+bool all_contiguous_same_shape(std::span<const Tensor> operands, const DimVector& shape) {
+  for (const Tensor& t : operands)
+    if (!t.is_contiguous() || !same_sizes(t.sizes(), shape)) return false;
+  return true;
+}
+}  // namespace
+
 TensorIterator TensorIteratorConfig::build() {
   TensorIterator it;
   const char* name = op_name_;
@@ -73,12 +88,16 @@ TensorIterator TensorIteratorConfig::build() {
   bool first = true;
   for (const Tensor* in : inputs_) {
     GB_CHECK(in->defined(), name, ": an input tensor is undefined");
-    shape = first ? DimVector(in->sizes()) : broadcast_shapes(shape, in->sizes(), name);
+    if (first) shape = in->sizes();
+    else if (!same_sizes(in->sizes(), shape)) shape = broadcast_shapes(shape, in->sizes(), name);
     first = false;
   }
   // A defined output (copy_'s destination) may be larger than the inputs: they broadcast to it.
-  for (const Tensor* out : outputs_)
-    if (out->defined()) shape = first ? DimVector(out->sizes()) : broadcast_shapes(shape, out->sizes(), name);
+  for (const Tensor* out : outputs_) {
+    if (!out->defined()) continue;
+    if (first) shape = out->sizes();
+    else if (!same_sizes(out->sizes(), shape)) shape = broadcast_shapes(shape, out->sizes(), name);
+  }
   // 2. Devices agree.
   std::optional<Device> device;
   for (const Tensor* in : inputs_) {
@@ -91,7 +110,8 @@ TensorIterator TensorIteratorConfig::build() {
   }
   if (!device) device = Device(DeviceType::CPU);
   // 3. Dtypes: compute in the promoted dtype unless told otherwise.
-  ScalarType compute = compute_dtype_ ? *compute_dtype_ : result_type(inputs_);
+  ScalarType compute =
+      compute_dtype_ ? *compute_dtype_ : result_type(std::span<const Tensor* const>(inputs_.data(), inputs_.size()));
   if (int_to_float_ && !is_floating_point(compute)) compute = kDefaultFloat;
   const ScalarType out_dtype = output_dtype_ ? *output_dtype_ : compute;
   it.compute_dtype_ = compute;
@@ -100,7 +120,7 @@ TensorIterator TensorIteratorConfig::build() {
     if (!out->defined()) {
       *out = empty_tensor(shape, out_dtype, *device);
     } else {
-      if (!(out->sizes() == shape)) {
+      if (!same_sizes(out->sizes(), shape)) {
         throw ValueError(std::string(name) + ": output of shape " + shape_to_string(out->sizes()) +
                          " does not match the broadcast shape " + shape_to_string(shape) + " of the inputs");
       }
@@ -109,15 +129,16 @@ TensorIterator TensorIteratorConfig::build() {
     }
     it.outputs_.push_back(out);
   }
+  const int64_t numel = checked_numel(shape, name);
   // Operands in the loop: outputs (or temporaries in the output dtype the loop writes), then inputs
-  // converted to the compute dtype where they differ.
-  std::vector<Tensor> operands;
+  // converted to the compute dtype where they differ. The iterator keeps them all alive.
+  auto& operands = it.owned_;
   for (Tensor* out : outputs_) {
     const ScalarType loop_dtype = output_dtype_ ? out_dtype : compute;
     if (!keep_dtypes_ && out->dtype() != loop_dtype) {
       Tensor tmp = empty_tensor(shape, loop_dtype, *device);
       it.writebacks_.emplace_back(out, tmp);
-      operands.push_back(tmp);
+      operands.push_back(std::move(tmp));
     } else {
       operands.push_back(*out);
     }
@@ -126,17 +147,28 @@ TensorIterator TensorIteratorConfig::build() {
     if (!keep_dtypes_ && in->dtype() != compute) {
       Tensor converted = empty_tensor(in->sizes(), compute, in->device());
       copy_(converted, *in);
-      it.owned_.push_back(converted);
-      operands.push_back(converted);
+      operands.push_back(std::move(converted));
     } else {
       operands.push_back(*in);
     }
   }
-  it.owned_.insert(it.owned_.end(), operands.begin(), operands.end());
+  for (const Tensor& t : operands) it.ptrs_.push_back(static_cast<char*>(t.data_ptr()));
+  it.numel_ = numel;
+
+  // Fast path: same shapes, all contiguous — one flat dimension (none for a single element).
+  if (numel > 0 && all_contiguous_same_shape(std::span<const Tensor>(operands.data(), operands.size()), shape)) {
+    it.strides_.resize_inline(operands.size());
+    if (numel > 1)
+      for (size_t op = 0; op < operands.size(); ++op)
+        it.strides_[op].push_back(static_cast<int64_t>(element_size(operands[op].dtype())));
+    if (numel > 1) it.shape_.push_back(numel);
+    return it;
+  }
 
   // 4. Byte strides of each operand on the broadcast shape (0 where broadcast), fastest first.
   const size_t nd = shape.size();
-  std::vector<DimVector> strides;
+  const size_t nops = operands.size();
+  detail::SmallVec<DimVector, TensorIterator::kInlineOperands> strides;
   for (const Tensor& t : operands) {
     DimVector s(nd, 0);
     const size_t off = nd - t.sizes().size();
@@ -144,14 +176,12 @@ TensorIterator TensorIteratorConfig::build() {
     for (size_t d = 0; d < t.sizes().size(); ++d)
       s[off + d] = t.sizes()[d] == 1 ? 0 : t.strides()[d] * item;
     strides.push_back(std::move(s));
-    it.ptrs_.push_back(static_cast<char*>(t.data_ptr()));
   }
   // 5. Order dimensions by the first operand's strides (smallest first), then merge neighbours
   // that every operand walks as one.
-  std::vector<size_t> order(nd);
-  std::iota(order.begin(), order.end(), 0);
-  std::reverse(order.begin(), order.end());  // row-major: the last dimension is fastest
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  DimVector order(nd);
+  for (size_t i = 0; i < nd; ++i) order[i] = static_cast<int64_t>(nd - 1 - i);  // row-major: last dim fastest
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
     for (const DimVector& s : strides) {
       if (s[a] == 0 || s[b] == 0) continue;
       if (s[a] != s[b]) return s[a] < s[b];
@@ -159,38 +189,55 @@ TensorIterator TensorIteratorConfig::build() {
     return false;
   });
   DimVector dims;
-  std::vector<DimVector> dstrides(strides.size());
-  for (size_t d : order) {
+  it.strides_.resize_inline(nops);
+  for (int64_t d : order) {
     if (shape[d] == 1) continue;
     if (!dims.empty()) {
       const size_t last = dims.size() - 1;
       bool mergeable = true;
-      for (size_t op = 0; op < strides.size(); ++op)
-        if (strides[op][d] != dstrides[op][last] * dims[last]) mergeable = false;
+      for (size_t op = 0; op < nops; ++op)
+        if (strides[op][d] != it.strides_[op][last] * dims[last]) mergeable = false;
       if (mergeable) {
         dims[last] *= shape[d];
         continue;
       }
     }
     dims.push_back(shape[d]);
-    for (size_t op = 0; op < strides.size(); ++op) dstrides[op].push_back(strides[op][d]);
+    for (size_t op = 0; op < nops; ++op) it.strides_[op].push_back(strides[op][d]);
   }
-  it.shape_ = dims;
-  it.strides_ = std::move(dstrides);
-  it.numel_ = checked_numel(shape, name);
+  it.shape_ = std::move(dims);
   return it;
 }
 
 void TensorIterator::serial_run(int64_t begin, int64_t end, Loop loop, void* ctx) const {
   const int nops = num_operands();
   const size_t nd = shape_.size();
-  std::vector<char*> ptrs(ptrs_);
-  std::vector<int64_t> inner(nops, 0);
+  // Operand pointers and inner strides on the stack for the usual handful of operands.
+  constexpr int kStack = 8;
+  char* ptr_stack[kStack];
+  int64_t inner_stack[kStack];
+  std::vector<char*> ptr_heap;
+  std::vector<int64_t> inner_heap;
+  char** ptrs = ptr_stack;
+  int64_t* inner = inner_stack;
+  if (nops > kStack) {
+    ptr_heap.resize(nops);
+    inner_heap.resize(nops);
+    ptrs = ptr_heap.data();
+    inner = inner_heap.data();
+  }
+  for (int op = 0; op < nops; ++op) ptrs[op] = ptrs_[op];
   if (nd == 0) {  // a single element
-    loop(ptrs.data(), inner.data(), 1, ctx);
+    for (int op = 0; op < nops; ++op) inner[op] = 0;
+    loop(ptrs, inner, 1, ctx);
     return;
   }
   for (int op = 0; op < nops; ++op) inner[op] = strides_[op][0];
+  if (nd == 1) {  // one flat run
+    for (int op = 0; op < nops; ++op) ptrs[op] += begin * inner[op];
+    loop(ptrs, inner, end - begin, ctx);
+    return;
+  }
   DimVector index(nd, 0);
   int64_t rest = begin;
   for (size_t d = 0; d < nd; ++d) {
@@ -201,7 +248,7 @@ void TensorIterator::serial_run(int64_t begin, int64_t end, Loop loop, void* ctx
   int64_t pos = begin;
   while (pos < end) {
     const int64_t n = std::min(shape_[0] - index[0], end - pos);
-    loop(ptrs.data(), inner.data(), n, ctx);
+    loop(ptrs, inner, n, ctx);
     pos += n;
     // Step to the start of the next inner run, carrying into outer dimensions.
     for (int op = 0; op < nops; ++op) ptrs[op] += n * strides_[op][0];
@@ -216,6 +263,11 @@ void TensorIterator::serial_run(int64_t begin, int64_t end, Loop loop, void* ctx
 
 void TensorIterator::run(int64_t grain, Loop loop, void* ctx) const {
   if (numel_ == 0) return;
+  // Below the grain (or on one thread) call the loop here, before any type erasure.
+  if (numel_ <= std::max<int64_t>(grain, 1) || in_parallel_region() || get_num_threads() == 1) {
+    serial_run(0, numel_, loop, ctx);
+    return;
+  }
   parallel_for(0, numel_, grain, [&](int64_t lo, int64_t hi) { serial_run(lo, hi, loop, ctx); });
 }
 

@@ -4,8 +4,10 @@
 // reordered by stride and coalesced). Kernels only ever see
 //   loop(char** data, const int64_t* byte_strides, int64_t n)
 // over operands ordered outputs first, then inputs.
+#include <array>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/core/tensor.h"
@@ -14,6 +16,50 @@
 namespace glassbox {
 
 class TensorIterator;
+
+namespace detail {
+// A vector whose first N elements live inside the object: an element-wise call has a handful of
+// operands, and allocating their bookkeeping on the heap would cost more than the kernel.
+template <class T, size_t N>
+class SmallVec {
+ public:
+  void push_back(T v) {
+    if (heap_.empty() && size_ < N) {
+      inline_[size_++] = std::move(v);
+      return;
+    }
+    if (heap_.empty()) {
+      heap_.reserve(2 * N);
+      for (T& x : inline_) heap_.push_back(std::move(x));
+    }
+    heap_.push_back(std::move(v));
+    ++size_;
+  }
+  // Grows to n default-constructed elements while they fit inline; push_back beyond that.
+  void resize_inline(size_t n) {
+    if (heap_.empty() && n <= N) {
+      size_ = n;
+      return;
+    }
+    while (size_ < n) push_back(T());
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T* data() { return heap_.empty() ? inline_.data() : heap_.data(); }
+  const T* data() const { return heap_.empty() ? inline_.data() : heap_.data(); }
+  T& operator[](size_t i) { return data()[i]; }
+  const T& operator[](size_t i) const { return data()[i]; }
+  T* begin() { return data(); }
+  T* end() { return data() + size_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+
+ private:
+  std::array<T, N> inline_{};
+  std::vector<T> heap_;
+  size_t size_ = 0;
+};
+}  // namespace detail
 
 class TensorIteratorConfig {
  public:
@@ -54,8 +100,8 @@ class TensorIteratorConfig {
  private:
   friend class TensorIterator;
   const char* op_name_;
-  std::vector<Tensor*> outputs_;
-  std::vector<const Tensor*> inputs_;
+  detail::SmallVec<Tensor*, 2> outputs_;
+  detail::SmallVec<const Tensor*, 4> inputs_;
   std::optional<ScalarType> compute_dtype_, output_dtype_;
   bool int_to_float_ = false;
   bool keep_dtypes_ = false;
@@ -89,11 +135,12 @@ class TensorIterator {
   void run(int64_t grain, Loop loop, void* ctx) const;
   void serial_run(int64_t begin, int64_t end, Loop loop, void* ctx) const;
 
-  std::vector<Tensor*> outputs_;
-  std::vector<Tensor> owned_;            // converted inputs and temporaries kept alive
+  static constexpr size_t kInlineOperands = 4;
+  detail::SmallVec<Tensor*, 2> outputs_;
+  detail::SmallVec<Tensor, kInlineOperands> owned_;  // the operands (converted inputs, temporaries) kept alive
   std::vector<std::pair<Tensor*, Tensor>> writebacks_;  // (user output, temporary)
-  std::vector<char*> ptrs_;
-  std::vector<DimVector> strides_;       // per operand, bytes, fastest dim first
+  detail::SmallVec<char*, kInlineOperands> ptrs_;
+  detail::SmallVec<DimVector, kInlineOperands> strides_;  // per operand, bytes, fastest dim first
   DimVector shape_;
   int64_t numel_ = 0;
   ScalarType compute_dtype_ = ScalarType::Float32;
