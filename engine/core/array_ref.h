@@ -17,7 +17,12 @@ class ArrayRef {
 
   constexpr ArrayRef() = default;
   constexpr ArrayRef(const T* data, size_t size) : data_(data), size_(size) {}
+  // GCC warns that the list's array is not kept alive: that is the contract above (a braced list
+  // passed as an argument lives until the end of the call's full expression).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
   constexpr ArrayRef(std::initializer_list<T> list) : data_(list.begin()), size_(list.size()) {}
+#pragma GCC diagnostic pop
   // Any contiguous container: std::vector, std::array, DimVector, std::span, ...
   template <class C, class = std::enable_if_t<!std::is_same_v<std::remove_cvref_t<C>, ArrayRef> &&
                                               std::is_convertible_v<decltype(std::declval<const C&>().data()), const T*>>>
