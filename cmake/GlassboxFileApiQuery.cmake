@@ -1,16 +1,8 @@
-# Every configure leaves a CMake File API reply in the build directory, so glassbox's own tools
-# (glassbox deps, compile-db, ...) can read any of our build trees without re-running cmake.
-# CMake reads queries at generate time, so writing the query during configure is enough.
+# Every build directory carries a CMake File API reply, so glassbox's own tools (glassbox deps,
+# compile-db, ...) can read any of our build trees. CMake reads queries when it starts, so a
+# query written here is answered from the next configure on; scripts/bootstrap writes it before
+# the first configure, so its builds have a reply from the start.
 set(_glassbox_query_dir "${CMAKE_BINARY_DIR}/.cmake/api/v1/query/client-glassbox")
-set(_glassbox_query [=[{
-  "requests": [
-    {"kind": "codemodel", "version": 2},
-    {"kind": "cache", "version": 2},
-    {"kind": "cmakeFiles", "version": 1},
-    {"kind": "toolchains", "version": 1}
-  ]
-}
-]=])
 file(MAKE_DIRECTORY "${_glassbox_query_dir}")
-# file(CONFIGURE) only touches the file when its content changes.
-file(CONFIGURE OUTPUT "${_glassbox_query_dir}/query.json" CONTENT "${_glassbox_query}" @ONLY)
+# configure_file with COPYONLY only touches the file when its content changes.
+configure_file("${CMAKE_CURRENT_LIST_DIR}/fileapi-query.json" "${_glassbox_query_dir}/query.json" COPYONLY)

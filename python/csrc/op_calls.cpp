@@ -20,11 +20,11 @@ IValue scalar_from(py::handle h, const std::string& what) {
   if (py::isinstance<py::bool_>(h)) return IValue(h.cast<bool>());
   if (py::isinstance<py::int_>(h)) return IValue(h.cast<int64_t>());
   if (py::isinstance<py::float_>(h)) return IValue(h.cast<double>());
-  throw Mismatch{what + " expected a number but got " + std::string(py::str(h.get_type().attr("__name__")))};
+  throw Mismatch{what + " expected a number but got " + std::string(py::str(py::type::handle_of(h).attr("__name__")))};
 }
 
 IValue element(py::handle h, BaseType base, const std::string& what) {
-  const std::string got = py::str(h.get_type().attr("__name__"));
+  const std::string got = py::str(py::type::handle_of(h).attr("__name__"));
   switch (base) {
     case BaseType::Tensor:
       if (py::isinstance<Tensor>(h)) return IValue(h.cast<Tensor>());
