@@ -4,13 +4,11 @@
 
 namespace glassbox {
 
-namespace {
-std::string shape_string(std::span<const int64_t> sizes) {
+std::string shape_to_string(std::span<const int64_t> sizes) {
   std::string s = "[";
   for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
   return s + "]";
 }
-}  // namespace
 
 DimVector contiguous_strides(std::span<const int64_t> sizes) {
   DimVector strides(sizes.size());
@@ -25,9 +23,9 @@ DimVector contiguous_strides(std::span<const int64_t> sizes) {
 int64_t checked_numel(std::span<const int64_t> sizes, const char* what) {
   int64_t n = 1;
   for (int64_t s : sizes) {
-    if (s < 0) throw ValueError(std::string(what) + ": negative size in shape " + shape_string(sizes));
+    if (s < 0) throw ValueError(std::string(what) + ": negative size in shape " + shape_to_string(sizes));
     if (__builtin_mul_overflow(n, s, &n))
-      throw ValueError(std::string(what) + ": shape " + shape_string(sizes) + " has more elements than int64 can count");
+      throw ValueError(std::string(what) + ": shape " + shape_to_string(sizes) + " has more elements than int64 can count");
   }
   return n;
 }
@@ -75,7 +73,7 @@ void TensorImpl::set_geometry(std::span<const int64_t> sizes, std::span<const in
     }
     const int64_t capacity = static_cast<int64_t>(storage_->nbytes() / itemsize());
     if (last >= capacity) {
-      throw ValueError("view of shape " + shape_string(sizes) + " with strides " + shape_string(strides) + " and offset " +
+      throw ValueError("view of shape " + shape_to_string(sizes) + " with strides " + shape_to_string(strides) + " and offset " +
                        std::to_string(storage_offset) + " reaches element " + std::to_string(last) +
                        " of a storage of " + std::to_string(capacity) + " elements");
     }

@@ -8,12 +8,6 @@
 
 namespace glassbox {
 
-std::string shape_to_string(std::span<const int64_t> sizes) {
-  std::string s = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
-  return s + "]";
-}
-
 DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op_name) {
   const size_t n = std::max(a.size(), b.size());
   DimVector out(n);

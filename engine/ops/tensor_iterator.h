@@ -150,6 +150,5 @@ class TensorIterator {
 DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op_name);
 // The dtype an operation on these tensors produces (wrapped Python numbers count as weak).
 ScalarType result_type(std::span<const Tensor* const> tensors);
-std::string shape_to_string(std::span<const int64_t> sizes);
 
 }  // namespace glassbox

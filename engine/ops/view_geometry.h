@@ -7,11 +7,9 @@
 #include <string>
 
 #include "engine/core/dim_vector.h"
+#include "engine/core/tensor_impl.h"  // shape_to_string
 
 namespace glassbox {
-
-// "[2, 3]": shapes and strides in error messages.
-std::string dims_string(std::span<const int64_t> dims);
 
 // Wraps a possibly negative dim into [0, ndim). A 0-d tensor accepts dims -1 and 0, as in
 // PyTorch. Throws "<op>: dimension out of range (expected to be in range of [-n, n-1], but got d)".

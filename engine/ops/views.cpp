@@ -24,7 +24,7 @@ Tensor make_view(const Tensor& self, std::span<const int64_t> sizes, std::span<c
 }
 
 std::string geometry_string(const Tensor& t) {
-  return detail::str_cat("shape ", dims_string(t.sizes()), " and strides ", dims_string(t.strides()));
+  return detail::str_cat("shape ", shape_to_string(t.sizes()), " and strides ", shape_to_string(t.strides()));
 }
 
 }  // namespace
@@ -34,7 +34,7 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   const std::optional<DimVector> strides = view_strides(self.sizes(), self.strides(), sizes);
   if (!strides) {
     throw ValueError(detail::str_cat(
-        "view: shape ", dims_string(sizes), " is not compatible with the input's ", geometry_string(self),
+        "view: shape ", shape_to_string(sizes), " is not compatible with the input's ", geometry_string(self),
         " (at least one dimension spans across two contiguous subspaces); use .reshape(...) instead"));
   }
   return make_view(self, sizes, *strides, self.storage_offset());
@@ -66,14 +66,14 @@ Tensor t(const Tensor& self) {
 Tensor permute(const Tensor& self, IntArrayRef dims) {
   const int64_t n = self.dim();
   if (static_cast<int64_t>(dims.size()) != n) {
-    throw ValueError(detail::str_cat("permute: the number of dims (", dims.size(), ", ", dims_string(dims),
+    throw ValueError(detail::str_cat("permute: the number of dims (", dims.size(), ", ", shape_to_string(dims),
                                      ") does not match the tensor's number of dimensions (", n, ")"));
   }
   DimVector sizes(n), strides(n);
   std::vector<bool> seen(n, false);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t d = wrap_dim(dims[i], n, "permute");
-    if (seen[d]) throw ValueError(detail::str_cat("permute: duplicate dims are not allowed: ", dims_string(dims)));
+    if (seen[d]) throw ValueError(detail::str_cat("permute: duplicate dims are not allowed: ", shape_to_string(dims)));
     seen[d] = true;
     sizes[i] = self.sizes()[d];
     strides[i] = self.strides()[d];
@@ -101,14 +101,14 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
       }
       want = have;
     } else if (want < 0) {
-      throw ValueError(detail::str_cat("expand: invalid size ", want, " in ", dims_string(size)));
+      throw ValueError(detail::str_cat("expand: invalid size ", want, " in ", shape_to_string(size)));
     }
     if (want != have) {
       if (have != 1) {
         throw ValueError(detail::str_cat("expand: the expanded size of the tensor (", want,
                                          ") must match the existing size (", have, ") at non-singleton dimension ", i,
-                                         ".  Target sizes: ", dims_string(size), ".  Tensor sizes: ",
-                                         dims_string(self.sizes())));
+                                         ".  Target sizes: ", shape_to_string(size), ".  Tensor sizes: ",
+                                         shape_to_string(self.sizes())));
       }
       stride = 0;  // every index along this dim reads the one element
     }
@@ -172,7 +172,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   const int64_t len = self.sizes()[d];
   if (index < -len || index >= len) {
     throw ValueError(detail::str_cat("select: index ", index, " out of range for tensor of size ",
-                                     dims_string(self.sizes()), " at dimension ", d));
+                                     shape_to_string(self.sizes()), " at dimension ", d));
   }
   const int64_t i = index < 0 ? index + len : index;
   DimVector sizes = self.sizes(), strides = self.strides();
@@ -217,13 +217,13 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
 
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   if (size.size() != stride.size()) {
-    throw ValueError(detail::str_cat("as_strided: mismatch in length of strides and shape: ", dims_string(size),
-                                     " and ", dims_string(stride)));
+    throw ValueError(detail::str_cat("as_strided: mismatch in length of strides and shape: ", shape_to_string(size),
+                                     " and ", shape_to_string(stride)));
   }
   for (int64_t s : size)
-    if (s < 0) throw ValueError(detail::str_cat("as_strided: negative size in ", dims_string(size)));
+    if (s < 0) throw ValueError(detail::str_cat("as_strided: negative size in ", shape_to_string(size)));
   for (int64_t s : stride)
-    if (s < 0) throw ValueError(detail::str_cat("as_strided: negative strides are not supported, got ", dims_string(stride)));
+    if (s < 0) throw ValueError(detail::str_cat("as_strided: negative strides are not supported, got ", shape_to_string(stride)));
   const int64_t offset = storage_offset.value_or(self.storage_offset());
   if (offset < 0) throw ValueError(detail::str_cat("as_strided: negative storage offset ", offset));
   return make_view(self, size, stride, offset);
