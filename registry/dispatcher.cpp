@@ -223,8 +223,10 @@ DispatchKeySet keys_of_stack(const OperatorHandle& op, const Stack& stack) {
   return keys;
 }
 
-void dispatch_boxed(const OperatorHandle& op, DispatchTraceEvent::Kind kind, DispatchKeySet keys, Stack* stack) {
-  const KernelFunction& kernel = op.entry().table().lookup(keys);
+// `table` is read once per call, so the mask and the slot come from the same table.
+void dispatch_boxed(const OperatorHandle& op, const DispatchTable& table, DispatchTraceEvent::Kind kind,
+                    DispatchKeySet keys, Stack* stack) {
+  const KernelFunction& kernel = table.lookup(keys);
   if (dispatch_trace_active()) [[unlikely]] {
     DispatchTraceScope scope(kind, op.name(), keys, kernel);
     kernel.call_boxed(op, keys, stack);
@@ -235,12 +237,14 @@ void dispatch_boxed(const OperatorHandle& op, DispatchTraceEvent::Kind kind, Dis
 }  // namespace
 
 void OperatorHandle::call_boxed(Stack* stack) const {
-  const DispatchKeySet keys = detail::apply_local_keys(keys_of_stack(*this, *stack), entry_->table().non_fallthrough);
-  dispatch_boxed(*this, DispatchTraceEvent::Kind::Call, keys, stack);
+  const DispatchTable& table = entry_->table();
+  const DispatchKeySet keys = detail::apply_local_keys(keys_of_stack(*this, *stack), table.non_fallthrough);
+  dispatch_boxed(*this, table, DispatchTraceEvent::Kind::Call, keys, stack);
 }
 
 void OperatorHandle::redispatch_boxed(DispatchKeySet keys, Stack* stack) const {
-  dispatch_boxed(*this, DispatchTraceEvent::Kind::Redispatch, keys & entry_->table().non_fallthrough, stack);
+  const DispatchTable& table = entry_->table();
+  dispatch_boxed(*this, table, DispatchTraceEvent::Kind::Redispatch, keys & table.non_fallthrough, stack);
 }
 
 void missing_kernel(const OperatorHandle& op, DispatchKeySet keys, Stack*) {
