@@ -19,6 +19,18 @@ class ValueError : public Error {
   using Error::Error;
 };
 
+// A wrong type or dtype (Python: TypeError).
+class TypeError : public ValueError {
+ public:
+  using ValueError::ValueError;
+};
+
+// A dimension or index out of range (Python: IndexError).
+class IndexError : public ValueError {
+ public:
+  using ValueError::ValueError;
+};
+
 namespace detail {
 template <class... Parts>
 std::string str_cat(const Parts&... parts) {

@@ -1,5 +1,5 @@
 // glassbox._C: the engine's Python bindings. Errors arrive in Python as exceptions with the same
-// text: glassbox::ValueError as ValueError, every other glassbox::Error as RuntimeError.
+// text: glassbox::TypeError/IndexError/ValueError as TypeError/IndexError/ValueError, every other glassbox::Error as RuntimeError.
 #include <pybind11/pybind11.h>
 
 #include "engine/core/error.h"
@@ -10,12 +10,17 @@ namespace py = pybind11;
 void bind_registry(py::module_& m);
 void bind_tensor(py::module_& m);
 void bind_op_calls(py::module_& m);
+void bind_numpy(py::module_& m);
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "glassbox engine bindings";
   py::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const glassbox::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const glassbox::IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const glassbox::ValueError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const glassbox::Error& e) {
@@ -25,6 +30,7 @@ PYBIND11_MODULE(_C, m) {
   bind_registry(m);
   bind_tensor(m);
   bind_op_calls(m);
+  bind_numpy(m);
 
   py::module_ cuda = m.def_submodule("_cuda", "what glassbox_cuda was built with and sees");
   cuda.def("built_with_cuda", &glassbox::cuda::built_with_cuda);

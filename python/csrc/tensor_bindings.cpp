@@ -44,6 +44,11 @@ void bind_tensor(py::module_& m) {
     const auto t = static_cast<ScalarType>(i);
     dtype.value(std::string(to_string(t)).c_str(), t);
   }
+  // As PyTorch spells them: str(gb.float32) == repr(gb.float32) == "glassbox.float32".
+  auto spelled = [](ScalarType t) { return "glassbox." + std::string(to_string(t)); };
+  dtype.def("__repr__", spelled).def("__str__", spelled);
+  dtype.def_property_readonly("is_floating_point", [](ScalarType t) { return is_floating_point(t); });
+  dtype.def_property_readonly("itemsize", [](ScalarType t) { return element_size(t); });
 
   py::class_<Tensor>(m, "Tensor")
       .def_property_readonly("shape", [](const Tensor& t) { return py::tuple(py::cast(t.sizes().vec())); })

@@ -22,7 +22,8 @@ except ImportError as _e:  # pragma: no cover - only when the build is missing
 from . import registry  # noqa: E402
 from .registry import trace_calls  # noqa: E402,F401
 from .ops import ops  # noqa: E402
-from ._C import Tensor, dtype  # noqa: E402
+from ._C import Tensor, dtype, from_numpy  # noqa: E402
+from ._tensor_factory import tensor  # noqa: E402
 
 float32, float64, float16, bfloat16 = dtype.float32, dtype.float64, dtype.float16, dtype.bfloat16
 int64, int32, int16, int8, uint8, bool = dtype.int64, dtype.int32, dtype.int16, dtype.int8, dtype.uint8, dtype.bool
@@ -37,4 +38,4 @@ try:  # the introspection tools are optional (not built on machines without thei
 except ImportError:
     pass
 
-__all__ = ["registry", "trace_calls", "ops", "Tensor", "dtype"]
+__all__ = ["registry", "trace_calls", "ops", "Tensor", "dtype", "from_numpy", "tensor"]

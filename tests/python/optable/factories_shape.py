@@ -1,0 +1,2 @@
+"""factories_shape operators of the op table."""
+OPS: list = []

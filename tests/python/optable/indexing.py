@@ -1,0 +1,2 @@
+"""indexing operators of the op table."""
+OPS: list = []

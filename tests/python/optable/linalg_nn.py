@@ -1,0 +1,2 @@
+"""linalg_nn operators of the op table."""
+OPS: list = []

@@ -1,0 +1,2 @@
+"""pointwise operators of the op table."""
+OPS: list = []

@@ -1,0 +1,2 @@
+"""reductions operators of the op table."""
+OPS: list = []
