@@ -2,10 +2,12 @@
 #
 #   glassbox_generate_ops(
 #     OPS_YAML <file>                 # e.g. ${PROJECT_SOURCE_DIR}/engine/ops/ops.yaml
+#     [DERIVATIVES_YAML <file>]       # backward formulas: autograd/<op>.cpp outputs
 #     [OUT_DIR <dir>]                 # default ${PROJECT_BINARY_DIR}/generated/glassbox/ops
 #     SOURCES_VAR <var>               # receives the generated .cpp files
 #     HEADERS_VAR <var>               # receives the generated headers (.h, TensorMethods.inc)
 #     [CUDA_SOURCES_VAR <var>]        # receives RegisterCUDA.cpp (else it is in SOURCES_VAR)
+# The Python bindings (python/*.cpp) go to the global property GLASSBOX_GENERATED_PYTHON_SOURCES.
 #     [TARGET <name>])                # the custom target; default glassbox_codegen
 #
 # At configure time the generator runs as a dry run (--list-outputs), so CMake knows the exact
@@ -22,7 +24,7 @@ set(_GLASSBOX_CODEGEN_DIR "${CMAKE_CURRENT_LIST_DIR}/../codegen")
 cmake_path(NORMAL_PATH _GLASSBOX_CODEGEN_DIR)
 
 function(glassbox_generate_ops)
-  cmake_parse_arguments(ARG "" "OPS_YAML;OUT_DIR;SOURCES_VAR;HEADERS_VAR;CUDA_SOURCES_VAR;TARGET" "" ${ARGN})
+  cmake_parse_arguments(ARG "" "OPS_YAML;DERIVATIVES_YAML;OUT_DIR;SOURCES_VAR;HEADERS_VAR;CUDA_SOURCES_VAR;TARGET" "" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "glassbox_generate_ops: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -55,6 +57,12 @@ function(glassbox_generate_ops)
   file(GLOB template_files CONFIGURE_DEPENDS "${codegen_dir}/templates/*")
   set(command "${python}" "${codegen_dir}/generate.py" --ops-yaml "${ARG_OPS_YAML}" --out-dir "${ARG_OUT_DIR}"
               --source-root "${PROJECT_SOURCE_DIR}")
+  set(yaml_inputs "${ARG_OPS_YAML}")
+  if(ARG_DERIVATIVES_YAML)
+    cmake_path(ABSOLUTE_PATH ARG_DERIVATIVES_YAML BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
+    list(APPEND command --derivatives-yaml "${ARG_DERIVATIVES_YAML}")
+    list(APPEND yaml_inputs "${ARG_DERIVATIVES_YAML}")
+  endif()
 
   # The dry run: parses and checks the YAML (errors name file:line) and lists the outputs.
   set(list_file "${CMAKE_CURRENT_BINARY_DIR}/${ARG_TARGET}_outputs.cmake")
@@ -63,7 +71,7 @@ function(glassbox_generate_ops)
   if(NOT result EQUAL 0)
     message(FATAL_ERROR "glassbox_generate_ops: the generator rejected ${ARG_OPS_YAML}:\n${output}${error}")
   endif()
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${ARG_OPS_YAML}" ${generator_files})
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${yaml_inputs} ${generator_files})
   include("${list_file}")  # GLASSBOX_CODEGEN_HEADERS, _SOURCES, _CUDA_SOURCES
 
   set(stamp "${CMAKE_CURRENT_BINARY_DIR}/${ARG_TARGET}.stamp")
@@ -72,7 +80,7 @@ function(glassbox_generate_ops)
     OUTPUT "${stamp}"
     BYPRODUCTS ${GLASSBOX_CODEGEN_HEADERS} ${GLASSBOX_CODEGEN_SOURCES} ${GLASSBOX_CODEGEN_CUDA_SOURCES}
     COMMAND ${command} --stamp "${stamp}"
-    DEPENDS "${ARG_OPS_YAML}" ${generator_files} ${template_files}
+    DEPENDS ${yaml_inputs} ${generator_files} ${template_files}
     WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
     COMMENT "Generating operators from ${yaml_shown}"
     VERBATIM)
@@ -86,4 +94,6 @@ function(glassbox_generate_ops)
   endif()
   set(${ARG_SOURCES_VAR} ${sources} PARENT_SCOPE)
   set(${ARG_HEADERS_VAR} ${GLASSBOX_CODEGEN_HEADERS} PARENT_SCOPE)
+  # The typed Python bindings belong to the glassbox._C target, made in another directory.
+  set_property(GLOBAL PROPERTY GLASSBOX_GENERATED_PYTHON_SOURCES ${GLASSBOX_CODEGEN_PYTHON_SOURCES})
 endfunction()

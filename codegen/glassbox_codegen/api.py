@@ -107,6 +107,8 @@ class Plan:
     keys: list[str]  # dispatch keys that have kernels, in DISPATCH_KEYS order
     overloaded_kernels: set[str]  # kernel names with more than one C++ signature
     display: str  # the YAML path as comments show it
+    derivatives: Optional[list] = None  # derivatives.DerivativeEntry in YAML order; None: no autograd
+    derivatives_display: str = "engine/ops/derivatives.yaml"
 
     def ops_for_key(self, key: str) -> list[tuple[Op, Kernel]]:
         return [(op, k) for op in self.ops for k in op.kernels if k.key == key]

@@ -11,9 +11,10 @@ import sys
 import time
 from types import ModuleType
 
-from . import render_methods, render_native, render_ops, render_register
+from . import render_autograd, render_methods, render_native, render_ops, render_python, render_register
 from .api import Plan, build_plan
 from .errors import CodegenError, CodegenErrors
+from .derivatives import load_derivatives
 from .ops_yaml import load_ops
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -21,7 +22,8 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 # Each renderer has outputs(plan) -> [relative path] (cheap: the dry run calls only this) and
 # render_all(plan) -> {relative path: content}. Further outputs (Python bindings, autograd from
 # derivatives.yaml) are added as modules with the same two functions.
-RENDERERS: list[ModuleType] = [render_ops, render_native, render_register, render_methods]
+RENDERERS: list[ModuleType] = [render_ops, render_native, render_register, render_methods, render_autograd,
+                                 render_python]
 
 # Outputs that hold CUDA kernels' registrations: built with the CUDA library, not the CPU one.
 CUDA_OUTPUTS = (render_register.register_file("CUDA"),)
@@ -34,9 +36,14 @@ def display_path(path: str, source_root: str) -> str:
     return (full if rel.startswith("..") else rel).replace(os.sep, "/")
 
 
-def load_plan(ops_yaml: str, source_root: str = REPO_ROOT, yaml_parser: str = "auto") -> Plan:
+def load_plan(ops_yaml: str, source_root: str = REPO_ROOT, yaml_parser: str = "auto",
+              derivatives_yaml: str | None = None) -> Plan:
     display = display_path(ops_yaml, source_root)
-    return build_plan(load_ops(ops_yaml, display, yaml_parser), display)
+    plan = build_plan(load_ops(ops_yaml, display, yaml_parser), display)
+    if derivatives_yaml:
+        plan.derivatives_display = display_path(derivatives_yaml, source_root)
+        plan.derivatives = load_derivatives(derivatives_yaml, plan.derivatives_display, yaml_parser)
+    return plan
 
 
 def list_outputs(plan: Plan) -> list[str]:
@@ -57,19 +64,21 @@ def render_outputs(plan: Plan) -> dict[str, str]:
     return files
 
 
-def split_outputs(files: list[str]) -> tuple[list[str], list[str], list[str]]:
-    """(headers, sources, CUDA sources)."""
+def split_outputs(files: list[str]) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(headers, sources, CUDA sources, Python binding sources)."""
     headers = [f for f in files if not f.endswith(".cpp")]
-    sources = [f for f in files if f.endswith(".cpp") and f not in CUDA_OUTPUTS]
+    python = [f for f in files if f.endswith(".cpp") and f.startswith("python/")]
+    sources = [f for f in files if f.endswith(".cpp") and f not in CUDA_OUTPUTS and f not in python]
     cuda = [f for f in files if f in CUDA_OUTPUTS]
-    return headers, sources, cuda
+    return headers, sources, cuda, python
 
 
-def generate(ops_yaml: str, out_dir: str, source_root: str = REPO_ROOT, yaml_parser: str = "auto") -> list[str]:
+def generate(ops_yaml: str, out_dir: str, source_root: str = REPO_ROOT, yaml_parser: str = "auto",
+             derivatives_yaml: str | None = None) -> list[str]:
     """Writes every output whose content changed; returns those (relative to out_dir)."""
     from .outputs import remove_stale, write_outputs
 
-    plan = load_plan(ops_yaml, source_root, yaml_parser)
+    plan = load_plan(ops_yaml, source_root, yaml_parser, derivatives_yaml)
     files = render_outputs(plan)
     written = write_outputs(out_dir, files)
     remove_stale(out_dir, set(files))
@@ -81,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="codegen", description=__doc__.splitlines()[0])
     parser.add_argument("--ops-yaml", required=True, help="engine/ops/ops.yaml")
+    parser.add_argument("--derivatives-yaml", help="engine/ops/derivatives.yaml (backward formulas)")
     parser.add_argument("--out-dir", required=True,
                         help="where glassbox/ops/* go, e.g. build/dev/generated/glassbox/ops")
     parser.add_argument("--source-root", default=REPO_ROOT, help="paths in comments are relative to this (the repo)")
@@ -93,10 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     try:
-        plan = load_plan(args.ops_yaml, args.source_root, args.yaml_parser)
+        plan = load_plan(args.ops_yaml, args.source_root, args.yaml_parser, args.derivatives_yaml)
         if args.list_outputs:
-            headers, sources, cuda = split_outputs(list_outputs(plan))
-            write_if_changed(args.list_outputs, cmake_list_file(args.out_dir, headers, sources, cuda))
+            headers, sources, cuda, python = split_outputs(list_outputs(plan))
+            write_if_changed(args.list_outputs, cmake_list_file(args.out_dir, headers, sources, cuda, python))
             return 0
         files = render_outputs(plan)
     except (CodegenError, CodegenErrors) as e:

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "engine/core/error.h"
+#include "engine/core/tensor.h"
 #include "engine/cuda/cuda_device.h"
 
 namespace py = pybind11;
@@ -11,6 +12,11 @@ void bind_registry(py::module_& m);
 void bind_tensor(py::module_& m);
 void bind_op_calls(py::module_& m);
 void bind_numpy(py::module_& m);
+void bind_autograd(py::module_& m);
+void bind_tensor_operators(py::module_& m);
+namespace glassbox {
+void bind_generated(py::module_& m, py::class_<Tensor>& tensor);
+}
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "glassbox engine bindings";
@@ -31,6 +37,12 @@ PYBIND11_MODULE(_C, m) {
   bind_tensor(m);
   bind_op_calls(m);
   bind_numpy(m);
+  bind_autograd(m);
+  bind_tensor_operators(m);
+  // Every operator of ops.yaml, typed: glassbox._C._functions.<op> and the Tensor methods.
+  py::module_ functions = m.def_submodule("_functions", "the operators of ops.yaml as typed functions");
+  auto tensor = py::reinterpret_borrow<py::class_<glassbox::Tensor>>(py::type::of<glassbox::Tensor>());
+  glassbox::bind_generated(functions, tensor);
 
   py::module_ cuda = m.def_submodule("_cuda", "what glassbox_cuda was built with and sees");
   cuda.def("built_with_cuda", &glassbox::cuda::built_with_cuda);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 
+#include "engine/autograd/node.h"
 #include "engine/core/error.h"
 #include "engine/core/tensor.h"
 #include "engine/core/tensor_printing.h"
@@ -36,6 +37,15 @@ py::object to_list(const Tensor& t) {
     return level(0, 0);
   });
 }
+// As PyTorch prints: the values, then grad_fn=<...> for results of recorded ops, or
+// requires_grad=True for leaves that require grad.
+std::string tensor_repr(const Tensor& t) {
+  std::string s = to_string(t);
+  if (!t.defined() || !t.requires_grad() || s.empty() || s.back() != ')') return s;
+  s.pop_back();
+  if (auto fn = t.grad_fn()) return s + ", grad_fn=<" + fn->name() + ">)";
+  return s + ", requires_grad=True)";
+}
 }  // namespace
 
 void bind_tensor(py::module_& m) {
@@ -51,6 +61,8 @@ void bind_tensor(py::module_& m) {
   dtype.def_property_readonly("itemsize", [](ScalarType t) { return element_size(t); });
 
   py::class_<Tensor>(m, "Tensor")
+      // Tensor(t): another handle to the same tensor (how gb.nn.Parameter wraps one).
+      .def(py::init([](const Tensor& t) { return t; }), py::arg("data"))
       .def_property_readonly("shape", [](const Tensor& t) { return py::tuple(py::cast(t.sizes().vec())); })
       .def("size", [](const Tensor& t) { return py::tuple(py::cast(t.sizes().vec())); })
       .def("stride", [](const Tensor& t) { return py::tuple(py::cast(t.strides().vec())); })
@@ -62,6 +74,13 @@ void bind_tensor(py::module_& m) {
       .def("storage_offset", &Tensor::storage_offset)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("tolist", &to_list)
+      .def("item", [](const Tensor& t) {
+        if (t.numel() != 1)
+          throw ValueError("a Tensor with " + std::to_string(t.numel()) + " elements cannot be converted to Scalar");
+        py::object v = to_list(t);
+        while (py::isinstance<py::list>(v)) v = py::reinterpret_borrow<py::list>(v)[0];
+        return v;
+      })
       .def("_key_set", [](const Tensor& t) { return t.key_set().to_string(); })
-      .def("__repr__", [](const Tensor& t) { return to_string(t); });
+      .def("__repr__", &tensor_repr);
 }

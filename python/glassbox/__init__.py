@@ -25,6 +25,15 @@ from .ops import ops  # noqa: E402
 from ._C import Tensor, dtype, from_numpy  # noqa: E402
 from ._tensor_factory import tensor  # noqa: E402
 
+# Every operator of ops.yaml with a function variant, typed: gb.add, gb.neg, gb.transpose, ...
+for _name in dir(_C._functions):
+    if not _name.startswith("_") and _name not in globals():
+        globals()[_name] = getattr(_C._functions, _name)
+del _name
+from . import autograd  # noqa: E402
+from . import nn, optim  # noqa: E402,F401
+from .autograd import enable_grad, no_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
+
 float32, float64, float16, bfloat16 = dtype.float32, dtype.float64, dtype.float16, dtype.bfloat16
 int64, int32, int16, int8, uint8, bool = dtype.int64, dtype.int32, dtype.int16, dtype.int8, dtype.uint8, dtype.bool
 
@@ -38,4 +47,5 @@ try:  # the introspection tools are optional (not built on machines without thei
 except ImportError:
     pass
 
-__all__ = ["registry", "trace_calls", "ops", "Tensor", "dtype", "from_numpy", "tensor"]
+__all__ = ["registry", "trace_calls", "ops", "Tensor", "dtype", "from_numpy", "tensor", "autograd", "no_grad",
+           "enable_grad", "set_grad_enabled", "is_grad_enabled"]

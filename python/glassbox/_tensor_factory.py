@@ -21,7 +21,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     array = _np.array(data)
     if array.dtype == object:
         raise TypeError(f"tensor(): could not infer a dtype from {type(data).__name__} data")
-    out = _C._ops.call("glassbox::clone", (_C.from_numpy(_np.ascontiguousarray(array)),), {})
+    out = _C._ops.call("glassbox::clone", (_C.from_numpy(_np.require(array, requirements="C")),), {})
     target = dtype if dtype is not None else _inferred_dtype(data, array)
     if target is not None and out.dtype != target:
         out = _C._ops.call("glassbox::to", (out, target), {})

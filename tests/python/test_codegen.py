@@ -229,7 +229,8 @@ def test_outputs_and_dry_run_list(out, tmp_path):
             "CompositeExplicitAutograd"]
     expected = (["Types.h", "Functions.h", "NativeFunctions.h", "RegisterSchema.cpp", "TensorMethods.inc",
                  "TensorMethods.cpp"] + [f"{b}.h" for b in bases] + [f"{b}.cpp" for b in bases]
-                + [f"native/{b}.h" for b in bases] + [f"Register{k}.cpp" for k in keys])
+                + [f"native/{b}.h" for b in bases] + [f"Register{k}.cpp" for k in keys]
+                + [f"python/{b}.cpp" for b in bases] + ["python/bind_all.cpp"])
     assert produced == sorted(expected)
 
     listing = tmp_path / "outputs.cmake"
@@ -241,6 +242,8 @@ def test_outputs_and_dry_run_list(out, tmp_path):
     assert listed["GLASSBOX_CODEGEN_CUDA_SOURCES"] == ["RegisterCUDA.cpp"]
     assert sorted(sum(listed.values(), [])) == sorted(expected)
     assert all(p.endswith(".cpp") for p in listed["GLASSBOX_CODEGEN_SOURCES"])
+    assert sorted(listed["GLASSBOX_CODEGEN_PYTHON_SOURCES"]) == sorted(
+        [f"python/{b}.cpp" for b in bases] + ["python/bind_all.cpp"])
 
 
 def test_every_file_has_the_banner_and_every_operator_its_line(out):
@@ -419,13 +422,14 @@ def test_regenerating_unchanged_yaml_rewrites_nothing(tmp_path):
 @pytest.mark.parametrize("old, new, rewritten", [
     # a kernel renamed: its declaration and its key's registrations
     ("    CPU: max_dim_cpu\n", "    CPU: max_dim_kernel\n", ["RegisterCPU.cpp", "native/max.h"]),
-    # a default changed: the operator's header, the schema registration and the method declaration
+    # a default changed: the operator's header, the schema registration, the method declaration and
+    # the Python binding (which holds the default too)
     ("- func: var(Tensor self, bool unbiased=True) -> Tensor", "- func: var(Tensor self, bool unbiased=False) -> Tensor",
-     ["RegisterSchema.cpp", "TensorMethods.inc", "var.h"]),
-    # a method variant dropped: the header keeps the function; the methods lose it
+     ["RegisterSchema.cpp", "TensorMethods.inc", "python/var.cpp", "var.h"]),
+    # a method variant dropped: the header keeps the function; the methods and the binding lose it
     ("- func: mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor\n  variants: function, method",
      "- func: mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor\n  variants: function",
-     ["TensorMethods.cpp", "TensorMethods.inc"]),
+     ["TensorMethods.cpp", "TensorMethods.inc", "python/mse_loss.cpp"]),
 ])
 def test_one_entry_changed_rewrites_only_its_files(tmp_path, old, new, rewritten):
     yaml_path = tmp_path / "ops.yaml"
@@ -583,3 +587,41 @@ def test_generated_code_registers_and_calls(out, tmp_path):
     assert result.returncode == 0, result.stderr
     run = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and "e2e ok" in run.stdout, run.stdout + run.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Autograd from derivatives.yaml
+
+ENGINE_OPS = REPO / "engine" / "ops" / "ops.yaml"
+ENGINE_DERIVATIVES = REPO / "engine" / "ops" / "derivatives.yaml"
+
+
+def test_autograd_nodes_and_kernels_from_derivatives(tmp_path):
+    ops_dir = tmp_path / "ops"
+    codegen.generate(str(ENGINE_OPS), str(ops_dir), str(REPO), "auto", str(ENGINE_DERIVATIVES))
+    mul = (ops_dir / "autograd" / "mul.cpp").read_text()
+    assert "struct MulBackward0 final : autograd::Node {" in mul
+    assert 'return "MulBackward0";' in mul
+    assert "Tensor mul_Tensor_autograd(DispatchKeySet ks, const Tensor& self, const Tensor& other) {" in mul
+    assert re.search(r"out\[slot\] = autograd::to_input\(mul\(grad, other\), self_info_\);  "
+                     r"// engine/ops/derivatives.yaml:\d+", mul)
+    assert re.search(r'GLASSBOX_LIBRARY_IMPL\(glassbox, Autograd, m\) \{\n  m.impl\("mul.Tensor", '
+                     r"&mul_Tensor_autograd\);  // engine/ops/ops.yaml:\d+", mul)
+    add = (ops_dir / "autograd" / "add.cpp").read_text()
+    # add_ reuses add's formulas and node; add.out refuses inputs that require grad.
+    assert "autograd::check_inplace(self, \"add_.Tensor\");" in add and "autograd::rebase_history(self, grad_fn);" in add
+    assert "throw_out_not_differentiable(\"add.out\")" in add
+    assert add.count("struct AddBackward0") == 1
+
+
+@pytest.mark.parametrize("text,message", [
+    ("- name: mul.Tensor\n  alpha: grad\n", r"derivatives.yaml:2: error: mul.Tensor: 'alpha' is not a tensor argument"),
+    ("- name: nope\n  self: grad\n", r"derivatives.yaml:1: error: no operator nope in \S*ops.yaml"),
+    ("- name: neg\n", r"derivatives.yaml:1: error: neg: no formula for any input"),
+    ("- name: neg\n  self: grad\n- name: neg\n  self: grad\n", r"derivatives.yaml:3: error: second entry for neg"),
+])
+def test_derivative_errors_name_file_and_line(tmp_path, text, message):
+    path = tmp_path / "derivatives.yaml"
+    path.write_text(text)
+    with pytest.raises((CodegenError, CodegenErrors), match=message):
+        codegen.generate(str(ENGINE_OPS), str(tmp_path / "ops"), str(tmp_path), "auto", str(path))

@@ -1,0 +1,327 @@
+"""Autograd: from derivatives.yaml, per operator family, autograd/<base>.cpp with
+  - a backward Node per differentiable operator (SigmoidBackward0, MulBackward0, ...), holding the
+    saved inputs/outputs its formulas name and computing each input's gradient;
+  - the operator's kernel for the Autograd key: it records the node (when an input requires grad)
+    and redispatches below autograd;
+  - the registration of those kernels (GLASSBOX_LIBRARY_IMPL(glassbox, Autograd, m)).
+In-place operators (add_) reuse the formulas of their functional form (add); out= operators get a
+kernel that refuses inputs which require grad. One file per family, so an edit to one formula
+rebuilds one file.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from .api import Op, Param, Plan
+from .derivatives import DerivativeEntry
+from .errors import CodegenError, ErrorCollector
+from .render_common import location, params_decl, render_file, string_literal
+
+TENSOR = "const Tensor&"
+OPT_TENSOR = "const std::optional<Tensor>&"
+TENSOR_LIST = "TensorList"
+TENSOR_TYPES = (TENSOR, OPT_TENSOR, TENSOR_LIST, "Tensor&")
+
+# C++ parameter type -> (stored member type, how a local of the parameter type is made from member m).
+_STORED = {
+    "const Scalar&": ("Scalar", "const Scalar& {n} = {m};"),
+    "const std::optional<Scalar>&": ("std::optional<Scalar>", "const std::optional<Scalar>& {n} = {m};"),
+    "IntArrayRef": ("std::vector<int64_t>", "IntArrayRef {n} = {m};"),
+    "std::optional<IntArrayRef>": ("std::optional<std::vector<int64_t>>",
+                                   "std::optional<IntArrayRef> {n} = {m} ? std::optional<IntArrayRef>(*{m}) : std::nullopt;"),
+    "std::span<const double>": ("std::vector<double>", "std::span<const double> {n} = {m};"),
+    "std::string_view": ("std::string", "std::string_view {n} = {m};"),
+    "std::optional<std::string_view>": ("std::optional<std::string>",
+                                        "std::optional<std::string_view> {n} = {m} ? std::optional<std::string_view>(*{m}) : std::nullopt;"),
+}
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.strip("_").split("_") if part)
+
+
+@dataclass
+class AutogradOp:
+    op: Op
+    kind: str  # "functional", "inplace" or "out"
+    entry: Optional[DerivativeEntry] = None
+    node: str = ""  # the Node class name
+
+
+def _functional_name(op: Op) -> str:
+    name = op.entry.name[:-1]
+    return f"{name}.{op.entry.overload}" if op.entry.overload else name
+
+
+def _entry_key(op: Op) -> str:
+    return op.entry.full_name
+
+
+def autograd_ops(plan: Plan) -> list[AutogradOp]:
+    """Which operators get an Autograd kernel, with their entries and node names (none when the
+    generator was given no derivatives.yaml)."""
+    if getattr(plan, "derivatives", None) is None:
+        return []
+    entries = {e.name: e for e in getattr(plan, "derivatives", [])}
+    display = getattr(plan, "derivatives_display", "derivatives.yaml")
+    errors = ErrorCollector()
+    by_name = {op.entry.full_name: op for op in plan.ops}
+    for name, e in entries.items():
+        op = by_name.get(name)
+        if op is None:
+            errors.add(CodegenError(display, e.line, f"no operator {name} in {plan.display}"))
+            continue
+        tensor_args = {p.schema_name for p in op.params if p.type in TENSOR_TYPES}
+        for arg, line in e.formula_lines.items():
+            if arg not in tensor_args:
+                errors.add(CodegenError(display, line, f"{name}: '{arg}' is not a tensor argument of "
+                                                       f"{op.entry.schema.text}"))
+    errors.raise_if_any()
+
+    numbering: dict[str, int] = {}
+    node_of: dict[str, str] = {}
+    for e in getattr(plan, "derivatives", []):
+        camel = _camel(e.name.split(".")[0])
+        node_of[e.name] = f"{camel}Backward{numbering.get(camel, 0)}"
+        numbering[camel] = numbering.get(camel, 0) + 1
+
+    out: list[AutogradOp] = []
+    for op in plan.ops:
+        if op.entry.schema.is_out:
+            out.append(AutogradOp(op, "out"))
+        elif _entry_key(op) in entries:
+            out.append(AutogradOp(op, "functional", entries[_entry_key(op)], node_of[_entry_key(op)]))
+        elif op.entry.name.endswith("_") and _functional_name(op) in entries:
+            fn = _functional_name(op)
+            out.append(AutogradOp(op, "inplace", entries[fn], node_of[fn]))
+    return out
+
+
+def outputs(plan: Plan) -> list[str]:
+    return sorted({f"autograd/{a.op.base_name}.cpp" for a in autograd_ops(plan)})
+
+
+def render_all(plan: Plan) -> dict[str, str]:
+    families: dict[str, list[AutogradOp]] = {}
+    for a in autograd_ops(plan):
+        families.setdefault(a.op.base_name, []).append(a)
+    files = {}
+    for base, items in families.items():
+        nodes, kernels, registrations = [], [], []
+        rendered_nodes: set[str] = set()
+        for a in items:
+            if a.kind != "out" and a.node not in rendered_nodes:
+                nodes.append(_node(plan, a))
+                rendered_nodes.add(a.node)
+            kernels.append(_kernel(plan, a))
+            registrations.append(f"  m.impl({string_literal(a.op.entry.full_name)}, &{a.op.struct}_autograd);"
+                                 f"  // {location(plan, a.op)}")
+        files[f"autograd/{base}.cpp"] = render_file(
+            "autograd_family.cpp", plan, base=base, nodes="\n".join(nodes), kernels="\n".join(kernels),
+            registrations="\n".join(registrations))
+    return files
+
+
+# ---------------------------------------------------------------------------------------------
+# What a node keeps.
+
+def _uses(formulas: list[str], name: str) -> bool:
+    return any(re.search(rf"\b{re.escape(name)}\b", f) for f in formulas)
+
+
+def _returns(op: Op) -> list[str]:
+    rets = op.entry.schema.returns
+    if len(rets) == 1:
+        return [rets[0].name or "result"]
+    return [r.name or f"result{i}" for i, r in enumerate(rets)]
+
+
+@dataclass
+class _Saved:
+    inputs: list[Param]  # saved tensor/tensor-list/optional inputs
+    values: list[Param]  # saved non-tensor arguments
+    metadata: list[Param]  # tensor args whose InputMetadata is kept (differentiable or *_sizes used)
+    results: list[int]  # indices of saved outputs
+    differentiable: list[Param]  # tensor args with a formula, schema order
+
+
+def _saved(a: AutogradOp) -> _Saved:
+    e = a.entry
+    assert e is not None
+    formulas = list(e.formulas.values())
+    inputs, values, metadata, diff = [], [], [], []
+    for p in a.op.params:
+        is_tensor = p.type in TENSOR_TYPES
+        if is_tensor and p.schema_name in e.formulas:
+            diff.append(p)
+        if _uses(formulas, p.schema_name):
+            (inputs if is_tensor else values).append(p)
+        if is_tensor and (p.schema_name in e.formulas or any(
+                _uses(formulas, f"{p.schema_name}_{m}") for m in ("sizes", "dtype", "numel"))):
+            metadata.append(p)
+    results = [i for i, r in enumerate(_returns(a.op)) if _uses(formulas, r)]
+    return _Saved(inputs, values, metadata, results, diff)
+
+
+def _member_type(p: Param) -> str:
+    if p.type in (TENSOR, OPT_TENSOR, "Tensor&"):
+        return "autograd::SavedVariable"
+    if p.type == TENSOR_LIST:
+        return "std::vector<autograd::SavedVariable>"
+    return _STORED.get(p.type, (p.type, ""))[0]
+
+
+def _meta_type(p: Param) -> str:
+    if p.type == TENSOR_LIST:
+        return "std::vector<autograd::InputMetadata>"
+    if p.type == OPT_TENSOR:
+        return "std::optional<autograd::InputMetadata>"
+    return "autograd::InputMetadata"
+
+
+def _node(plan: Plan, a: AutogradOp) -> str:
+    e = a.entry
+    assert e is not None
+    s = _saved(a)
+    rets = _returns(a.op)
+    members = [f"  {_member_type(p)} {p.name}_;" for p in s.inputs + s.values]
+    members += [f"  {_meta_type(p)} {p.name}_info_;" for p in s.metadata]
+    members += [f"  autograd::SavedVariable {rets[i]}_;" for i in s.results]
+    releases = [f"{p.name}_.clear();" if p.type == TENSOR_LIST else f"{p.name}_.reset();" for p in s.inputs]
+    releases += [f"{rets[i]}_.reset();" for i in s.results]
+
+    formulas = list(e.formulas.values())
+    body = []
+    if _uses(formulas, "grad"):
+        body.append("  const Tensor& grad = grads[0];")
+    for p in s.inputs:
+        if p.type == TENSOR_LIST:
+            body.append(f"  std::vector<Tensor> {p.name} = autograd::unpack_list({p.name}_, *this);")
+        elif p.type == OPT_TENSOR:
+            body.append(f"  std::optional<Tensor> {p.name} = autograd::unpack_optional({p.name}_, *this);")
+        else:
+            body.append(f"  Tensor {p.name} = {p.name}_.unpack(*this);")
+    for p in s.values:
+        make = _STORED.get(p.type, (None, "{t} {n} = {m};"))[1]
+        body.append("  " + make.format(t=p.type, n=p.name, m=p.name + "_"))
+    for p in s.metadata:
+        for m, expr in (("sizes", "{x}.sizes"), ("dtype", "{x}.dtype"), ("numel", "autograd::numel_of({x})")):
+            if not _uses(formulas, f"{p.schema_name}_{m}"):
+                continue
+            x = f"{p.name}_info_"
+            if p.type == TENSOR_LIST:
+                body.append(f"  const auto {p.schema_name}_{m} = autograd::{m}_of_list({x});")
+            elif p.type == OPT_TENSOR:
+                body.append(f"  const auto {p.schema_name}_{m} = {x} ? {expr.format(x='(*' + x + ')')} : decltype({expr.format(x='(*' + x + ')')}){{}};")
+            else:
+                body.append(f"  const auto& {p.schema_name}_{m} = {expr.format(x=x)};" if m != "numel"
+                            else f"  const int64_t {p.schema_name}_{m} = {expr.format(x=x)};")
+    for i in s.results:
+        body.append(f"  Tensor {rets[i]} = {rets[i]}_.unpack(*this);")
+    body.append("  autograd::variable_list out(num_outputs());")
+    body.append("  size_t slot = 0;")
+    for p in s.differentiable:
+        formula = e.formulas[p.schema_name]
+        line = f"{getattr(plan, 'derivatives_display', 'derivatives.yaml')}:{e.formula_lines[p.schema_name]}"
+        if p.type == TENSOR_LIST:
+            body.append(f"  if (autograd::any_should_compute(*this, slot, {p.name}_info_.size())) {{  // {line}")
+            body.append(f"    std::vector<Tensor> g = {formula};")
+            body.append(f"    for (size_t j = 0; j < {p.name}_info_.size(); ++j)")
+            body.append(f"      if (should_compute_output(slot + j)) out[slot + j] = autograd::to_input(g[j], {p.name}_info_[j]);")
+            body.append("  }")
+            body.append(f"  slot += {p.name}_info_.size();")
+        else:
+            info = f"*{p.name}_info_" if p.type == OPT_TENSOR else f"{p.name}_info_"
+            body.append(f"  if (should_compute_output(slot)) out[slot] = autograd::to_input({formula}, {info});  // {line}")
+            body.append("  ++slot;")
+    body.append("  return out;")
+    display = getattr(plan, "derivatives_display", "derivatives.yaml")
+    return "\n".join([
+        f"// {display}:{e.line}",
+        f"struct {a.node} final : autograd::Node {{",
+        f'  std::string name() const override {{ return "{a.node}"; }}',
+        "  autograd::variable_list apply(autograd::variable_list&& grads) override;",
+        "  void release_variables() override {" + (" " + " ".join(releases) + " }" if releases else " }"),
+        *members,
+        "};",
+        f"autograd::variable_list {a.node}::apply(autograd::variable_list&& grads) {{",
+        *body,
+        "}",
+        "",
+    ])
+
+
+# ---------------------------------------------------------------------------------------------
+# The Autograd-key kernels.
+
+def _kernel_params(op: Op) -> str:
+    return ", ".join(["DispatchKeySet ks"] + [f"{p.type} {p.name}" for p in op.params])
+
+
+def _kernel(plan: Plan, a: AutogradOp) -> str:
+    op = a.op
+    args = ", ".join(p.name for p in op.params)
+    head = f"// {location(plan, op)}\n{op.ret} {op.struct}_autograd({_kernel_params(op)}) {{"
+    redispatch = f"ops::{op.struct}::redispatch(ks.below(DispatchKey::AutogradCPU){', ' + args if args else ''})"
+    tensors = [p.name for p in op.params if p.type in TENSOR_TYPES]
+    if a.kind == "out":
+        check = (f"  if (autograd::compute_requires_grad({', '.join(tensors)}))\n"
+                 f"    autograd::throw_out_not_differentiable({string_literal(op.entry.full_name)});\n") if tensors else ""
+        return "\n".join([head, check + "  autograd::BelowAutogradGuard below;", f"  return {redispatch};", "}", ""])
+
+    s = _saved(a)
+    rets = _returns(op)
+    diff = [p.name for p in s.differentiable]
+    lines = [head]
+    if a.kind == "inplace":
+        lines.append(f"  autograd::check_inplace(self, {string_literal(op.entry.full_name)});")
+    lines.append(f"  std::shared_ptr<{a.node}> grad_fn;")
+    lines.append(f"  if (autograd::compute_requires_grad({', '.join(diff)})) {{")
+    lines.append(f"    grad_fn = std::make_shared<{a.node}>();")
+    lines.append(f"    grad_fn->set_next_edges(autograd::collect_next_edges({', '.join(diff)}));")
+    for p in s.metadata:
+        lines.append(f"    grad_fn->{p.name}_info_ = autograd::metadata_of({p.name});")
+    for p in s.inputs:
+        if a.kind == "inplace" and p.schema_name == "self":
+            # The formula needs self's value from before the in-place write.
+            lines.append("    grad_fn->self_ = autograd::SavedVariable(autograd::clone_below_autograd(self), false);")
+        elif p.type == TENSOR_LIST:
+            lines.append(f"    grad_fn->{p.name}_ = autograd::save_list({p.name});")
+        else:
+            lines.append(f"    grad_fn->{p.name}_ = autograd::SavedVariable({p.name}, false);")
+    for p in s.values:
+        stored = _STORED.get(p.type)
+        value = f"{stored[0]}({p.name}.begin(), {p.name}.end())" if stored and stored[0].startswith("std::vector") \
+            else f"autograd::stored({p.name})" if stored and stored[0].startswith("std::optional<std::") \
+            else f"{stored[0]}({p.name})" if stored else p.name
+        lines.append(f"    grad_fn->{p.name}_ = {value};")
+    lines.append("  }")
+    lines.append("  auto&& result = [&]() -> decltype(auto) {")
+    lines.append("    autograd::BelowAutogradGuard below;")
+    lines.append(f"    return {redispatch};")
+    lines.append("  }();")
+    lines.append("  if (grad_fn) {")
+    if a.kind == "inplace":
+        lines.append("    autograd::rebase_history(self, grad_fn);")
+        for i in s.results:
+            lines.append(f"    grad_fn->{rets[i]}_ = autograd::SavedVariable(self, true);")
+    elif len(op.entry.schema.returns) == 1 and op.ret.startswith("std::vector"):
+        lines.append("    for (const Tensor& r : result) autograd::set_history(r, grad_fn);")
+    elif len(op.entry.schema.returns) == 1:
+        lines.append("    autograd::set_history(result, grad_fn);")
+        for i in s.results:
+            lines.append(f"    grad_fn->{rets[i]}_ = autograd::SavedVariable(result, true);")
+    else:
+        flags = a.entry.output_differentiability or [True] * len(rets)
+        for i in range(len(rets)):
+            fn = "set_history" if flags[i] else "mark_non_differentiable"
+            lines.append(f"    autograd::{fn}(std::get<{i}>(result), grad_fn);")
+        for i in s.results:
+            lines.append(f"    grad_fn->{rets[i]}_ = autograd::SavedVariable(std::get<{i}>(result), true);")
+    lines.append("  }")
+    lines.append("  return result;")
+    lines.append("}")
+    lines.append("")
+    return "\n".join(lines)

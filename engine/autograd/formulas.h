@@ -1,0 +1,40 @@
+#pragma once
+// Helpers the backward formulas of engine/ops/derivatives.yaml call (as `name(...)`), and the one
+// place where a gradient is brought back to its input's shape and dtype.
+#include "engine/autograd/node.h"
+#include "engine/core/scalar.h"
+#include "engine/core/tensor.h"
+
+namespace glassbox::autograd {
+
+// grad summed over the dimensions broadcasting added or expanded, so it has shape `sizes`.
+Tensor sum_to(const Tensor& grad, IntArrayRef sizes);
+// A gradient for an input with metadata `input`: broadcast dims reduced, dtype restored.
+Tensor to_input(const Tensor& grad, const InputMetadata& input);
+// grad * s, skipping the multiplication when s is 1.
+Tensor maybe_multiply(const Tensor& grad, const Scalar& s);
+
+}  // namespace glassbox::autograd
+
+namespace glassbox::autograd {
+
+// Zeros shaped like grad (the gradient of an input whose value was overwritten).
+Tensor zeros_like_grad(const Tensor& grad);
+// The gradient of permute(dims): grad permuted back by the inverse permutation.
+Tensor permute_backward(const Tensor& grad, IntArrayRef dims);
+// Gradients of the views slice/select: grad placed into zeros of the input's shape.
+Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step);
+Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t index);
+
+}  // namespace glassbox::autograd
+
+namespace glassbox::autograd {
+
+// The gradient of a sum over dims (all dims when dims is empty or absent): grad with the reduced
+// dims put back (when keepdim was false) and expanded to the input's shape.
+Tensor sum_backward(const Tensor& grad, IntArrayRef input_sizes, std::optional<IntArrayRef> dims, bool keepdim);
+// The number of elements a reduction over dims combined (mean's divisor).
+int64_t reduced_count(IntArrayRef input_sizes, std::optional<IntArrayRef> dims);
+
+}  // namespace glassbox::autograd

@@ -1,0 +1,98 @@
+"""gb.optim: SGD (momentum, weight decay), Adam and AdamW, updating parameters in place."""
+
+from ..autograd import no_grad
+
+
+class Optimizer:
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        params = list(params)
+        if not params:
+            raise ValueError("optimizer got an empty parameter list")
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        self.param_groups = []
+        for g in groups:
+            group = dict(defaults)
+            group.update(g)
+            group["params"] = list(group["params"])
+            self.param_groups.append(group)
+        self.state = {}
+
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for p in group["params"]:
+                p.grad = None
+
+    def _state(self, p):
+        return self.state.setdefault(id(p), {})
+
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=1e-3, momentum=0.0, weight_decay=0.0, dampening=0.0, nesterov=False):
+        if lr < 0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        super().__init__(params, dict(lr=lr, momentum=momentum, weight_decay=weight_decay, dampening=dampening,
+                                      nesterov=nesterov))
+
+    @no_grad()
+    def step(self):
+        for group in self.param_groups:
+            lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if wd:
+                    g = g + p * wd
+                if momentum:
+                    state = self._state(p)
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = state["momentum_buffer"] = g.clone()
+                    else:
+                        buf.mul_(momentum).add_(g, alpha=1 - group["dampening"])
+                    g = g + buf * momentum if group["nesterov"] else buf
+                p.add_(g, alpha=-lr)
+
+
+class Adam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+
+    _decoupled = False
+
+    @no_grad()
+    def step(self):
+        for group in self.param_groups:
+            lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if wd and self._decoupled:
+                    p.mul_(1 - lr * wd)
+                elif wd:
+                    g = g + p * wd
+                state = self._state(p)
+                if not state:
+                    state["step"] = 0
+                    state["exp_avg"] = g * 0.0
+                    state["exp_avg_sq"] = g * 0.0
+                state["step"] += 1
+                m, v, t = state["exp_avg"], state["exp_avg_sq"], state["step"]
+                m.mul_(b1).add_(g, alpha=1 - b1)
+                v.mul_(b2).add_(g * g, alpha=1 - b2)
+                step_size = lr / (1 - b1 ** t)
+                denom = (v / (1 - b2 ** t)).sqrt() + eps
+                p.add_(m / denom, alpha=-step_size)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (default 0.01, as torch.optim.AdamW)."""
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+        super().__init__(params, lr, betas, eps, weight_decay)
+
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
