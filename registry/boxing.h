@@ -84,6 +84,19 @@ struct IValueConv<ArrayRef<T>> : ListConv<T, std::vector<T>> {
   static IValue to(ArrayRef<T> v) { return ListConv<T, std::vector<T>>::to(v); }
   static ArrayRef<T> from(IValue& v) { return ListConv<T, std::vector<T>>::owned(v); }
 };
+// Tensor?[]: the stack holds an owned vector of optional tensors; kernels get a view of it.
+template <>
+struct IValueConv<std::vector<std::optional<Tensor>>> {
+  static IValue to(std::span<const std::optional<Tensor>> v) {
+    return IValue(std::vector<std::optional<Tensor>>(v.begin(), v.end()));
+  }
+  static const std::vector<std::optional<Tensor>>& from(IValue& v) { return v.to_optional_tensor_list(); }
+};
+template <>
+struct IValueConv<OptionalTensorList> {
+  static IValue to(OptionalTensorList v) { return IValueConv<std::vector<std::optional<Tensor>>>::to(v); }
+  static OptionalTensorList from(IValue& v) { return v.to_optional_tensor_list(); }
+};
 template <class D>
 struct IValueConv<std::optional<D>> {
   static IValue to(const std::optional<D>& v) { return v ? IValueConv<D>::to(*v) : IValue(); }

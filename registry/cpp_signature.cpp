@@ -16,7 +16,8 @@ bool base_matches(BaseType schema, BaseType cpp) {
 
 // Empty when the C++ type can carry the schema type.
 std::string type_mismatch(const SchemaType& t, const std::optional<AliasInfo>& alias, const CppArgType& c) {
-  if (!base_matches(t.base, c.base) || t.is_list != c.is_list || t.optional != c.optional)
+  if (!base_matches(t.base, c.base) || t.is_list != c.is_list || t.optional != c.optional ||
+      (t.is_list && t.element_optional != c.element_optional))
     return "the schema says " + t.to_string() + ", the kernel takes " + c.cpp_name;
   if (c.mutable_ref && !(alias && alias->is_write))
     return "the kernel takes " + c.cpp_name + " (mutable) but the schema does not mark it written, e.g. Tensor(a!)";

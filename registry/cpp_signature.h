@@ -22,12 +22,14 @@ namespace glassbox {
 
 using IntArrayRef = ArrayRef<int64_t>;
 using TensorList = ArrayRef<Tensor>;
+using OptionalTensorList = ArrayRef<std::optional<Tensor>>;  // Tensor?[]
 
 // One C++ parameter or return, described in schema terms.
 struct CppArgType {
   BaseType base = BaseType::Tensor;
   bool is_list = false;
   bool optional = false;
+  bool element_optional = false;  // a list of optional elements (Tensor?[])
   bool mutable_ref = false;  // Tensor& (an in-place or out= argument)
   std::string cpp_name;      // "const Tensor&", "IntArrayRef", "std::optional<double>"
 };
@@ -55,8 +57,8 @@ struct BaseTraits {
   static_assert(sizeof(D) == 0,
                 "glassbox: this C++ type has no schema type. Use Tensor, int64_t, double, bool, Scalar, "
                 "std::string/std::string_view, ScalarType, Device, IntArrayRef/std::vector<int64_t>, "
-                "std::span<const double>/std::vector<double>, TensorList/std::vector<Tensor>, or "
-                "std::optional of those");
+                "std::span<const double>/std::vector<double>, TensorList/std::vector<Tensor>, "
+                "OptionalTensorList/std::vector<std::optional<Tensor>>, or std::optional of those");
 };
 #define GB_BASE_TRAITS(TYPE, BASE, LIST, NAME)                      \
   template <>                                                       \
@@ -64,6 +66,7 @@ struct BaseTraits {
     static constexpr BaseType base = BaseType::BASE;                \
     static constexpr bool is_list = LIST;                           \
     static constexpr bool optional = false;                         \
+    static constexpr bool element_optional = false;                 \
     static std::string name() { return NAME; }                      \
   };
 GB_BASE_TRAITS(Tensor, Tensor, false, "Tensor")
@@ -84,11 +87,28 @@ GB_BASE_TRAITS(std::vector<Tensor>, Tensor, true, "std::vector<Tensor>")
 GB_BASE_TRAITS(TensorList, Tensor, true, "TensorList")
 #undef GB_BASE_TRAITS
 
+// Tensor?[]: a list whose elements may be None.
+struct OptionalTensorListTraits {
+  static constexpr BaseType base = BaseType::Tensor;
+  static constexpr bool is_list = true;
+  static constexpr bool optional = false;
+  static constexpr bool element_optional = true;
+};
+template <>
+struct BaseTraits<OptionalTensorList> : OptionalTensorListTraits {
+  static std::string name() { return "OptionalTensorList"; }
+};
+template <>
+struct BaseTraits<std::vector<std::optional<Tensor>>> : OptionalTensorListTraits {
+  static std::string name() { return "std::vector<std::optional<Tensor>>"; }
+};
+
 template <class D>
 struct BaseTraits<std::optional<D>> {
   static constexpr BaseType base = BaseTraits<D>::base;
   static constexpr bool is_list = BaseTraits<D>::is_list;
   static constexpr bool optional = true;
+  static constexpr bool element_optional = BaseTraits<D>::element_optional;
   static std::string name() { return "std::optional<" + BaseTraits<D>::name() + ">"; }
 };
 
@@ -105,6 +125,7 @@ CppArgType describe_arg() {
   a.base = BaseTraits<D>::base;
   a.is_list = BaseTraits<D>::is_list;
   a.optional = BaseTraits<D>::optional;
+  a.element_optional = BaseTraits<D>::element_optional;
   a.mutable_ref = lref && !is_const;
   a.cpp_name = (is_const && lref ? "const " : "") + BaseTraits<D>::name() + (lref ? "&" : "");
   return a;

@@ -215,6 +215,7 @@ DispatchKeySet keys_of_stack(const OperatorHandle& op, const Stack& stack) {
     const IValue& v = stack[i];
     if (v.is_tensor()) keys = keys | v.to_tensor().key_set();
     else if (v.is_tensor_list()) detail::add_keys(keys, v.to_tensor_list());
+    else if (v.is_optional_tensor_list()) detail::add_keys(keys, v.to_optional_tensor_list());
     else if (v.is_device()) detail::add_keys(keys, v.to_device());
     // `Device? device=None` means the CPU, as on the unboxed path.
     else if (v.is_none() && schema && schema->arguments[i - base].type.base == BaseType::Device)

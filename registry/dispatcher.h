@@ -79,6 +79,12 @@ inline void add_keys(DispatchKeySet& ks, TensorList l) {
   for (const Tensor& t : l) ks = ks | t.key_set();
 }
 inline void add_keys(DispatchKeySet& ks, const std::vector<Tensor>& l) { add_keys(ks, TensorList(l)); }
+inline void add_keys(DispatchKeySet& ks, OptionalTensorList l) {
+  for (const std::optional<Tensor>& t : l) add_keys(ks, t);
+}
+inline void add_keys(DispatchKeySet& ks, const std::vector<std::optional<Tensor>>& l) {
+  add_keys(ks, OptionalTensorList(l));
+}
 // A device argument (factory functions) contributes its backend key.
 inline void add_keys(DispatchKeySet& ks, Device d) { ks = ks.add(backend_key(d.type)); }
 // A factory call that names no device makes a CPU tensor, as in PyTorch.

@@ -8,8 +8,8 @@
 namespace glassbox {
 
 namespace {
-constexpr std::array<std::string_view, 11> kTagNames = {
-    "None", "Tensor", "int", "float", "bool", "str", "int[]", "float[]", "Tensor[]", "Device", "ScalarType"};
+constexpr std::array<std::string_view, 12> kTagNames = {
+    "None", "Tensor", "int", "float", "bool", "str", "int[]", "float[]", "Tensor[]", "Device", "ScalarType", "Tensor?[]"};
 
 [[noreturn]] void wrong_tag(IValue::Tag want, IValue::Tag got) {
   throw ValueError("expected a value of type " + std::string(to_string(want)) + " but got " +
@@ -37,6 +37,9 @@ const std::string& IValue::to_string_ref() const { GB_IVALUE_GET(String, std::st
 const std::vector<int64_t>& IValue::to_int_list() const { GB_IVALUE_GET(IntList, std::vector<int64_t>); }
 const std::vector<double>& IValue::to_double_list() const { GB_IVALUE_GET(DoubleList, std::vector<double>); }
 const std::vector<Tensor>& IValue::to_tensor_list() const { GB_IVALUE_GET(TensorList, std::vector<Tensor>); }
+const std::vector<std::optional<Tensor>>& IValue::to_optional_tensor_list() const {
+  GB_IVALUE_GET(OptionalTensorList, std::vector<std::optional<Tensor>>);
+}
 Device IValue::to_device() const { GB_IVALUE_GET(Device, Device); }
 ScalarType IValue::to_scalar_type() const { GB_IVALUE_GET(ScalarType, ScalarType); }
 #undef GB_IVALUE_GET
@@ -89,6 +92,9 @@ std::string IValue::repr() const {
     case Tag::TensorList: return list_repr(std::get<std::vector<Tensor>>(v_), tensor_repr);
     case Tag::Device: return std::get<Device>(v_).to_string();
     case Tag::ScalarType: return std::string(glassbox::to_string(std::get<ScalarType>(v_)));
+    case Tag::OptionalTensorList:
+      return list_repr(std::get<std::vector<std::optional<Tensor>>>(v_),
+                       [](const std::optional<Tensor>& t) { return t ? tensor_repr(*t) : std::string("None"); });
   }
   return "?";
 }

@@ -2,6 +2,7 @@
 // IValue: one boxed value on the interpreter stack (an argument or a return). Boxed kernels —
 // fallbacks, Python kernels, the trace — see every operator through a Stack of IValues.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -18,6 +19,7 @@ class IValue {
  public:
   enum class Tag : uint8_t {
     None, Tensor, Int, Double, Bool, String, IntList, DoubleList, TensorList, Device, ScalarType,
+    OptionalTensorList,  // Tensor?[]: index.Tensor's indices
   };
 
   IValue() = default;
@@ -31,6 +33,7 @@ class IValue {
   IValue(std::vector<int64_t> l) : v_(std::move(l)) {}
   IValue(std::vector<double> l) : v_(std::move(l)) {}
   IValue(std::vector<Tensor> l) : v_(std::move(l)) {}
+  IValue(std::vector<std::optional<Tensor>> l) : v_(std::move(l)) {}
   IValue(Device d) : v_(d) {}
   IValue(ScalarType t) : v_(t) {}
   IValue(const Scalar& s);
@@ -47,6 +50,7 @@ class IValue {
   bool is_tensor_list() const { return tag() == Tag::TensorList; }
   bool is_device() const { return tag() == Tag::Device; }
   bool is_scalar_type() const { return tag() == Tag::ScalarType; }
+  bool is_optional_tensor_list() const { return tag() == Tag::OptionalTensorList; }
   bool is_scalar() const { return is_int() || is_double() || is_bool(); }
 
   // Accessors throw an Error naming the expected and the actual tag.
@@ -59,6 +63,7 @@ class IValue {
   const std::vector<int64_t>& to_int_list() const;
   const std::vector<double>& to_double_list() const;
   const std::vector<Tensor>& to_tensor_list() const;
+  const std::vector<std::optional<Tensor>>& to_optional_tensor_list() const;
   Device to_device() const;
   ScalarType to_scalar_type() const;
   Scalar to_scalar() const;
@@ -68,7 +73,7 @@ class IValue {
 
  private:
   std::variant<std::monostate, Tensor, int64_t, double, bool, std::string, std::vector<int64_t>,
-               std::vector<double>, std::vector<Tensor>, Device, ScalarType>
+               std::vector<double>, std::vector<Tensor>, Device, ScalarType, std::vector<std::optional<Tensor>>>
       v_;
 };
 

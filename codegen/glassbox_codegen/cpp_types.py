@@ -64,8 +64,11 @@ def _base(t: SchemaType) -> str:
 def arg_type(arg: Argument) -> str:
     t = arg.type
     if t.element_optional:
+        # Tensor?[] (index.Tensor's indices): a view of optional tensors, as registry/cpp_signature.h spells it.
+        if t.base == "Tensor" and not t.optional and not arg.is_write:
+            return "OptionalTensorList"
         raise UnsupportedType(f"argument '{arg.name}': type '{t}' (a list of optional elements) "
-                              "is not supported by glassbox's C++ API yet")
+                              "is not supported by glassbox's C++ API yet (only Tensor?[])")
     if arg.is_write:
         if t.base == "Tensor" and not t.optional:
             return "TensorList" if t.is_list else "Tensor&"

@@ -22,6 +22,7 @@ class Tensor;
 // The same aliases as registry/cpp_signature.h (redeclaring an alias to the same type is allowed).
 using IntArrayRef = ArrayRef<int64_t>;
 using TensorList = ArrayRef<Tensor>;
+using OptionalTensorList = ArrayRef<std::optional<Tensor>>;  // Tensor?[]
 
 // The `int reduction=Mean` defaults of loss functions (PyTorch's at::Reduction values).
 namespace Reduction {

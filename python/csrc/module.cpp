@@ -17,6 +17,7 @@ void bind_tensor_operators(py::module_& m);
 namespace glassbox {
 void bind_generated(py::module_& m, py::class_<Tensor>& tensor);
 }
+void bind_indexing(py::module_& m);
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "glassbox engine bindings";
@@ -43,6 +44,7 @@ PYBIND11_MODULE(_C, m) {
   py::module_ functions = m.def_submodule("_functions", "the operators of ops.yaml as typed functions");
   auto tensor = py::reinterpret_borrow<py::class_<glassbox::Tensor>>(py::type::of<glassbox::Tensor>());
   glassbox::bind_generated(functions, tensor);
+  bind_indexing(m);
 
   py::module_ cuda = m.def_submodule("_cuda", "what glassbox_cuda was built with and sees");
   cuda.def("built_with_cuda", &glassbox::cuda::built_with_cuda);

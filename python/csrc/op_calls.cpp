@@ -71,6 +71,14 @@ IValue convert(py::handle h, const Argument& a) {
     throw Mismatch{what + " expected a list"};
   }
   py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
+  if (a.type.element_optional && a.type.base == BaseType::Tensor) {  // Tensor?[]: None elements allowed
+    std::vector<std::optional<Tensor>> v;
+    for (py::handle e : seq) {
+      if (e.is_none()) v.emplace_back();
+      else v.emplace_back(element(e, BaseType::Tensor, what).to_tensor());
+    }
+    return IValue(std::move(v));
+  }
   switch (a.type.base) {
     case BaseType::Tensor: {
       std::vector<Tensor> v;
@@ -161,6 +169,11 @@ py::object to_python(IValue& v) {
     case IValue::Tag::TensorList: return py::cast(v.to_tensor_list());
     case IValue::Tag::Device: return py::str(v.to_device().to_string());
     case IValue::Tag::ScalarType: return py::cast(v.to_scalar_type());
+    case IValue::Tag::OptionalTensorList: {
+      py::list out;
+      for (const std::optional<Tensor>& t : v.to_optional_tensor_list()) out.append(t ? py::cast(*t) : py::none());
+      return out;
+    }
   }
   return py::none();
 }

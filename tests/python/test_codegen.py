@@ -87,6 +87,7 @@ def test_typed_handle_struct(out):
     ("linear.h", "inline Tensor linear(const Tensor& input, const Tensor& weight, "
                  "const std::optional<Tensor>& bias = std::nullopt) {"),
     ("cat.h", "inline Tensor cat(TensorList tensors, int64_t dim = 0) {"),
+    ("index.h", "inline Tensor index(const Tensor& self, OptionalTensorList indices) {"),
     ("empty.h", "inline Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype = std::nullopt, "
                 "std::optional<Device> device = std::nullopt) {"),
     ("sum.h", "inline Tensor sum(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim = false, "
@@ -224,7 +225,7 @@ def test_outputs_and_dry_run_list(out, tmp_path):
     produced = sorted(str(p.relative_to(ops_dir)) for p in ops_dir.rglob("*") if p.is_file())
     bases = ["_foreach_add", "add", "amax", "cat", "clamp", "conv2d", "empty", "full", "hardtanh", "is_nonzero",
              "item", "linear", "max", "mse_loss", "mul", "nll", "relu", "size", "softmax", "split", "sum",
-             "upsample", "var", "where", "zero", "roll"]
+             "upsample", "var", "where", "zero", "roll", "index"]
     keys = ["CPU", "CUDA", "Meta", "AutogradCPU", "Trace", "Python", "Autograd", "CompositeImplicitAutograd",
             "CompositeExplicitAutograd"]
     expected = (["Types.h", "Functions.h", "NativeFunctions.h", "RegisterSchema.cpp", "TensorMethods.inc",
@@ -305,9 +306,9 @@ def errors_of(text: str, parser: str) -> str:
      - func: rand(int[] size, *, Generator? generator=None) -> Tensor
      """, "ops.yaml:1: error: rand: argument 'generator': type 'Generator?' is not supported by glassbox's C++ API yet"),
     ("""\
-     - func: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
-     """, "ops.yaml:1: error: index.Tensor: argument 'indices': type 'Tensor?[]' (a list of optional elements) "
-          "is not supported by glassbox's C++ API yet"),
+     - func: pick(Tensor self, int?[] sizes) -> Tensor
+     """, "ops.yaml:1: error: pick: argument 'sizes': type 'int?[]' (a list of optional elements) "
+          "is not supported by glassbox's C++ API yet (only Tensor?[])"),
     ("""\
      - func: clone(Tensor self, *, MemoryFormat? memory_format=contiguous_format) -> Tensor
      """, "ops.yaml:1: error: clone: argument 'memory_format': type 'MemoryFormat?' is not supported"),
