@@ -11,6 +11,7 @@ void bind_registry(py::module_& m);
 void bind_tensor(py::module_& m);
 void bind_op_calls(py::module_& m);
 void bind_numpy(py::module_& m);
+void bind_random(py::module_& m);
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "glassbox engine bindings";
@@ -31,6 +32,7 @@ PYBIND11_MODULE(_C, m) {
   bind_tensor(m);
   bind_op_calls(m);
   bind_numpy(m);
+  bind_random(m);
 
   py::module_ cuda = m.def_submodule("_cuda", "what glassbox_cuda was built with and sees");
   cuda.def("built_with_cuda", &glassbox::cuda::built_with_cuda);
