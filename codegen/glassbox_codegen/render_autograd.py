@@ -32,6 +32,7 @@ _STORED = {
     "std::optional<IntArrayRef>": ("std::optional<std::vector<int64_t>>",
                                    "std::optional<IntArrayRef> {n} = {m} ? std::optional<IntArrayRef>(*{m}) : std::nullopt;"),
     "std::span<const double>": ("std::vector<double>", "std::span<const double> {n} = {m};"),
+    "OptionalTensorList": ("std::vector<std::optional<Tensor>>", "OptionalTensorList {n} = {m};"),
     "std::string_view": ("std::string", "std::string_view {n} = {m};"),
     "std::optional<std::string_view>": ("std::optional<std::string>",
                                         "std::optional<std::string_view> {n} = {m} ? std::optional<std::string_view>(*{m}) : std::nullopt;"),

@@ -103,3 +103,23 @@ int64_t reduced_count(IntArrayRef input_sizes, std::optional<IntArrayRef> dims) 
 }
 
 }  // namespace glassbox::autograd
+
+namespace glassbox::autograd {
+
+Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, OptionalTensorList indices) {
+  return glassbox::index_put(glassbox::zeros(input_sizes, grad.dtype(), grad.device()), indices, grad, true);
+}
+
+Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index) {
+  return glassbox::index_add(glassbox::zeros(input_sizes, grad.dtype(), grad.device()), dim, index, grad);
+}
+
+Tensor gather_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index) {
+  return glassbox::scatter_add(glassbox::zeros(input_sizes, grad.dtype(), grad.device()), dim, index, grad);
+}
+
+Tensor masked_sum(const Tensor& grad, const Tensor& mask) {
+  return sum_to(glassbox::mul(grad, mask), {});  // a bool mask promotes to grad's dtype
+}
+
+}  // namespace glassbox::autograd

@@ -38,3 +38,14 @@ Tensor sum_backward(const Tensor& grad, IntArrayRef input_sizes, std::optional<I
 int64_t reduced_count(IntArrayRef input_sizes, std::optional<IntArrayRef> dims);
 
 }  // namespace glassbox::autograd
+
+namespace glassbox::autograd {
+
+// Gradients of the indexing ops: grad put back where the forward read from (adding repeats).
+Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, OptionalTensorList indices);
+Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
+Tensor gather_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
+// The sum of grad where mask is set (the gradient of masked_fill's 0-d value).
+Tensor masked_sum(const Tensor& grad, const Tensor& mask);
+
+}  // namespace glassbox::autograd

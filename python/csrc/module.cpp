@@ -18,6 +18,7 @@ namespace glassbox {
 void bind_generated(py::module_& m, py::class_<Tensor>& tensor);
 }
 void bind_indexing(py::module_& m);
+void bind_random(py::module_& m);
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "glassbox engine bindings";
@@ -45,6 +46,7 @@ PYBIND11_MODULE(_C, m) {
   auto tensor = py::reinterpret_borrow<py::class_<glassbox::Tensor>>(py::type::of<glassbox::Tensor>());
   glassbox::bind_generated(functions, tensor);
   bind_indexing(m);
+  bind_random(m);
 
   py::module_ cuda = m.def_submodule("_cuda", "what glassbox_cuda was built with and sees");
   cuda.def("built_with_cuda", &glassbox::cuda::built_with_cuda);

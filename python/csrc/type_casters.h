@@ -2,7 +2,7 @@
 // How glassbox's C++ argument types arrive from Python in the typed bindings:
 //   Scalar        <- bool, int, float
 //   IntArrayRef   <- a list/tuple of ints, or one int (as PyTorch: t.view(6) means [6])
-//   TensorList    <- a list/tuple of tensors
+//   TensorList    <- a list/tuple of tensors (Tensor?[]: None elements allowed)
 //   Device        <- "cpu", "cuda:0", "meta"
 // View types (ArrayRef) keep their elements in the caster, which lives for the whole call.
 #include <pybind11/pybind11.h>
@@ -90,6 +90,9 @@ template <>
 struct type_caster<glassbox::ArrayRef<int64_t>> : array_ref_caster<int64_t> {};
 template <>
 struct type_caster<glassbox::ArrayRef<glassbox::Tensor>> : array_ref_caster<glassbox::Tensor> {};
+// Tensor?[] (index.Tensor's indices): a list whose elements are tensors or None.
+template <>
+struct type_caster<glassbox::ArrayRef<std::optional<glassbox::Tensor>>> : array_ref_caster<std::optional<glassbox::Tensor>> {};
 
 // pybind's optional caster would keep a view into a caster it destroys: this one keeps its own.
 template <class T>

@@ -1,0 +1,122 @@
+// Front ends of arange, linspace and eye, and the inference they share with their kernels: the
+// length and dtype are decided here, then a fresh tensor is filled by the out= overload.
+#include "engine/ops/factories.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/core/error.h"
+#include "engine/ops/factory_options.h"
+#include "glassbox/ops/Functions.h"
+#include "glassbox/ops/NativeFunctions.h"
+
+namespace glassbox {
+
+std::string scalar_to_string(const Scalar& s) {
+  if (s.is_bool()) return s.to_bool() ? "True" : "False";
+  if (s.is_integral()) return std::to_string(s.to_int());
+  return detail::str_cat(s.to_double());
+}
+
+void check_empty_strided(std::span<const int64_t> size, std::span<const int64_t> stride) {
+  if (size.size() != stride.size()) {
+    throw ValueError(detail::str_cat("empty_strided: size ", shape_to_string(size), " and stride ",
+                                     shape_to_string(stride), " must have the same length"));
+  }
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] < 0) throw ValueError(detail::str_cat("empty_strided: negative size in ", shape_to_string(size)));
+    if (stride[i] < 0) {
+      throw ValueError(detail::str_cat("empty_strided: negative strides are not supported, got ",
+                                       shape_to_string(stride)));
+    }
+  }
+}
+
+int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step) {
+  const auto range = [&] {
+    return detail::str_cat("(start=", scalar_to_string(start), ", end=", scalar_to_string(end),
+                           ", step=", scalar_to_string(step), ")");
+  };
+  if (step.to_double() == 0.0) throw ValueError("arange: step must be nonzero " + range());
+  const bool integral = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
+  if (integral) {
+    // 128-bit arithmetic: end - start may not fit in int64 (arange(INT64_MIN, INT64_MAX)).
+    const __int128 s = start.to_int(), e = end.to_int(), st = step.to_int();
+    if ((st > 0 && e < s) || (st < 0 && e > s)) {
+      throw ValueError("arange: the sign of step leads away from end " + range());
+    }
+    const __int128 n = st > 0 ? (e - s + st - 1) / st : (e - s + st + 1) / st;
+    if (n > INT64_MAX) throw ValueError("arange: the result would have more elements than int64 can count " + range());
+    return static_cast<int64_t>(n);
+  }
+  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  if (!std::isfinite(s) || !std::isfinite(e) || !std::isfinite(st)) {
+    throw ValueError("arange: start, end and step must be finite " + range());
+  }
+  if ((st > 0 && e < s) || (st < 0 && e > s)) {
+    throw ValueError("arange: the sign of step leads away from end " + range());
+  }
+  const double n = std::ceil((e - s) / st);
+  if (!(n < 9.2e18)) throw ValueError("arange: the result would have more elements than int64 can count " + range());
+  return static_cast<int64_t>(n);
+}
+
+ScalarType arange_dtype(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  const bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
+  return floating ? kDefaultFloat : ScalarType::Int64;
+}
+
+void check_linspace_steps(int64_t steps) {
+  if (steps < 0) throw ValueError(detail::str_cat("linspace: number of steps must be non-negative, got ", steps));
+}
+
+void check_eye_sizes(int64_t n, int64_t m) {
+  if (n < 0) throw ValueError(detail::str_cat("eye: n must be greater or equal to 0, got ", n));
+  if (m < 0) throw ValueError(detail::str_cat("eye: m must be greater or equal to 0, got ", m));
+}
+
+void check_out_shape(const char* op, const Tensor& out, std::span<const int64_t> expected) {
+  if (std::span<const int64_t>(out.sizes()).size() != expected.size() ||
+      !std::equal(expected.begin(), expected.end(), out.sizes().begin())) {
+    throw ValueError(detail::str_cat(op, ": expected out of shape ", shape_to_string(expected), " but got ",
+                                     shape_to_string(out.sizes()), " (", to_string(out.dtype()), ")"));
+  }
+}
+
+namespace native {
+
+Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return glassbox::arange_start_step(Scalar(int64_t{0}), end, Scalar(int64_t{1}), dtype, device);
+}
+Tensor arange(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return glassbox::arange_start_step(start, end, Scalar(int64_t{1}), dtype, device);
+}
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
+              std::optional<Device> device) {
+  const int64_t length[] = {arange_length(start, end, step)};
+  Tensor out = glassbox::empty(length, arange_dtype(start, end, step, dtype), device);
+  return glassbox::arange_out(out, start, end, step);
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
+                std::optional<Device> device) {
+  check_linspace_steps(steps);
+  // Like torch.linspace: the default float dtype even for integer bounds.
+  const int64_t length[] = {steps};
+  Tensor out = glassbox::empty(length, dtype_or_default(dtype), device);
+  return glassbox::linspace_out(out, start, end, steps);
+}
+
+Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return glassbox::eye(n, n, dtype, device);
+}
+Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  check_eye_sizes(n, m);
+  const int64_t shape[] = {n, m};
+  Tensor out = glassbox::empty(shape, dtype_or_default(dtype), device);
+  return glassbox::eye_out(out, n, m);
+}
+
+}  // namespace native
+}  // namespace glassbox

@@ -1,0 +1,28 @@
+#pragma once
+// Shape, dtype and argument checks of empty_strided, arange, linspace and eye: one inference
+// each, used by the front ends (engine/ops/factories.cpp), the CPU kernels and the Meta kernels.
+#include <span>
+
+#include "engine/core/tensor.h"
+
+namespace glassbox {
+
+void check_empty_strided(std::span<const int64_t> size, std::span<const int64_t> stride);
+
+// The number of values in [start, end) by step. Integer bounds are counted exactly; any
+// floating-point bound counts as ceil((end - start) / step). Throws for a zero step, a step
+// whose sign leads away from end, non-finite bounds, or a length int64 cannot hold.
+int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step);
+// int64 when start, end and step are all integers, else the default float dtype.
+ScalarType arange_dtype(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype);
+
+void check_linspace_steps(int64_t steps);
+void check_eye_sizes(int64_t n, int64_t m);
+
+// An out= tensor of these factories must already have the result's shape.
+void check_out_shape(const char* op, const Tensor& out, std::span<const int64_t> expected);
+
+// "5", "-0.5", "True": a Scalar as an error message shows it.
+std::string scalar_to_string(const Scalar& s);
+
+}  // namespace glassbox

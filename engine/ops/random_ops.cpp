@@ -1,0 +1,107 @@
+// Front ends of the random factories (rand, randn, randint) and dropout: an empty tensor filled
+// in place by uniform_, normal_, random_ or bernoulli_, whose kernels each backend provides.
+#include "engine/ops/random_ops.h"
+
+#include <cmath>
+#include <limits>
+
+#include "engine/core/error.h"
+#include "glassbox/ops/Functions.h"
+#include "glassbox/ops/NativeFunctions.h"
+
+namespace glassbox {
+
+void check_floating_dtype(const char* op, ScalarType dtype) {
+  if (!is_floating_point(dtype)) {
+    throw TypeError(detail::str_cat(op, ": expected a floating-point dtype, but got ", to_string(dtype)));
+  }
+}
+
+void check_uniform_range(const char* op, double from, double to) {
+  if (!std::isfinite(from) || !std::isfinite(to)) {
+    throw ValueError(detail::str_cat(op, ": from and to must be finite, got from=", from, " and to=", to));
+  }
+  if (from > to) throw ValueError(detail::str_cat(op, ": expects from <= to, but got from=", from, " > to=", to));
+}
+
+void check_normal_std(const char* op, double std) {
+  if (!(std >= 0.0) || !std::isfinite(std)) {
+    throw ValueError(detail::str_cat(op, ": expects a finite std >= 0, but got std=", std));
+  }
+}
+
+void check_probability(const char* op, double p) {
+  if (!(p >= 0.0 && p <= 1.0)) {
+    throw ValueError(detail::str_cat(op, ": the probability must be in [0, 1], but got p=", p));
+  }
+}
+
+void check_random_range(const char* op, ScalarType dtype, int64_t from, int64_t to) {
+  if (from >= to) {
+    throw ValueError(detail::str_cat(op, ": expects from < to (an empty range cannot be sampled), but got from=",
+                                     from, " and to=", to));
+  }
+  // The smallest and largest value dtype holds exactly (floats: every integer up to 2^digits).
+  int64_t lo = 0, hi = 0;
+  visit_scalar_type(dtype, [&]<class T>() {
+    if constexpr (std::is_same_v<T, bool>) {
+      hi = 1;
+    } else if constexpr (std::is_integral_v<T>) {
+      lo = std::numeric_limits<T>::min();
+      hi = std::numeric_limits<T>::max();
+    } else {
+      const int digits = dtype == ScalarType::Float16 ? 11 : dtype == ScalarType::BFloat16 ? 8
+                         : dtype == ScalarType::Float32 ? 24 : 53;
+      hi = int64_t{1} << digits;
+      lo = -hi;
+    }
+  });
+  if (from < lo || to - 1 > hi) {
+    throw ValueError(detail::str_cat(op, ": the range [", from, ", ", to, ") does not fit in ", to_string(dtype),
+                     " (its values must lie in [", lo, ", ", hi, "])"));
+  }
+}
+
+namespace native {
+
+Tensor rand(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor out = glassbox::empty(size, dtype, device);
+  check_floating_dtype("rand", out.dtype());
+  return glassbox::uniform_(out, 0.0, 1.0);
+}
+
+Tensor randn(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor out = glassbox::empty(size, dtype, device);
+  check_floating_dtype("randn", out.dtype());
+  return glassbox::normal_(out, 0.0, 1.0);
+}
+
+Tensor randint(int64_t high, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return glassbox::randint(0, high, size, dtype, device);
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, std::optional<ScalarType> dtype,
+               std::optional<Device> device) {
+  const ScalarType type = dtype.value_or(ScalarType::Int64);
+  check_random_range("randint", type, low, high);
+  Tensor out = glassbox::empty(size, type, device);
+  return glassbox::random_(out, low, high);
+}
+
+Tensor dropout(const Tensor& input, double p, bool train) {
+  check_probability("dropout", p);
+  if (!is_floating_point(input.dtype())) {
+    throw TypeError(detail::str_cat("dropout: expected a floating-point input, but got ", to_string(input.dtype()),
+                                    " of shape ", shape_to_string(input.sizes())));
+  }
+  if (!train || p == 0.0) return input;
+  // Keep each element with probability 1 - p and scale the kept ones by 1 / (1 - p), so the
+  // expected value is unchanged; p = 1 keeps nothing (and must not divide by zero).
+  Tensor mask = glassbox::empty(input.sizes(), input.dtype(), input.device());
+  glassbox::bernoulli_(mask, 1.0 - p);
+  if (p < 1.0) mask = glassbox::mul(mask, Scalar(1.0 / (1.0 - p)));
+  return glassbox::mul(input, mask);
+}
+
+}  // namespace native
+}  // namespace glassbox
