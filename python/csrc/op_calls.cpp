@@ -104,7 +104,11 @@ IValue default_value(const Argument& a) {
   switch (d.kind) {
     case K::None: return IValue();
     case K::Bool: return IValue(d.text == "True");
-    case K::Int: return a.type.base == BaseType::Float ? IValue(std::stod(d.text)) : IValue(int64_t{std::stoll(d.text)});
+    case K::Int:
+      // `int[2] stride=1` means [1, 1].
+      if (a.type.is_list && a.type.base != BaseType::Float)
+        return IValue(std::vector<int64_t>(static_cast<size_t>(a.type.fixed_size.value_or(1)), std::stoll(d.text)));
+      return a.type.base == BaseType::Float ? IValue(std::stod(d.text)) : IValue(int64_t{std::stoll(d.text)});
     case K::Float: return IValue(d.text == "inf" ? INFINITY : d.text == "-inf" ? -INFINITY : std::stod(d.text));
     case K::String: return IValue(d.text.substr(1, d.text.size() - 2));
     case K::Identifier:
