@@ -75,10 +75,16 @@ def autograd_ops(plan: Plan) -> list[AutogradOp]:
             errors.add(CodegenError(display, e.line, f"no operator {name} in {plan.display}"))
             continue
         tensor_args = {p.schema_name for p in op.params if p.type in TENSOR_TYPES}
-        for arg, line in e.formula_lines.items():
-            if arg not in tensor_args:
-                errors.add(CodegenError(display, line, f"{name}: '{arg}' is not a tensor argument of "
-                                                       f"{op.entry.schema.text}"))
+        lists = {p.schema_name for p in op.params if p.type == TENSOR_LIST}
+        for key, line in e.formula_lines.items():
+            names = _names(key)
+            for arg in names:
+                if arg not in tensor_args:
+                    errors.add(CodegenError(display, line, f"{name}: '{arg}' is not a tensor argument of "
+                                                           f"{op.entry.schema.text}"))
+            if len(names) > 1 and lists & set(names):
+                errors.add(CodegenError(display, line, f"{name}: a formula for several inputs cannot include "
+                                                       "a tensor list"))
     errors.raise_if_any()
 
     numbering: dict[str, int] = {}
@@ -128,6 +134,21 @@ def render_all(plan: Plan) -> dict[str, str]:
 # ---------------------------------------------------------------------------------------------
 # What a node keeps.
 
+def _names(key: str) -> list[str]:
+    """`input, weight, bias` -> the inputs one formula (returning a tuple) differentiates."""
+    return [n.strip() for n in key.split(",")]
+
+
+def _formula_of(e: DerivativeEntry) -> dict[str, tuple[str, int, str]]:
+    """input name -> (formula key, index in the formula's tuple or -1, the formula)."""
+    out = {}
+    for key, formula in e.formulas.items():
+        names = _names(key)
+        for i, n in enumerate(names):
+            out[n] = (key, i if len(names) > 1 else -1, formula)
+    return out
+
+
 def _uses(formulas: list[str], name: str) -> bool:
     return any(re.search(rf"\b{re.escape(name)}\b", f) for f in formulas)
 
@@ -153,13 +174,14 @@ def _saved(a: AutogradOp) -> _Saved:
     assert e is not None
     formulas = list(e.formulas.values())
     inputs, values, metadata, diff = [], [], [], []
+    with_formula = _formula_of(e)
     for p in a.op.params:
         is_tensor = p.type in TENSOR_TYPES
-        if is_tensor and p.schema_name in e.formulas:
+        if is_tensor and p.schema_name in with_formula:
             diff.append(p)
         if _uses(formulas, p.schema_name):
             (inputs if is_tensor else values).append(p)
-        if is_tensor and (p.schema_name in e.formulas or any(
+        if is_tensor and (p.schema_name in with_formula or any(
                 _uses(formulas, f"{p.schema_name}_{m}") for m in ("sizes", "dtype", "numel"))):
             metadata.append(p)
     results = [i for i, r in enumerate(_returns(a.op)) if _uses(formulas, r)]
@@ -222,23 +244,42 @@ def _node(plan: Plan, a: AutogradOp) -> str:
     for i in s.results:
         body.append(f"  Tensor {rets[i]} = {rets[i]}_.unpack(*this);")
     body.append("  autograd::variable_list out(num_outputs());")
-    body.append("  size_t slot = 0;")
-    for p in s.differentiable:
-        formula = e.formulas[p.schema_name]
-        line = f"{getattr(plan, 'derivatives_display', 'derivatives.yaml')}:{e.formula_lines[p.schema_name]}"
-        if p.type == TENSOR_LIST:
-            body.append(f"  if (autograd::any_should_compute(*this, slot, {p.name}_info_.size())) {{  // {line}")
-            body.append(f"    std::vector<Tensor> g = {formula};")
-            body.append(f"    for (size_t j = 0; j < {p.name}_info_.size(); ++j)")
-            body.append(f"      if (should_compute_output(slot + j)) out[slot + j] = autograd::to_input(g[j], {p.name}_info_[j]);")
-            body.append("  }")
-            body.append(f"  slot += {p.name}_info_.size();")
-        else:
-            info = f"*{p.name}_info_" if p.type == OPT_TENSOR else f"{p.name}_info_"
-            body.append(f"  if (should_compute_output(slot)) out[slot] = autograd::to_input({formula}, {info});  // {line}")
-            body.append("  ++slot;")
-    body.append("  return out;")
     display = getattr(plan, "derivatives_display", "derivatives.yaml")
+    with_formula = _formula_of(e)
+    if any(p.type == TENSOR_LIST for p in s.differentiable):
+        # A tensor list takes as many slots as it has elements: count them at run time.
+        body.append("  size_t slot = 0;")
+        for p in s.differentiable:
+            formula = e.formulas[with_formula[p.schema_name][0]]
+            line = f"{display}:{e.formula_lines[with_formula[p.schema_name][0]]}"
+            if p.type == TENSOR_LIST:
+                body.append(f"  if (autograd::any_should_compute(*this, slot, {p.name}_info_.size())) {{  // {line}")
+                body.append(f"    std::vector<Tensor> g = {formula};")
+                body.append(f"    for (size_t j = 0; j < {p.name}_info_.size(); ++j)")
+                body.append(f"      if (should_compute_output(slot + j)) out[slot + j] = autograd::to_input(g[j], {p.name}_info_[j]);")
+                body.append("  }")
+                body.append(f"  slot += {p.name}_info_.size();")
+            else:
+                info = f"*{p.name}_info_" if p.type == OPT_TENSOR else f"{p.name}_info_"
+                body.append(f"  if (should_compute_output(slot)) out[slot] = autograd::to_input({formula}, {info});  // {line}")
+                body.append("  ++slot;")
+    else:
+        slot = {p.schema_name: i for i, p in enumerate(s.differentiable)}
+        info = {p.schema_name: (f"*{p.name}_info_" if p.type == OPT_TENSOR else f"{p.name}_info_") for p in s.differentiable}
+        for key, formula in e.formulas.items():
+            names = _names(key)
+            line = f"{display}:{e.formula_lines[key]}"
+            if len(names) == 1:
+                n = names[0]
+                body.append(f"  if (should_compute_output({slot[n]})) out[{slot[n]}] = autograd::to_input({formula}, {info[n]});  // {line}")
+                continue
+            wanted = " || ".join(f"should_compute_output({slot[n]})" for n in names)
+            body.append(f"  if ({wanted}) {{  // {line}")
+            body.append(f"    auto all = {formula};")
+            for i, n in enumerate(names):
+                body.append(f"    if (should_compute_output({slot[n]})) out[{slot[n]}] = autograd::to_input(std::get<{i}>(all), {info[n]});")
+            body.append("  }")
+    body.append("  return out;")
     return "\n".join([
         f"// {display}:{e.line}",
         f"struct {a.node} final : autograd::Node {{",

@@ -123,3 +123,29 @@ Tensor masked_sum(const Tensor& grad, const Tensor& mask) {
 }
 
 }  // namespace glassbox::autograd
+
+namespace glassbox::autograd {
+
+std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<DimVector>& sizes, int64_t dim) {
+  std::vector<Tensor> out;
+  const int64_t d = dim < 0 ? dim + grad.dim() : dim;
+  int64_t offset = 0;
+  for (const DimVector& s : sizes) {
+    if (s.size() == 1 && s[0] == 0 && grad.dim() != 1) {  // cat skipped this input
+      out.push_back(glassbox::zeros(s, grad.dtype(), grad.device()));
+      continue;
+    }
+    const int64_t length = s[static_cast<size_t>(d)];
+    out.push_back(grad.narrow(d, offset, length));
+    offset += length;
+  }
+  return out;
+}
+
+Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims) {
+  std::vector<int64_t> negated;
+  for (int64_t s : shifts) negated.push_back(-s);
+  return glassbox::roll(grad, negated, dims);
+}
+
+}  // namespace glassbox::autograd

@@ -49,3 +49,13 @@ Tensor gather_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim,
 Tensor masked_sum(const Tensor& grad, const Tensor& mask);
 
 }  // namespace glassbox::autograd
+
+namespace glassbox::autograd {
+
+// cat's gradient: grad cut back into the inputs' pieces along dim (skipped 1-d empty inputs get
+// empty gradients).
+std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<DimVector>& sizes, int64_t dim);
+// roll's gradient: grad rolled back by the negated shifts.
+Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims);
+
+}  // namespace glassbox::autograd
