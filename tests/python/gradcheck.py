@@ -36,7 +36,7 @@ def gradcheck(fn, args, kwargs=None, eps=1e-6, atol=1e-5, rtol=1e-4, seed=0):
     weights = [rng.standard_normal(o.shape) for o in outputs]
     differentiable = [o for o in outputs if o.requires_grad]
     assert differentiable, "gradcheck: no output requires grad (is the derivative missing?)"
-    grad_outputs = [gb.from_numpy(np.ascontiguousarray(w)) for o, w in zip(outputs, weights) if o.requires_grad]
+    grad_outputs = [gb.from_numpy(np.require(w, requirements="C")) for o, w in zip(outputs, weights) if o.requires_grad]
     analytic = gb.autograd.grad(differentiable, leaves, grad_outputs, allow_unused=True)
 
     checked = 0

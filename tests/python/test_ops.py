@@ -53,7 +53,7 @@ def test_calls_show_in_the_dispatch_trace(capfd):
     with gb.trace_calls():
         ops.add(x, x)
     err = capfd.readouterr().err
-    assert "[call] op=[glassbox::add.Tensor] key=[CPU]" in err
+    assert "[call] op=[glassbox::add.Tensor] key=[AutogradCPU]\n  [redispatch] op=[glassbox::add.Tensor] key=[CPU]" in err
 
 
 def test_meta_device():
