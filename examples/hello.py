@@ -1,19 +1,30 @@
-"""A first look at glassbox from Python: make tensors, call operators through the dispatcher,
-and see where each call went. (Autograd and the PyTorch-like Tensor API arrive next.)
+"""glassbox's hello world: the two programs PyTorch users write first, with the same output.
 
-    .venv/bin/python examples/hello.py
+    .venv/bin/python examples/hello.py                          # what PyTorch prints
+    GLASSBOX_DISPATCH_TRACE=1 .venv/bin/python examples/hello.py  # and every dispatcher call
     gdb -x scripts/gdb/glassbox.gdb --args .venv/bin/python examples/hello.py
 """
 import glassbox as gb
+import glassbox.nn.functional as F
 
-ops = gb.ops.glassbox
-A = ops.full([3, 4], 0.5)
-x = ops.ones([4])
-y = ops.add(A, x, alpha=2)  # broadcasting [3, 4] + [4]
-print("y =", y.tolist())
+# A matrix-vector product, a sum, and its gradients.
+A = gb.tensor([[2., 3.], [1., 4.]], requires_grad=True)
+x = gb.tensor([[6.], [-5.]], requires_grad=True)
+y = A @ x
+z = y.sum()
+z.backward(retain_graph=True)
+print(y)
+print(z)
+print(A.grad)
+print(x.grad)
 
-with gb.trace_calls():  # the dispatch trace of these calls goes to stderr
-    z = ops.mul(y, 3)
-print("z =", z.tolist())
-
-print(gb.registry.dump_table("glassbox::add.Tensor"))
+# One neuron: sigmoid(w * x + b), and its squared error against a target.
+w = gb.tensor([0.8], requires_grad=True)
+b = gb.tensor([0.14], requires_grad=True)
+inp = gb.tensor([2.0])
+out = gb.sigmoid(w * inp + b)
+loss = F.mse_loss(out, gb.tensor([1.0]))
+print(out)
+print(loss)
+loss.backward()
+print(w.grad, b.grad)

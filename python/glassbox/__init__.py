@@ -30,6 +30,9 @@ for _name in dir(_C._functions):
     if not _name.startswith("_") and _name not in globals():
         globals()[_name] = getattr(_C._functions, _name)
 del _name
+from ._factories import (  # noqa: E402,F401
+    empty, zeros, ones, full, rand, randn, zeros_like, ones_like, manual_seed, seed, initial_seed,
+)
 from . import autograd  # noqa: E402
 from . import nn, optim  # noqa: E402,F401
 from .autograd import enable_grad, no_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
