@@ -1,7 +1,11 @@
 // Element-wise arithmetic on the CPU. TensorIterator broadcasts, promotes and allocates; these
 // loops only compute. float16/bfloat16 compute in float32.
+#include <atomic>
+#include <cmath>
+#include <type_traits>
+
 #include "engine/core/error.h"
-#include "engine/cpu/loops.h"
+#include "engine/cpu/pointwise_kernel.h"
 #include "engine/ops/elementwise_shape.h"
 #include "glassbox/ops/NativeFunctions.h"
 
@@ -12,10 +16,8 @@ enum class Op { Add, Sub, Mul, Div };
 
 // out = self (op) alpha * other; `out` undefined means allocate.
 Tensor& binary(const char* name, Op op, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  TensorIteratorConfig config(name);
-  config.add_output(&out).add_input(self).add_input(other);
-  if (op == Op::Div) config.promote_integers_to_float();
-  TensorIterator it = config.build();
+  TensorIterator it =
+      binary_iterator(name, op == Op::Div ? BinaryKind::IntToFloat : BinaryKind::Promote, self, other, out);
   const ScalarType dtype = it.compute_dtype();
   if (!is_floating_point(dtype) && alpha.is_floating_point())
     throw ValueError(std::string(name) + ": alpha must be an integer for integer tensors, got " + alpha.to_string());
@@ -35,7 +37,65 @@ Tensor& binary(const char* name, Op op, const Tensor& self, const Tensor& other,
       case Op::Div: cpu::binary_loop<T, T>(it, [](C x, C y) { return x / y; }); break;
     }
   });
-  if (out.unsafe_impl()->storage()) out.unsafe_impl()->storage()->bump_version();
+  cpu::mark_written(out);
+  return out;
+}
+
+// Floor division of floats as Python and NumPy define it: through fmod, so that the quotient is
+// consistent with the remainder (7.5 // -2 == -4), and division by zero as true division gives it.
+template <class C>
+C floor_divide(C x, C y) {
+  if (y == C(0)) return x / y;
+  const C mod = std::fmod(x, y);
+  C div = (x - mod) / y;
+  if (mod != C(0) && ((y < C(0)) != (mod < C(0)))) div -= C(1);
+  if (div == C(0)) return std::copysign(C(0), x / y);
+  C floored = std::floor(div);
+  if (div - floored > C(0.5)) floored += C(1);
+  return floored;
+}
+
+// Integer quotient rounded toward zero or toward -infinity. y == -1 negates in unsigned
+// arithmetic: the one quotient (INT_MIN / -1) that overflows wraps instead.
+template <class C>
+C integer_divide(C x, C y, bool floor) {
+  if constexpr (std::is_signed_v<C>) {
+    if (y == C(-1)) return static_cast<C>(C(0) - static_cast<std::make_unsigned_t<C>>(x));
+    C q = static_cast<C>(x / y);
+    if (floor && x % y != 0 && ((x < 0) != (y < 0))) --q;
+    return q;
+  } else {
+    return static_cast<C>(x / y);
+  }
+}
+
+Tensor& divide_rounded(const char* name, const Tensor& self, const Tensor& other,
+                       std::optional<std::string_view> rounding_mode, Tensor& out) {
+  const RoundingMode mode = parse_rounding_mode(name, rounding_mode);
+  if (mode == RoundingMode::None) return binary(name, Op::Div, self, other, Scalar(int64_t{1}), out);
+  TensorIterator it = div_mode_iterator(name, mode, self, other, out);
+  const bool floor = mode == RoundingMode::Floor;
+  std::atomic<bool> divided_by_zero{false};
+  cpu::visit_numeric_type(it.compute_dtype(), [&]<class T>() {
+    using C = cpu::compute_t<T>;
+    if constexpr (std::is_floating_point_v<C>) {
+      if (floor) cpu::binary_loop<T, T>(it, [](C x, C y) { return floor_divide(x, y); });
+      else cpu::binary_loop<T, T>(it, [](C x, C y) { return std::trunc(x / y); });
+    } else {
+      cpu::binary_loop<T, T>(it, [floor, &divided_by_zero](C x, C y) {
+        if (y == C(0)) {
+          divided_by_zero.store(true, std::memory_order_relaxed);
+          return C(0);
+        }
+        return integer_divide(x, y, floor);
+      });
+    }
+  });
+  if (divided_by_zero.load()) {
+    throw ValueError(std::string(name) + ": integer division by zero (rounding_mode='" + (floor ? "floor" : "trunc") +
+                     "', self " + describe(self) + ", other " + describe(other) + ")");
+  }
+  cpu::mark_written(out);
   return out;
 }
 }  // namespace
@@ -58,15 +118,43 @@ Tensor sub_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   binary("sub", Op::Sub, self, other, alpha, out);
   return out;
 }
+Tensor& sub_cpu_(Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_not_bool("sub_", self, "use logical_xor_ instead");
+  return binary("sub_", Op::Sub, self, other, alpha, self);
+}
+Tensor& sub_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  check_not_bool("sub.out", self, "use logical_xor instead");
+  return binary("sub.out", Op::Sub, self, other, alpha, out);
+}
 Tensor mul_cpu(const Tensor& self, const Tensor& other) {
   Tensor out;
   binary("mul", Op::Mul, self, other, Scalar(int64_t{1}), out);
   return out;
 }
+Tensor& mul_cpu_(Tensor& self, const Tensor& other) { return binary("mul_", Op::Mul, self, other, Scalar(int64_t{1}), self); }
+Tensor& mul_out_cpu(const Tensor& self, const Tensor& other, Tensor& out) {
+  return binary("mul.out", Op::Mul, self, other, Scalar(int64_t{1}), out);
+}
 Tensor div_cpu(const Tensor& self, const Tensor& other) {
   Tensor out;
   binary("div", Op::Div, self, other, Scalar(int64_t{1}), out);
   return out;
+}
+Tensor& div_cpu_(Tensor& self, const Tensor& other) { return binary("div_", Op::Div, self, other, Scalar(int64_t{1}), self); }
+Tensor& div_out_cpu(const Tensor& self, const Tensor& other, Tensor& out) {
+  return binary("div.out", Op::Div, self, other, Scalar(int64_t{1}), out);
+}
+Tensor div_mode_cpu(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  Tensor out;
+  divide_rounded("div", self, other, rounding_mode, out);
+  return out;
+}
+Tensor& div_mode_cpu_(Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  return divide_rounded("div_", self, other, rounding_mode, self);
+}
+Tensor& div_mode_out_cpu(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode,
+                         Tensor& out) {
+  return divide_rounded("div.out", self, other, rounding_mode, out);
 }
 Tensor neg_cpu(const Tensor& self) {
   check_not_bool("neg", self, "use logical_not or ~ instead");

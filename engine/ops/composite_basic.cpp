@@ -38,5 +38,19 @@ Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return glassbox::add(self, wrap_scalar(other), alpha);
 }
 Tensor mul(const Tensor& self, const Scalar& other) { return glassbox::mul(self, wrap_scalar(other)); }
+Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return glassbox::sub(self, wrap_scalar(other), alpha);
+}
+Tensor div(const Tensor& self, const Scalar& other) { return glassbox::div(self, wrap_scalar(other)); }
+Tensor div(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return glassbox::div(self, wrap_scalar(other), rounding_mode);
+}
+Tensor& add_(Tensor& self, const Scalar& other, const Scalar& alpha) { return self.add_(wrap_scalar(other), alpha); }
+Tensor& sub_(Tensor& self, const Scalar& other, const Scalar& alpha) { return self.sub_(wrap_scalar(other), alpha); }
+Tensor& mul_(Tensor& self, const Scalar& other) { return self.mul_(wrap_scalar(other)); }
+Tensor& div_(Tensor& self, const Scalar& other) { return self.div_(wrap_scalar(other)); }
+Tensor& div_(Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return self.div_(wrap_scalar(other), rounding_mode);
+}
 
 }  // namespace glassbox::native

@@ -1,0 +1,174 @@
+#include "engine/ops/pointwise_iterator.h"
+
+#include <array>
+
+#include "engine/core/empty.h"
+#include "engine/core/error.h"
+#include "engine/ops/copy.h"
+
+namespace glassbox {
+
+std::string describe(const Tensor& t) {
+  return std::string(to_string(t.dtype())) + " of shape " + shape_to_string(t.sizes());
+}
+
+namespace {
+[[noreturn]] void refuse_bool(const char* op, const Tensor& t) {
+  throw TypeError(std::string(op) + ": not supported for bool tensors (got " + describe(t) + ")");
+}
+
+// `t` in `dtype`. On the meta device only the shape matters, so a data-less stand-in replaces
+// the conversion (which has no meta kernel to run). A wrapped number stays one.
+Tensor converted(const Tensor& t, ScalarType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor c = empty_tensor(t.sizes(), dtype, t.device());
+  if (t.device().type != DeviceType::Meta) copy_(c, t);
+  c.unsafe_impl()->set_wrapped_number(t.unsafe_impl()->is_wrapped_number());
+  return c;
+}
+}  // namespace
+
+PointwiseDtypes unary_dtypes(const char* op, UnaryKind kind, const Tensor& self) {
+  GB_CHECK(self.defined(), op, ": the input is an undefined tensor");
+  const ScalarType t = self.dtype();
+  switch (kind) {
+    case UnaryKind::Keep:
+      if (t == ScalarType::Bool) refuse_bool(op, self);
+      return {t, t};
+    case UnaryKind::KeepWithBool: return {t, t};
+    case UnaryKind::IntToFloat: {
+      const ScalarType f = is_floating_point(t) ? t : kDefaultFloat;
+      return {f, f};
+    }
+    case UnaryKind::FloatOnly:
+      if (!is_floating_point(t))
+        throw TypeError(std::string(op) + ": expected a floating-point tensor, got " + describe(self));
+      return {t, t};
+    case UnaryKind::Logical: return {t, ScalarType::Bool};
+  }
+  return {t, t};
+}
+
+PointwiseDtypes binary_dtypes(const char* op, BinaryKind kind, const Tensor& self, const Tensor& other) {
+  GB_CHECK(self.defined() && other.defined(), op, ": an argument is an undefined tensor");
+  const Tensor* both[] = {&self, &other};
+  const ScalarType t = result_type(both);
+  switch (kind) {
+    case BinaryKind::Promote: return {t, t};
+    case BinaryKind::Numeric:
+      if (t == ScalarType::Bool) {
+        throw TypeError(std::string(op) + ": not supported for bool tensors (got " + describe(self) + " and " +
+                        describe(other) + ")");
+      }
+      return {t, t};
+    case BinaryKind::IntToFloat: {
+      const ScalarType f = is_floating_point(t) ? t : kDefaultFloat;
+      return {f, f};
+    }
+    case BinaryKind::Compare: return {t, ScalarType::Bool};
+    case BinaryKind::FloatOnly:
+      if (!is_floating_point(t)) {
+        throw TypeError(std::string(op) + ": expected floating-point tensors, got " + describe(self) + " and " +
+                        describe(other));
+      }
+      return {t, t};
+  }
+  return {t, t};
+}
+
+void check_can_cast(const char* op, ScalarType result, const Tensor& out) {
+  const ScalarType o = out.dtype();
+  const bool float_to_int = is_floating_point(result) && !is_floating_point(o);
+  const bool to_bool = result != ScalarType::Bool && o == ScalarType::Bool;
+  if (float_to_int || to_bool) {
+    throw TypeError(std::string(op) + ": result type " + std::string(to_string(result)) +
+                    " can't be cast to the desired output type " + std::string(to_string(o)) + " (output " +
+                    describe(out) + ")");
+  }
+}
+
+TensorIterator pointwise_iterator(const char* op, PointwiseDtypes dtypes, Tensor& out,
+                                  std::initializer_list<const Tensor*> inputs) {
+  if (out.defined()) check_can_cast(op, dtypes.result, out);
+  TensorIteratorConfig config(op);
+  config.add_output(&out).compute_dtype(dtypes.compute).output_dtype(dtypes.result);
+  // Meta inputs of another dtype become stand-ins here; the iterator converts the rest itself.
+  std::array<Tensor, 4> standins;
+  size_t i = 0;
+  for (const Tensor* in : inputs) {
+    GB_CHECK(in->defined(), op, ": an input tensor is undefined");
+    if (in->device().type == DeviceType::Meta && in->dtype() != dtypes.compute && i < standins.size()) {
+      standins[i] = converted(*in, dtypes.compute);
+      config.add_input(standins[i++]);
+    } else {
+      config.add_input(*in);
+    }
+  }
+  return config.build();
+}
+
+TensorIterator clamp_iterator(const char* op, const Tensor& self, const std::optional<Tensor>& min,
+                              const std::optional<Tensor>& max, Tensor& out) {
+  GB_CHECK(self.defined(), op, ": the input is an undefined tensor");
+  const Tensor* lo = min && min->defined() ? &*min : nullptr;
+  const Tensor* hi = max && max->defined() ? &*max : nullptr;
+  if (!lo && !hi) throw ValueError(std::string(op) + ": at least one of 'min' or 'max' must not be None");
+  const Tensor* all[] = {&self, lo ? lo : hi, hi ? hi : lo};
+  const ScalarType t = result_type(all);
+  if (t == ScalarType::Bool) refuse_bool(op, self);
+  if (lo && hi) return pointwise_iterator(op, {t, t}, out, {&self, lo, hi});
+  return pointwise_iterator(op, {t, t}, out, {&self, lo ? lo : hi});
+}
+
+WhereIterator where_iterator(const char* op, const Tensor& condition, const Tensor& self, const Tensor& other,
+                             Tensor& out) {
+  GB_CHECK(condition.defined() && self.defined() && other.defined(), op, ": an argument is an undefined tensor");
+  if (condition.dtype() != ScalarType::Bool)
+    throw TypeError(std::string(op) + ": expected condition to be a bool tensor, got " + describe(condition));
+  const Tensor* values[] = {&self, &other};
+  const ScalarType t = result_type(values);
+  WhereIterator w;
+  if (out.defined()) {
+    check_can_cast(op, t, out);
+    if (out.dtype() == t) w.result = out;
+    else {
+      // The loop writes a temporary of the result dtype; it must still have out's shape.
+      const DimVector shape = broadcast_shapes(broadcast_shapes(condition.sizes(), self.sizes(), op), other.sizes(), op);
+      if (shape != out.sizes()) {
+        throw ValueError(std::string(op) + ": output of shape " + shape_to_string(out.sizes()) +
+                         " does not match the broadcast shape " + shape_to_string(shape) + " of the inputs");
+      }
+    }
+  }
+  const Tensor a = converted(self, t), b = converted(other, t);
+  w.it = TensorIteratorConfig(op).add_output(&w.result).add_input(condition).add_input(a).add_input(b)
+             .output_dtype(t).keep_dtypes().build();
+  return w;
+}
+
+RoundingMode parse_rounding_mode(const char* op, std::optional<std::string_view> mode) {
+  if (!mode) return RoundingMode::None;
+  if (*mode == "trunc") return RoundingMode::Trunc;
+  if (*mode == "floor") return RoundingMode::Floor;
+  throw ValueError(std::string(op) + ": rounding_mode must be None, 'trunc' or 'floor', got '" + std::string(*mode) +
+                   "'");
+}
+
+TensorIterator div_mode_iterator(const char* op, RoundingMode mode, const Tensor& self, const Tensor& other,
+                                 Tensor& out) {
+  if (mode == RoundingMode::None) return binary_iterator(op, BinaryKind::IntToFloat, self, other, out);
+  const PointwiseDtypes d = binary_dtypes(op, BinaryKind::Promote, self, other);
+  if (d.compute == ScalarType::Bool) {
+    throw TypeError(std::string(op) + ": rounding_mode='" + (mode == RoundingMode::Trunc ? "trunc" : "floor") +
+                    "' is not supported for bool tensors (got " + describe(self) + " and " + describe(other) + ")");
+  }
+  return pointwise_iterator(op, d, out, {&self, &other});
+}
+
+bool gelu_uses_tanh(const char* op, std::string_view approximate) {
+  if (approximate == "tanh") return true;
+  if (approximate == "none") return false;
+  throw ValueError(std::string(op) + ": approximate must be 'none' or 'tanh', got '" + std::string(approximate) + "'");
+}
+
+}  // namespace glassbox
