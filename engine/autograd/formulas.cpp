@@ -1,5 +1,6 @@
 #include "engine/autograd/formulas.h"
 
+#include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "glassbox/ops/Functions.h"
 #include "registry/dispatcher.h"
@@ -146,6 +147,44 @@ Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims) {
   std::vector<int64_t> negated;
   for (int64_t s : shifts) negated.push_back(-s);
   return glassbox::roll(grad, negated, dims);
+}
+
+}  // namespace glassbox::autograd
+
+namespace glassbox::autograd {
+
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  Tensor d = glassbox::mul(exponent, glassbox::pow(self, glassbox::sub(exponent, wrap_scalar(Scalar(1.0)))));
+  d = glassbox::where(glassbox::eq(exponent, Scalar(0.0)), Scalar(0.0), d);
+  return glassbox::mul(grad, d);
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
+  Tensor d = glassbox::mul(result, glassbox::log(self));
+  d = glassbox::where(glassbox::logical_and(glassbox::eq(self, Scalar(0.0)), glassbox::ge(exponent, Scalar(0.0))),
+                      Scalar(0.0), d);
+  return glassbox::mul(grad, d);
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Tensor>& min,
+                      const std::optional<Tensor>& max) {
+  Tensor g = grad;
+  if (min) g = glassbox::where(glassbox::ge(self, *min), g, Scalar(0.0));
+  if (max) g = glassbox::where(glassbox::le(self, *max), g, Scalar(0.0));
+  return g;
+}
+
+Tensor clamp_backward_min(const Tensor& grad, const Tensor& self, const std::optional<Tensor>& min) {
+  return min ? glassbox::where(glassbox::lt(self, *min), grad, Scalar(0.0)) : Tensor();
+}
+
+Tensor clamp_backward_max(const Tensor& grad, const Tensor& self, const std::optional<Tensor>& max) {
+  return max ? glassbox::where(glassbox::gt(self, *max), grad, Scalar(0.0)) : Tensor();
+}
+
+Tensor select_larger(const Tensor& grad, const Tensor& a, const Tensor& b) {
+  Tensor half = glassbox::where(glassbox::eq(a, b), glassbox::mul(grad, Scalar(0.5)), Scalar(0.0));
+  return glassbox::where(glassbox::gt(a, b), grad, half);
 }
 
 }  // namespace glassbox::autograd

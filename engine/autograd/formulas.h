@@ -59,3 +59,19 @@ std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<DimVector
 Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims);
 
 }  // namespace glassbox::autograd
+
+namespace glassbox::autograd {
+
+// pow's gradients: exponent * self^(exponent - 1) (0 where the exponent is 0), and
+// result * log(self) (0 where self is 0 and the exponent is not negative).
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);
+// clamp's gradients: grad where self was inside [min, max]; to min/max where they were chosen.
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Tensor>& min,
+                      const std::optional<Tensor>& max);
+Tensor clamp_backward_min(const Tensor& grad, const Tensor& self, const std::optional<Tensor>& min);
+Tensor clamp_backward_max(const Tensor& grad, const Tensor& self, const std::optional<Tensor>& max);
+// maximum/minimum: grad where a wins over b, half of it where they tie.
+Tensor select_larger(const Tensor& grad, const Tensor& a, const Tensor& b);
+
+}  // namespace glassbox::autograd
