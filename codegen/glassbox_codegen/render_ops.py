@@ -1,6 +1,8 @@
 """Per operator: glassbox/ops/<base>.h (typed handles + functions) and <base>.cpp; Functions.h."""
 from __future__ import annotations
 
+import re
+
 from .api import Op, Plan, Variant
 from .render_common import location, params_decl, render, render_file, string_literal
 
@@ -24,6 +26,15 @@ def render_all(plan: Plan) -> dict[str, str]:
     return files
 
 
+# Inside namespace glassbox::ops the typed handle of an operator named `std` would hide the
+# standard library's namespace: the handles spell it ::std.
+_STD = re.compile(r"(?<![\w:])std::")
+
+
+def _global_std(text: str) -> str:
+    return _STD.sub("::std::", text)
+
+
 def _header(plan: Plan, base: str, ops: list[Op]) -> str:
     structs = "".join(_struct(plan, op) for op in ops)
     functions = "".join(_function(plan, op, v) for op in ops for v in op.functions)
@@ -32,10 +43,11 @@ def _header(plan: Plan, base: str, ops: list[Op]) -> str:
 
 
 def _struct(plan: Plan, op: Op) -> str:
-    text = render("op_struct.h", location=location(plan, op), struct=op.struct, function_type=op.function_type,
-                  qualified_name=op.qualified_name, overload=op.entry.overload,
-                  schema_literal=string_literal(op.entry.schema.text), ret=op.ret,
-                  params=params_decl(op.params), redispatch_params=_redispatch_params(op))
+    text = render("op_struct.h", location=location(plan, op), struct=op.struct,
+                  function_type=_global_std(op.function_type), qualified_name=op.qualified_name,
+                  overload=op.entry.overload, schema_literal=string_literal(op.entry.schema.text),
+                  ret=_global_std(op.ret), params=_global_std(params_decl(op.params)),
+                  redispatch_params=_global_std(_redispatch_params(op)))
     arrays = [a for v in op.functions for a in v.arrays]
     if arrays:
         text += f"\n// Storage for the list defaults of {op.entry.full_name}.\n"
@@ -54,9 +66,9 @@ def _function(plan: Plan, op: Op, v: Variant) -> str:
 
 def _source(plan: Plan, base: str, ops: list[Op]) -> str:
     definitions = "".join(
-        render("op_definition.cpp", location=location(plan, op), ret=op.ret, struct=op.struct,
-               params=params_decl(op.params), qualified_name=op.qualified_name, overload=op.entry.overload,
-               args=", ".join(p.name for p in op.params), redispatch_params=_redispatch_params(op),
+        render("op_definition.cpp", location=location(plan, op), ret=_global_std(op.ret), struct=op.struct,
+               params=_global_std(params_decl(op.params)), qualified_name=op.qualified_name, overload=op.entry.overload,
+               args=", ".join(p.name for p in op.params), redispatch_params=_global_std(_redispatch_params(op)),
                redispatch_args=", ".join(["keys"] + [p.name for p in op.params]))
         for op in ops)
     return render_file("op.cpp", plan, base=base, definitions=definitions)

@@ -3,17 +3,11 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "glassbox/ops/Functions.h"
-#include "registry/dispatcher.h"
 
 namespace glassbox::autograd {
 
 namespace {
-Tensor sum_dims_keepdim(const Tensor& t, IntArrayRef dims) {
-  static const auto op = Dispatcher::singleton()
-                             .find_schema_or_throw("glassbox::sum", "dim_IntList")
-                             .typed<Tensor(const Tensor&, std::optional<IntArrayRef>, bool, std::optional<ScalarType>)>();
-  return op.call(t, dims, true, std::nullopt);
-}
+Tensor sum_dims_keepdim(const Tensor& t, IntArrayRef dims) { return glassbox::sum(t, dims, true); }
 }  // namespace
 
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
@@ -185,6 +179,87 @@ Tensor clamp_backward_max(const Tensor& grad, const Tensor& self, const std::opt
 Tensor select_larger(const Tensor& grad, const Tensor& a, const Tensor& b) {
   Tensor half = glassbox::where(glassbox::eq(a, b), glassbox::mul(grad, Scalar(0.5)), Scalar(0.0));
   return glassbox::where(glassbox::gt(a, b), grad, half);
+}
+
+}  // namespace glassbox::autograd
+
+namespace glassbox::autograd {
+
+namespace {
+// t with the reduced dims put back (size 1) when the reduction dropped them.
+Tensor unsqueeze_reduced(const Tensor& t, IntArrayRef input_sizes, std::optional<IntArrayRef> dims, bool keepdim) {
+  if (keepdim || input_sizes.empty()) return t;
+  const int64_t n = static_cast<int64_t>(input_sizes.size());
+  std::vector<bool> mask(input_sizes.size(), !dims || dims->empty());
+  if (dims)
+    for (int64_t d : *dims) mask[static_cast<size_t>(d < 0 ? d + n : d)] = true;
+  Tensor r = t;
+  for (size_t d = 0; d < mask.size(); ++d)
+    if (mask[d]) r = r.unsqueeze(static_cast<int64_t>(d));
+  return r;
+}
+}  // namespace
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, std::optional<int64_t> dim,
+                     bool keepdim) {
+  std::vector<int64_t> dims;
+  if (dim) dims.push_back(*dim);
+  const std::optional<IntArrayRef> reduced = dim ? std::optional<IntArrayRef>(dims) : std::nullopt;
+  Tensor g = unsqueeze_reduced(grad, self.sizes(), reduced, keepdim);
+  Tensor r = unsqueeze_reduced(result, self.sizes(), reduced, keepdim);
+  Tensor is_zero = glassbox::eq(self, Scalar(0.0));
+  // The product of the non-zero elements, and how many zeros each reduction saw.
+  Tensor nonzero = glassbox::where(is_zero, Scalar(1.0), self);
+  Tensor zeros_seen = dim ? glassbox::sum(is_zero, dims, true) : glassbox::sum(is_zero).reshape(std::vector<int64_t>(self.dim(), 1));
+  Tensor others = dim ? glassbox::prod(nonzero, *dim, true) : glassbox::prod(nonzero).reshape(std::vector<int64_t>(self.dim(), 1));
+  Tensor no_zero = glassbox::div(r, glassbox::where(is_zero, Scalar(1.0), self));
+  Tensor one_zero = glassbox::where(is_zero, others, Scalar(0.0));
+  Tensor d = glassbox::where(glassbox::eq(zeros_seen, Scalar(0)), no_zero,
+                             glassbox::where(glassbox::eq(zeros_seen, Scalar(1)), one_zero, Scalar(0.0)));
+  return glassbox::mul(g, d);
+}
+
+Tensor extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims, bool keepdim) {
+  Tensor g = unsqueeze_reduced(grad, self.sizes(), dims, keepdim);
+  Tensor r = unsqueeze_reduced(result, self.sizes(), dims, keepdim);
+  Tensor hit = glassbox::eq(self, r).to(grad.dtype());
+  Tensor count = dims.empty() ? glassbox::sum(hit).reshape(std::vector<int64_t>(self.dim(), 1))
+                              : glassbox::sum(hit, dims, true);
+  return glassbox::div(glassbox::mul(g, hit), count);
+}
+
+Tensor value_selecting_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef input_sizes,
+                                bool keepdim) {
+  Tensor g = grad, idx = indices;
+  if (!keepdim && !input_sizes.empty()) {
+    g = g.unsqueeze(dim);
+    idx = idx.unsqueeze(dim);
+  }
+  Tensor out = glassbox::zeros(input_sizes, grad.dtype(), grad.device());
+  if (input_sizes.empty()) return g.reshape({});
+  return glassbox::scatter(out, dim, idx, g);
+}
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dims,
+                    const std::optional<Scalar>& correction, bool keepdim) {
+  const double c = correction ? correction->to_double() : 1.0;
+  const int64_t n = reduced_count(self.sizes(), dims);
+  Tensor g = unsqueeze_reduced(grad, self.sizes(), dims, keepdim);
+  Tensor mean = dims && !dims->empty() ? glassbox::mean(self, *dims, true) : glassbox::mean(self);
+  Tensor centered = glassbox::sub(self, mean);
+  return glassbox::mul(g, glassbox::mul(centered, Scalar(2.0 / (static_cast<double>(n) - c))));
+}
+
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims, bool keepdim) {
+  Tensor g = unsqueeze_reduced(grad, self.sizes(), dims, keepdim);
+  Tensor r = unsqueeze_reduced(result, self.sizes(), dims, keepdim);
+  return glassbox::mul(g, glassbox::exp(glassbox::sub(self, r)));
+}
+
+Tensor l1_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction) {
+  Tensor d = glassbox::sign(glassbox::sub(self, target));
+  if (reduction == Reduction::Mean) d = glassbox::div(d, Scalar(std::max<int64_t>(self.numel(), 1)));
+  return glassbox::mul(grad, d);
 }
 
 }  // namespace glassbox::autograd

@@ -75,3 +75,21 @@ Tensor clamp_backward_max(const Tensor& grad, const Tensor& self, const std::opt
 Tensor select_larger(const Tensor& grad, const Tensor& a, const Tensor& b);
 
 }  // namespace glassbox::autograd
+
+namespace glassbox::autograd {
+
+// prod's gradient, exact with zeros: the product of the other elements.
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, std::optional<int64_t> dim,
+                     bool keepdim);
+// amax/amin/max/min over dims: grad shared evenly among the elements equal to the result.
+Tensor extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims, bool keepdim);
+// max.dim/min.dim/topk/sort: grad put back at the selected indices.
+Tensor value_selecting_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef input_sizes,
+                                bool keepdim);
+// var's gradient: grad * 2 (self - mean) / (N - correction).
+Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dims,
+                    const std::optional<Scalar>& correction, bool keepdim);
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims, bool keepdim);
+Tensor l1_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction);
+
+}  // namespace glassbox::autograd

@@ -1,0 +1,171 @@
+// softmax and log_softmax along one dim, fused per row: the maximum, the sum of exp(x - max)
+// and the normalised output in three passes over a row that stays in cache. Their gradients
+// (_softmax_backward_data, _log_softmax_backward_data) work from the saved output.
+#include <cmath>
+#include <limits>
+
+#include "engine/core/error.h"
+#include "engine/cpu/reduce_ops.h"
+#include "engine/ops/reduction_shape.h"
+#include "glassbox/ops/NativeFunctions.h"
+
+namespace glassbox::native {
+
+namespace {
+// One contiguous row. The maximum and the sum run in kLanes independent accumulators so that
+// they vectorise (a single running sum would be a serial chain). buf (n values) holds the exp
+// values of log_softmax and of float16/bfloat16 rows; softmax of float rows writes them to y.
+template <class T, bool kLog>
+inline void softmax_row(const T* x, T* y, int64_t n, cpu::compute_t<T>* buf) {
+  using A = cpu::compute_t<T>;
+  constexpr int64_t kLanes = 16;
+  const int64_t body = n - n % kLanes;
+  A lanes[kLanes];
+  for (A& l : lanes) l = -std::numeric_limits<A>::infinity();
+  for (int64_t i = 0; i < body; i += kLanes)
+    for (int64_t k = 0; k < kLanes; ++k) {
+      const A v = static_cast<A>(x[i + k]);
+      lanes[k] = v > lanes[k] ? v : lanes[k];
+    }
+  A m = -std::numeric_limits<A>::infinity();
+  for (A l : lanes) m = l > m ? l : m;
+  for (int64_t i = body; i < n; ++i) m = static_cast<A>(x[i]) > m ? static_cast<A>(x[i]) : m;
+  if (!std::isfinite(m)) m = A(0);  // all -inf (or +inf/NaN present): let exp() give NaN/0 as due
+  // exp(x - m) as a plain map (it vectorises), then summed in lanes.
+  A* e = std::is_same_v<T, A> && !kLog ? reinterpret_cast<A*>(y) : buf;
+  for (int64_t i = 0; i < n; ++i) e[i] = cpu::exp_acc<A>(static_cast<A>(x[i]) - m);
+  for (A& l : lanes) l = 0;
+  for (int64_t i = 0; i < body; i += kLanes)
+    for (int64_t k = 0; k < kLanes; ++k) lanes[k] += e[i + k];
+  A s = 0;
+  for (A l : lanes) s += l;
+  for (int64_t i = body; i < n; ++i) s += e[i];
+  if constexpr (kLog) {
+    const A shift = m + std::log(s);
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<A>(x[i]) - shift);
+  } else {
+    const A inv = A(1) / s;
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(e[i] * inv);
+  }
+}
+
+#ifdef GLASSBOX_X86_DISPATCH
+template <class T, bool kLog>
+__attribute__((target("avx2"))) void softmax_row_avx2(const T* x, T* y, int64_t n, cpu::compute_t<T>* buf) {
+  softmax_row<T, kLog>(x, y, n, buf);
+}
+#endif
+
+// x[o, :, i] for a tile of columns i: the same three passes, vectorised across columns.
+template <class T, bool kLog>
+void softmax_columns(const T* x, T* y, int64_t n, int64_t I, int64_t w) {
+  using A = cpu::compute_t<T>;
+  constexpr int64_t kTile = 256;
+  A m[kTile], s[kTile];
+  for (int64_t j = 0; j < w; ++j) m[j] = -std::numeric_limits<A>::infinity(), s[j] = 0;
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t j = 0; j < w; ++j) {
+      const A v = static_cast<A>(x[r * I + j]);
+      m[j] = v > m[j] ? v : m[j];
+    }
+  for (int64_t j = 0; j < w; ++j) m[j] = std::isfinite(m[j]) ? m[j] : A(0);
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t j = 0; j < w; ++j) s[j] += cpu::exp_acc<A>(static_cast<A>(x[r * I + j]) - m[j]);
+  for (int64_t j = 0; j < w; ++j) s[j] = kLog ? m[j] + std::log(s[j]) : A(1) / s[j];
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t j = 0; j < w; ++j) {
+      const A v = static_cast<A>(x[r * I + j]);
+      y[r * I + j] = static_cast<T>(kLog ? v - s[j] : cpu::exp_acc<A>(v - m[j]) * s[j]);
+    }
+}
+
+template <bool kLog>
+Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  const int64_t d = wrap_dim(op, dim, self);
+  const Tensor in = cpu::converted(self, softmax_dtype(op, self, dtype));
+  Tensor result = empty_tensor(self.sizes(), in.dtype(), self.device());
+  if (result.numel() == 0) return result;
+  const cpu::ReduceGeometry g = cpu::dim_geometry(in, self.dim() == 0 ? 0 : d);
+  const int64_t n = g.reduced, I = g.inner;
+  visit_scalar_type(in.dtype(), [&]<class T>() {
+    if constexpr (std::is_floating_point_v<cpu::compute_t<T>>) {
+      using A = cpu::compute_t<T>;
+      const T* x = g.data.template data<T>();
+      T* y = result.data<T>();
+      constexpr int64_t kTile = 256;
+      const int64_t tiles = I == 1 ? 1 : (I + kTile - 1) / kTile;
+      const int64_t grain = std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(n * std::min(I, kTile), 1));
+      parallel_for(0, g.outer * tiles, grain, [&](int64_t lo, int64_t hi) {
+        std::vector<A> buf(I != 1 || (std::is_same_v<T, A> && !kLog) ? 0 : static_cast<size_t>(n));
+        for (int64_t t = lo; t < hi; ++t) {
+          if (I == 1) {
+#ifdef GLASSBOX_X86_DISPATCH
+            if (cpu::cpu_has_avx2()) {
+              softmax_row_avx2<T, kLog>(x + t * n, y + t * n, n, buf.data());
+              continue;
+            }
+#endif
+            softmax_row<T, kLog>(x + t * n, y + t * n, n, buf.data());
+          } else {
+            const int64_t o = t / tiles, c0 = (t % tiles) * kTile;
+            softmax_columns<T, kLog>(x + o * n * I + c0, y + o * n * I + c0, n, I, std::min(kTile, I - c0));
+          }
+        }
+      });
+    }
+  });
+  return result;
+}
+
+// grad_input from grad_output g and the forward's output y along the dim:
+//   softmax: y * (g - sum(g * y));  log_softmax: g - exp(y) * sum(g).
+template <bool kLog>
+Tensor softmax_backward_impl(const char* op, const Tensor& grad, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  softmax_backward_shape(op, grad, output, dim, input_dtype);
+  const int64_t d = wrap_dim(op, dim, grad);
+  const Tensor y_in = cpu::converted(output, grad.dtype());
+  Tensor result = empty_tensor(grad.sizes(), grad.dtype(), grad.device());
+  if (result.numel() == 0) return cpu::converted(result, input_dtype);
+  const cpu::ReduceGeometry gg = cpu::dim_geometry(grad, grad.dim() == 0 ? 0 : d);
+  const cpu::ReduceGeometry gy = cpu::dim_geometry(y_in, grad.dim() == 0 ? 0 : d);
+  const int64_t n = gg.reduced, I = gg.inner;
+  visit_scalar_type(grad.dtype(), [&]<class T>() {
+    if constexpr (std::is_floating_point_v<cpu::compute_t<T>>) {
+      using A = cpu::compute_t<T>;
+      const T* g = gg.data.template data<T>();
+      const T* y = gy.data.template data<T>();
+      T* out = result.data<T>();
+      parallel_for(0, gg.outer * I, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(n, 1)), [&](int64_t lo, int64_t hi) {
+        for (int64_t t = lo; t < hi; ++t) {
+          const int64_t base = (t / I) * n * I + t % I;
+          A dot = 0;
+          for (int64_t r = 0; r < n; ++r) {
+            const A gv = static_cast<A>(g[base + r * I]);
+            dot += kLog ? gv : gv * static_cast<A>(y[base + r * I]);
+          }
+          for (int64_t r = 0; r < n; ++r) {
+            const A gv = static_cast<A>(g[base + r * I]), yv = static_cast<A>(y[base + r * I]);
+            out[base + r * I] = static_cast<T>(kLog ? gv - std::exp(yv) * dot : yv * (gv - dot));
+          }
+        }
+      });
+    }
+  });
+  return cpu::converted(result, input_dtype);
+}
+}  // namespace
+
+Tensor softmax_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl<false>("softmax", self, dim, dtype);
+}
+Tensor log_softmax_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl<true>("log_softmax", self, dim, dtype);
+}
+Tensor softmax_backward_data_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  return softmax_backward_impl<false>("_softmax_backward_data", grad_output, output, dim, input_dtype);
+}
+Tensor log_softmax_backward_data_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  return softmax_backward_impl<true>("_log_softmax_backward_data", grad_output, output, dim, input_dtype);
+}
+
+}  // namespace glassbox::native
