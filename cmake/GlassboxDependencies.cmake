@@ -117,3 +117,42 @@ if(GLASSBOX_BUILD_BENCHMARKS)
     glassbox_report("benchmarks" ON "Google Benchmark ${benchmark_VERSION}")
   endif()
 endif()
+
+# --- libclang: scanning sources for operator registrations (glassbox sources, glassbox ops).
+# Found through llvm-config (its libdir keeps libclang next to its builtin headers), else on the
+# default paths. Without it those commands say that glassbox was built without libclang.
+set(GLASSBOX_LIBCLANG_FOUND OFF)
+find_program(GLASSBOX_LLVM_CONFIG NAMES llvm-config llvm-config-19 llvm-config-18 llvm-config-17
+             llvm-config-16 llvm-config-15 llvm-config-14)
+set(_glassbox_llvm_libdir "")
+set(_glassbox_llvm_includedir "")
+if(GLASSBOX_LLVM_CONFIG)
+  execute_process(COMMAND "${GLASSBOX_LLVM_CONFIG}" --libdir OUTPUT_VARIABLE _glassbox_llvm_libdir
+                  ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND "${GLASSBOX_LLVM_CONFIG}" --includedir OUTPUT_VARIABLE _glassbox_llvm_includedir
+                  ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+endif()
+find_library(GLASSBOX_LIBCLANG_LIBRARY NAMES clang libclang HINTS ${_glassbox_llvm_libdir})
+find_path(GLASSBOX_LIBCLANG_INCLUDE_DIR clang-c/Index.h HINTS ${_glassbox_llvm_includedir})
+if(GLASSBOX_LIBCLANG_LIBRARY AND GLASSBOX_LIBCLANG_INCLUDE_DIR)
+  add_library(glassbox_libclang INTERFACE IMPORTED)
+  target_link_libraries(glassbox_libclang INTERFACE "${GLASSBOX_LIBCLANG_LIBRARY}")
+  target_include_directories(glassbox_libclang SYSTEM INTERFACE "${GLASSBOX_LIBCLANG_INCLUDE_DIR}")
+  set(GLASSBOX_LIBCLANG_FOUND ON)
+  glassbox_report("source scan (libclang)" ON "${GLASSBOX_LIBCLANG_LIBRARY}")
+else()
+  glassbox_report("source scan (libclang)" OFF "libclang not found (Debian: libclang-dev)")
+endif()
+
+# --- elfutils (libelf, libdw): ELF symbols and DWARF line tables (glassbox symbols). Without them
+# the binary readers are built as a stub that says so.
+set(GLASSBOX_ELFUTILS_FOUND OFF)
+find_package(PkgConfig QUIET)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(GLASSBOX_ELFUTILS QUIET IMPORTED_TARGET libdw libelf)
+endif()
+if(GLASSBOX_ELFUTILS_FOUND)
+  glassbox_report("binary readers (elfutils)" ON "libdw ${GLASSBOX_ELFUTILS_libdw_VERSION}")
+else()
+  glassbox_report("binary readers (elfutils)" OFF "libdw/libelf not found (Debian: libdw-dev libelf-dev)")
+endif()

@@ -10,6 +10,9 @@ const std::vector<Command>& all_commands() {
       {"compile-db", "translation units per target with a summary of their flags", run_compile_db},
       {"build-times", "slowest compiles and links, per-target totals, critical path (.ninja_log)", run_build_times},
       {"includes", "include graph recorded by Ninja (.ninja_deps)", run_includes},
+      {"sources", "operator registrations found in the sources (libclang)", run_sources},
+      {"ops", "operators per dispatch key: registry, sources and build joined, as a table or graph", run_ops},
+      {"symbols", "symbols of an ELF file, demangled, with file:line and size totals (a faster nm -C -l)", run_symbols},
   };
   return commands;
 }

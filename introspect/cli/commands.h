@@ -23,6 +23,9 @@ int run_deps(const CommandArgs& args, std::ostream& out);
 int run_compile_db(const CommandArgs& args, std::ostream& out);
 int run_build_times(const CommandArgs& args, std::ostream& out);
 int run_includes(const CommandArgs& args, std::ostream& out);
+int run_sources(const CommandArgs& args, std::ostream& out);
+int run_ops(const CommandArgs& args, std::ostream& out);
+int run_symbols(const CommandArgs& args, std::ostream& out);
 
 // The CLI as a function (main() calls it; tests and the Python module can too): prints errors as
 // "glassbox: error: ..." to `err` and returns 0, 1 (bad input) or 2 (bad usage).

@@ -19,6 +19,10 @@
 #include "introspect/module_graph.h"
 #include "introspect/ninja_deps.h"
 #include "introspect/process.h"
+#include "introspect/binary_registrations.h"
+#include "introspect/symbol_listing.h"
+#include "introspect/registration_graph.h"
+#include "introspect/source_scan.h"
 
 namespace py = pybind11;
 namespace gi = glassbox::introspect;
@@ -335,4 +339,159 @@ PYBIND11_MODULE(_introspect, m) {
     if (o.source_root.empty() && gi::find_reply_index(build_dir)) o.source_root = gi::read_file_api(build_dir).codemodel.source_dir;
     return gi::build_include_graph(gi::read_ninja_deps(build_dir, gi::find_program("ninja")), o);
   }, py::arg("build_dir"), py::arg("source") = "", py::arg("source_root") = "");
+
+  // --- binaries: ELF symbols, DWARF lines, registrations found in a binary (plain dicts and lists)
+  auto symbol_query = [](bool lines, const std::string& grep, bool dynamic, bool demangle,
+                         const std::vector<std::string>& debug_dirs) {
+    gi::SymbolQuery q;
+    q.lines = lines, q.grep = grep, q.demangle = demangle, q.dwarf.debug_dirs = debug_dirs;
+    q.tables = dynamic ? gi::SymbolTables::Dynsym : gi::SymbolTables::Preferred;
+    return q;
+  };
+  m.def("symbols", [symbol_query](const std::string& path, bool lines, const std::string& grep, bool dynamic,
+                                  bool demangle, const std::vector<std::string>& debug_dirs) {
+    std::optional<gi::SymbolListing> listing;
+    {
+      py::gil_scoped_release unlocked;
+      listing = gi::list_symbols(path, symbol_query(lines, grep, dynamic, demangle, debug_dirs));
+    }
+    py::list out;
+    for (const auto& ls : listing->symbols) {
+      const gi::ElfSymbol& s = listing->symbol(ls);
+      py::dict d;
+      d["name"] = s.name, d["demangled"] = s.demangled, d["address"] = s.address, d["size"] = s.size;
+      d["type"] = gi::to_string(s.type), d["binding"] = gi::to_string(s.binding);
+      d["visibility"] = gi::to_string(s.visibility), d["section"] = s.section, d["table"] = gi::to_string(s.table);
+      d["nm"] = std::string(1, ls.nm);
+      if (lines) d["file"] = std::string(ls.line.file), d["line"] = ls.line.line;
+      out.append(d);
+    }
+    py::dict result;
+    result["symbols"] = out;
+    result["line_info"] = listing->dwarf ? py::str(gi::to_string(listing->dwarf->status())) : py::str("not read");
+    result["line_info_message"] = listing->dwarf ? listing->dwarf->message() : std::string();
+    return result;
+  }, py::arg("path"), py::arg("lines") = false, py::arg("grep") = "", py::arg("dynamic") = false,
+     py::arg("demangle") = true, py::arg("debug_dirs") = std::vector<std::string>{});
+  m.def("elf_info", [](const std::string& path) {
+    gi::ElfReadOptions o;
+    o.demangle = false;
+    const gi::ElfFile e = gi::ElfFile::read(path, o);
+    py::list sections;
+    for (std::size_t i = 1; i < e.sections().size(); ++i) {
+      const auto& s = e.sections()[i];
+      py::dict d;
+      d["name"] = s.name, d["type"] = s.type, d["flags"] = s.flags, d["address"] = s.address, d["offset"] = s.offset;
+      d["size"] = s.size;
+      sections.append(d);
+    }
+    py::dict d;
+    d["path"] = e.path(), d["type"] = std::string(e.type_name()), d["machine"] = e.machine(), d["size"] = e.file_size();
+    d["soname"] = e.soname(), d["needed"] = e.needed(), d["build_id"] = e.build_id(), d["debuglink"] = e.debuglink();
+    d["has_symtab"] = e.has_symtab(), d["has_dynsym"] = e.has_dynsym(), d["has_debug_info"] = e.has_debug_info();
+    d["sections"] = sections, d["warnings"] = e.warnings();
+    return d;
+  }, py::arg("path"));
+  m.def("dwarf_info", [](const std::string& path, const std::vector<std::string>& debug_dirs) {
+    gi::ElfReadOptions o;
+    o.demangle = false;
+    const gi::ElfFile e = gi::ElfFile::read(path, o);
+    gi::DwarfOptions d;
+    d.debug_dirs = debug_dirs;
+    const gi::DwarfLines lines = gi::DwarfLines::read(e, d);
+    py::list units;
+    for (const auto& u : lines.units()) {
+      py::dict x;
+      x["name"] = u.name, x["comp_dir"] = u.comp_dir, x["source"] = u.source(), x["producer"] = u.producer;
+      x["version"] = u.version, x["line_rows"] = u.line_rows, x["error"] = u.error;
+      units.append(x);
+    }
+    py::dict out;
+    out["status"] = std::string(gi::to_string(lines.status())), out["message"] = lines.message();
+    out["debug_file"] = lines.debug_file(), out["separate_debug_file"] = lines.from_separate_file();
+    out["units"] = units, out["errors"] = lines.errors(), out["line_rows"] = lines.row_count();
+    return out;
+  }, py::arg("path"), py::arg("debug_dirs") = std::vector<std::string>{});
+  m.def("binary_registrations", [](const std::string& path, const std::vector<std::string>& debug_dirs) {
+    gi::DwarfOptions d;
+    d.debug_dirs = debug_dirs;
+    std::vector<gi::BinaryRegistration> found;
+    {
+      py::gil_scoped_release unlocked;
+      found = gi::find_binary_registrations(path, d);
+    }
+    py::list out;
+    for (const auto& r : found) {
+      py::dict x;
+      x["kind"] = std::string(gi::to_string(r.kind)), x["namespace"] = r.ns, x["dispatch_key"] = r.dispatch_key;
+      x["operator"] = r.op, x["symbol"] = r.symbol, x["demangled"] = r.demangled, x["address"] = r.address;
+      x["file"] = r.file, x["line"] = r.line, x["library"] = r.library;
+      out.append(x);
+    }
+    return out;
+  }, py::arg("path"), py::arg("debug_dirs") = std::vector<std::string>{});
+  m.def("symbol_sizes", [symbol_query](const std::string& path, const std::string& by) {
+    if (by != "source" && by != "section") throw glassbox::Error("symbol_sizes: by must be \"source\" or \"section\", not \"" + by + "\"");
+    std::vector<gi::SizeTotal> totals;
+    {
+      py::gil_scoped_release unlocked;
+      const gi::SymbolListing listing = gi::list_symbols(path, symbol_query(by == "source", "", false, false, {}));
+      totals = by == "source" ? gi::sizes_by_source(listing) : gi::sizes_by_section(listing);
+    }
+    py::list out;
+    for (const auto& t : totals) {
+      py::dict x;
+      x["name"] = t.name, x["symbols"] = t.symbols, x["symbol_bytes"] = t.symbol_bytes, x["vm_size"] = t.vm_size;
+      x["file_size"] = t.file_size;
+      out.append(x);
+    }
+    return out;
+  }, py::arg("path"), py::arg("by") = "section");
+
+  // --- operator registrations: the source scan, and the join with the registry (gb.introspect.ops)
+  m.def("source_scan_available", &gi::source_scan_available);
+  m.def("scan_sources", [](const std::string& build_dir, const std::string& units, int jobs) {
+    gi::SourceScanOptions o;
+    o.unit_filter = units, o.jobs = jobs;
+    std::string text;
+    {
+      py::gil_scoped_release unlocked;
+      text = gi::source_scan_to_json(gi::scan_build_dir(build_dir, o), 0);
+    }
+    return text;
+  }, py::arg("build_dir"), py::arg("units") = "", py::arg("jobs") = 0);
+  m.def("registration_view", [](std::optional<std::string> registry_json, const std::string& build_dir,
+                                const std::string& op, const std::string& key, const std::string& units, int jobs) {
+    std::optional<gi::FileApiReply> reply;
+    std::optional<gi::SourceScan> scan;
+    gi::RegistrationInputs in;
+    in.registry_json = std::move(registry_json);
+    std::string json;
+    gg::Graph graph;
+    {
+      py::gil_scoped_release unlocked;
+      if (!build_dir.empty()) {
+        if (gi::find_reply_index(build_dir)) reply = gi::read_file_api(build_dir);
+        gi::SourceScanOptions o;
+        o.unit_filter = units, o.jobs = jobs;
+        if (reply) o.source_root = reply->codemodel.source_dir;
+        if (gi::source_scan_available()) {  // without libclang: registry and File API only
+          scan = gi::scan_sources(gi::read_compile_database(build_dir), o);
+          in.sources = &*scan;
+        }
+        in.reply = reply ? &*reply : nullptr;
+      }
+      const gi::RegistrationView view = gi::build_registration_view(in, gi::RegistrationFilter{op, key});
+      json = gi::registration_view_to_json(view);
+      graph = view.graph;
+    }
+    py::dict out;
+    out["json"] = json, out["graph"] = graph;
+    py::list errors;
+    if (scan)
+      for (const auto& e : scan->errors) errors.append(py::make_tuple(e.file, e.message));
+    out["errors"] = errors;
+    return out;
+  }, py::arg("registry_json"), py::arg("build_dir") = "", py::arg("op") = "", py::arg("key") = "",
+     py::arg("units") = "", py::arg("jobs") = 0);
 }

@@ -21,6 +21,8 @@ __all__ = [
     "Graph", "BuildTimes", "IntrospectError",
     "compile_db", "file_api", "targets", "ninja_log", "build_times", "includes", "deps", "main",
 ]
+__all__ += ["OpsView", "ops", "sources"]
+__all__ += ["symbols", "elf_info", "compile_units", "binary_registrations", "symbol_sizes"]
 
 
 def _native():
@@ -214,6 +216,103 @@ def deps(build_dir, *, targets_only: bool = False, build_order: bool = True, all
     g = Graph(_call(_native().module_graph, _os.fspath(build_dir), not targets_only, build_order, all_build_order,
                     configuration, configure, cmake))
     return g.filter(**filters) if filters else g
+
+
+def sources(build_dir, units: str = "", jobs: int = 0) -> dict:
+    """Operator registrations as written in the sources (libclang): {"registrations": [...],
+    "errors": [{"file", "message"}], "units": [...]}; units= limits the scan to matching paths."""
+    return _json.loads(_call(_native().scan_sources, _os.fspath(build_dir), units, jobs))
+
+
+class OpsView:
+    """Operators per dispatch key, joined from the running registry, the sources and the build:
+    .rows (one dict per registration), .disagreements, .graph (drawn inline in Jupyter)."""
+
+    _COLUMNS = ("operator", "key", "serves", "kernel", "registered_at", "kernel_at", "library", "target", "agreement")
+
+    def __init__(self, data: dict, graph: "Graph", errors: List[tuple]):
+        self.rows: List[dict] = data["rows"]
+        self.disagreements: List[dict] = data["disagreements"]
+        self.sources_used: List[str] = data["sources_used"]
+        self.errors = [{"file": f, "message": m} for f, m in errors]  # units that did not parse
+        self.graph = graph
+
+    @property
+    def table(self) -> str:
+        """The rows as an aligned text table (what `glassbox ops` prints)."""
+        rows = [[str(r.get(c, "")) for c in self._COLUMNS] for r in self.rows]
+        widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(self._COLUMNS)]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(self._COLUMNS, widths)).rstrip()]
+        lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows]
+        return "\n".join(lines)
+
+    def _repr_svg_(self):
+        return self.graph._repr_svg_()
+
+    def __repr__(self) -> str:
+        return (f"{self.table}\n\n{len(self.rows)} registrations, {len(self.disagreements)} disagreements "
+                f"(from {', '.join(self.sources_used) or 'nothing'})")
+
+
+def ops(op: Optional[str] = None, key: Optional[str] = None, build_dir=None, registry=None,
+        units: str = "", jobs: int = 0) -> OpsView:
+    """Where each operator is declared, registered and implemented, per dispatch key.
+
+    op: a regex on "ns::name.overload"; key: one dispatch key. registry: the registry's JSON text
+    or a file holding it; by default this process's own registry (glassbox.registry.to_json()).
+    build_dir: also scan that build's sources (libclang; units= limits the scan) and read its CMake
+    File API reply for libraries and targets. Where the sources of truth disagree, the rows'
+    "agreement", .disagreements and the graph (red) say so."""
+    if registry is None:
+        try:
+            from . import registry as _registry
+            registry = _registry.to_json()
+        except ImportError:
+            registry = None
+    elif not str(registry).lstrip().startswith("{"):
+        with open(_os.fspath(registry), encoding="utf-8") as f:
+            registry = f.read()
+    out = _call(_native().registration_view, registry, _os.fspath(build_dir) if build_dir else "", op or "",
+                key or "", units, jobs)
+    return OpsView(_json.loads(out["json"]), Graph(out["graph"]), out["errors"])
+
+
+def symbols(lib, lines: bool = False, grep: Optional[str] = None, dynamic: bool = False, demangle: bool = True,
+            debug_dirs: Optional[List[str]] = None) -> List[dict]:
+    """The symbols of an ELF file as `glassbox symbols` lists them (sorted by address; section and
+    file symbols left out): dicts with name, demangled, address, size, type, binding, visibility,
+    section, table and nm (the letter nm prints); with lines=True also file and line (from DWARF or
+    a separate debug file; "" and 0 where there is none). grep: a regex searched in both names."""
+    result = _call(_native().symbols, _os.fspath(lib), lines, grep or "", dynamic, demangle, list(debug_dirs or []))
+    if lines and result["line_info"] != "present":
+        import warnings
+        warnings.warn(f"{_os.fspath(lib)}: {result['line_info_message']}; symbols have no lines", stacklevel=2)
+    return result["symbols"]
+
+
+def elf_info(lib) -> dict:
+    """What an ELF file says about itself: type, soname, needed libraries, build id, debuglink,
+    sections, and whether it has .symtab, .dynsym and DWARF."""
+    return _call(_native().elf_info, _os.fspath(lib))
+
+
+def compile_units(lib, debug_dirs: Optional[List[str]] = None) -> dict:
+    """The DWARF of an ELF file: status ("present", "missing", "corrupt"), message, debug_file, and
+    units (name, comp_dir, source, producer, DWARF version, line rows)."""
+    return _call(_native().dwarf_info, _os.fspath(lib), list(debug_dirs or []))
+
+
+def binary_registrations(lib, debug_dirs: Optional[List[str]] = None) -> List[dict]:
+    """Operator registrations found from the binary alone: GLASSBOX_LIBRARY/_FRAGMENT/_IMPL and
+    TORCH_LIBRARY/_FRAGMENT/_IMPL blocks and op_call/op_redispatch handles, as dicts with kind,
+    namespace, dispatch_key, operator, symbol, demangled, address, file, line and library."""
+    return _call(_native().binary_registrations, _os.fspath(lib), list(debug_dirs or []))
+
+
+def symbol_sizes(lib, by: str = "section") -> List[dict]:
+    """Size totals per section (vm_size, file_size, symbols, symbol_bytes) or per source file
+    (by="source", from DWARF), largest first."""
+    return _call(_native().symbol_sizes, _os.fspath(lib), by)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -1,0 +1,396 @@
+#include "introspect/registration_graph.h"
+
+#include <dlfcn.h>
+
+#include <map>
+#include <regex>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/core/error.h"
+#include "graphs/json_writer.h"
+#include "introspect/build_index.h"
+
+namespace glassbox::introspect {
+namespace {
+
+using json = nlohmann::json;
+
+std::string site(const std::string& file, int line) { return file.empty() ? "" : file + ":" + std::to_string(line); }
+
+// One registration as each source of truth sees it.
+struct Entry {
+  std::string op, key;  // key "def" for the schema; op "" for a fallback
+  // registry
+  bool in_registry = false;
+  std::string registry_at, serves;
+  // sources
+  const SourceRegistration* source = nullptr;
+  // binary: a record of this registration, or of the block it was written in
+  const BinaryRegistrationRecord* binary = nullptr;
+  const BinaryRegistrationRecord* binary_block = nullptr;
+};
+
+std::string qualify(const std::string& ns, const std::string& op) {
+  if (op.empty() || op.find("::") != std::string::npos) return op;
+  return ns + "::" + op;
+}
+
+std::string file_of(const std::string& at) { return at.substr(0, at.rfind(':')); }
+
+bool same_file(std::string_view a, std::string_view b) {
+  if (a.size() < b.size()) std::swap(a, b);
+  return a == b || (!b.empty() && a.ends_with(b) && a[a.size() - b.size() - 1] == '/');
+}
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+class Joiner {
+ public:
+  Joiner(const RegistrationInputs& in, const RegistrationFilter& filter) : in_(in), filter_(filter) {
+    if (!filter.op_regex.empty()) {
+      try {
+        op_regex_.emplace(filter.op_regex);
+      } catch (const std::regex_error& e) {
+        throw ValueError("ops: the operator filter \"" + filter.op_regex + "\" is not a valid regex: " + e.what());
+      }
+    }
+    if (in.reply) index_.emplace(*in.reply);
+    if (in.sources)
+      for (const auto& u : in.sources->units) scanned_.insert(u);
+  }
+
+  RegistrationView run() {
+    RegistrationView view;
+    if (in_.registry_json) read_registry(view);
+    if (in_.sources) {
+      view.sources_used.push_back("sources");
+      for (const auto& r : in_.sources->registrations) {
+        Entry& e = entry(r.kind == "fallback" ? "" : r.qualified_op(), r.kind == "def" ? "def" : r.dispatch_key);
+        if (!e.source) e.source = &r;
+      }
+    }
+    if (in_.binary) {
+      view.sources_used.push_back("binary");
+      for (const auto& b : *in_.binary) {
+        if (b.kind == "block" || b.kind == "op_handle") continue;
+        has_registration_records_ = true;
+        const std::string op = b.kind == "fallback" ? "" : qualify(b.ns, b.op);
+        Entry& e = entry(op, b.kind == "def" ? "def" : b.dispatch_key);
+        if (!e.binary) e.binary = &b;
+      }
+      if (in_.sources) match_blocks();
+    }
+    if (index_) view.sources_used.push_back("file_api");
+    build(view);
+    return view;
+  }
+
+ private:
+  Entry& entry(const std::string& op, const std::string& key) {
+    auto [it, added] = entries_.try_emplace({op, key});
+    if (added) it->second.op = op, it->second.key = key;
+    return it->second;
+  }
+
+  // A block's function in a binary holds every registration written in that block (same
+  // namespace, the key of an IMPL block, the same file).
+  void match_blocks() {
+    for (auto& [k, e] : entries_) {
+      if (!e.source) continue;
+      const SourceRegistration& s = *e.source;
+      for (const auto& b : *in_.binary) {
+        if (b.kind != "block" || b.ns != s.ns || b.file.empty() || !same_file(b.file, s.block_file)) continue;
+        if (!b.dispatch_key.empty() && s.kind != "def" && b.dispatch_key != s.dispatch_key) continue;
+        e.binary_block = &b;
+        break;
+      }
+    }
+  }
+
+  void read_registry(RegistrationView& view) {
+    json j;
+    try {
+      j = json::parse(*in_.registry_json);
+    } catch (const json::exception& e) {
+      throw ValueError(std::string("registry JSON does not parse: ") + e.what());
+    }
+    if (j.value("format", "") != "glassbox-registry")
+      throw ValueError("registry JSON: expected \"format\": \"glassbox-registry\" (from glassbox.registry.to_json())");
+    view.sources_used.push_back("registry");
+    for (const auto& op : j.value("operators", json::array())) {
+      const std::string name = op.value("name", "");
+      if (const std::string at = op.value("defined_at", ""); !at.empty()) {
+        Entry& e = entry(name, "def");
+        e.in_registry = true, e.registry_at = at;
+      }
+      const json table = op.value("table", json::array());
+      for (const auto& k : op.value("kernels", json::array())) {
+        if (!k.value("active", true)) continue;
+        Entry& e = entry(name, k.value("key", ""));
+        e.in_registry = true, e.registry_at = k.value("registered_at", "");
+        for (const auto& slot : table)
+          if (slot.value("source_key", "") == e.key && slot.value("registered_at", "") == e.registry_at &&
+              slot.value("provenance", "") != "backend fallback")
+            e.serves += (e.serves.empty() ? "" : ",") + slot.value("key", "");
+      }
+    }
+    for (const auto& f : j.value("fallbacks", json::array())) {
+      Entry& e = entry("", f.value("key", ""));
+      e.in_registry = true, e.registry_at = f.value("registered_at", "");
+      if (f.value("fallthrough", false)) e.serves = "(fallthrough)";
+    }
+  }
+
+  bool keep(const Entry& e) const {
+    const std::string& name = e.op.empty() ? std::string("(fallback)") : e.op;
+    if (op_regex_ && (e.op.empty() || !std::regex_search(name, *op_regex_))) return false;
+    if (!filter_.key.empty() && e.key != "def" && e.key != filter_.key) return false;
+    return true;
+  }
+
+  // Registrations one source has and another does not, or at different places.
+  std::vector<std::string> disagreements(const Entry& e) const {
+    std::vector<std::string> out;
+    const std::string src_at = e.source ? site(e.source->file, e.source->line) : "";
+    const std::string bin_at = e.binary ? site(e.binary->file, e.binary->line) : "";
+    const std::string any_at = !e.registry_at.empty() ? e.registry_at : !src_at.empty() ? src_at : bin_at;
+    if (in_.registry_json && !e.in_registry) out.push_back("not in the running registry");
+    if (in_.sources && !e.source && was_scanned(file_of(any_at))) out.push_back("not found in the sources");
+    if (has_registration_records_ && !e.binary && !e.binary_block) out.push_back("not found in the binary");
+    std::map<std::string, std::string> sites;  // who -> file:line
+    if (e.in_registry) sites["registry"] = e.registry_at;
+    if (e.source) sites["sources"] = src_at;
+    if (e.binary && !e.binary->file.empty()) sites["binary"] = bin_at;
+    bool differ = false;
+    for (const auto& [who, at] : sites) differ |= !same_site(at, sites.begin()->second);
+    if (differ) {
+      std::string text = "file:line differs:";
+      for (const auto& [who, at] : sites) text += " " + who + " " + at + ",";
+      text.pop_back();
+      out.push_back(text);
+    }
+    if (e.source && e.binary && !e.source->kernel.empty() && !e.binary->demangled.empty() &&
+        e.source->kernel.front() != '(' && e.binary->demangled.find(e.source->kernel) == std::string::npos)
+      out.push_back("kernel differs: sources " + e.source->kernel + ", binary " + e.binary->demangled);
+    return out;
+  }
+
+  bool was_scanned(const std::string& file) const {
+    if (scanned_.count(file)) return true;
+    for (const auto& u : scanned_)
+      if (same_file(u, file)) return true;
+    return false;
+  }
+
+  // The target compiling `file` (relative to the source root) and its artifact.
+  std::pair<std::string, std::string> target_of(const std::string& file) const {
+    if (!index_ || file.empty()) return {};
+    const std::string abs = file.front() == '/' ? file : absolute_path(file, index_->source_dir());
+    const auto& targets = index_->targets_of_source(abs);
+    for (const Target* t : targets) {
+      if (t->artifacts.empty()) continue;
+      return {t->name, t->artifacts.front()};
+    }
+    return targets.empty() ? std::pair<std::string, std::string>{} : std::pair{targets.front()->name, std::string()};
+  }
+
+  // The registration's file:line: the sources' spelling (a path under the source root) when they
+  // agree with the registry, else the registry's, the sources' or the binary's.
+  static std::string registered_at(const Entry& e) {
+    const std::string src = e.source ? site(e.source->file, e.source->line) : "";
+    if (!src.empty() && (e.registry_at.empty() || same_site(src, e.registry_at))) return src;
+    if (!e.registry_at.empty()) return e.registry_at;
+    if (!src.empty()) return src;
+    return e.binary ? site(e.binary->file, e.binary->line) : "";
+  }
+
+  graphs::NodeIndex site_node(graphs::Graph& g, const std::string& at) {
+    const std::string file = file_of(at);
+    const bool generated = file.find("generated/") != std::string::npos;
+    const auto i = g.ensure_node("site:" + at, generated ? graphs::NodeKind::GeneratedSource : graphs::NodeKind::Source,
+                                 base_name(at), {{"path", file}, {"file", file}, {"line", at.substr(file.size() + 1)}});
+    return i;
+  }
+
+  void mark(graphs::Graph& g, graphs::NodeIndex n, const std::vector<std::string>& what) {
+    if (what.empty()) return;
+    std::string text;
+    for (const auto& w : what) text += (text.empty() ? "" : "; ") + w;
+    g.set_attribute(n, "disagreement", text);
+    g.set_attribute(n, "dot:color", "red");
+    g.set_attribute(n, "dot:penwidth", "2");
+  }
+
+  void build(RegistrationView& view) {
+    graphs::Graph& g = view.graph;
+    if (in_.sources && !in_.sources->source_root.empty()) g.set_attribute("source_root", in_.sources->source_root);
+    else if (index_) g.set_attribute("source_root", index_->source_dir());
+    g.set_attribute("title", "operator registrations");
+    // Operators with at least one registration kept.
+    std::set<std::string> ops;
+    for (const auto& [k, e] : entries_)
+      if (e.key != "def" && keep(e)) ops.insert(e.op);
+    if (filter_.key.empty())
+      for (const auto& [k, e] : entries_)
+        if (e.key == "def" && keep(e)) ops.insert(e.op);
+
+    std::map<std::string, graphs::NodeIndex> schema_of;
+    for (const auto& [k, e] : entries_) {  // schemas first: the impls hang off them
+      if (e.key != "def" || !ops.count(e.op)) continue;
+      const auto op = g.ensure_node("op:" + e.op, graphs::NodeKind::Operator, e.op);
+      const SourceRegistration* s = e.source;
+      const std::string yaml = s && !s->yaml_file.empty() ? site(s->yaml_file, s->yaml_line) : "";
+      graphs::Attributes attrs{{"schema", s ? s->schema : ""}};
+      if (!yaml.empty()) attrs.emplace("path", s->yaml_file), attrs.emplace("file", s->yaml_file), attrs.emplace("line", std::to_string(s->yaml_line));
+      const auto schema = g.ensure_node("schema:" + e.op, graphs::NodeKind::Source,
+                                        yaml.empty() ? "schema" : base_name(yaml), attrs);
+      g.add_edge(op, schema, graphs::EdgeKind::Defines, "declared in");
+      schema_of[e.op] = schema;
+      const std::string at = registered_at(e);
+      const auto d = disagreements(e);
+      for (const auto& w : d) view.disagreements.push_back({e.op, "def", w});
+      if (at.empty()) continue;
+      const auto reg = site_node(g, at);
+      const auto edge = g.add_edge(schema, reg, graphs::EdgeKind::Registers, "def");
+      mark(g, reg, d);
+      if (!d.empty()) g.set_edge_attribute(edge, "disagreement", g.node(reg).attribute("disagreement").data());
+    }
+
+    for (const auto& [k, e] : entries_) {
+      if (e.key == "def" || !keep(e) || (!e.op.empty() && !ops.count(e.op))) continue;
+      RegistrationRow row;
+      row.op = e.op.empty() ? "(fallback)" : e.op;
+      row.key = e.key;
+      row.serves = e.serves;
+      const SourceRegistration* s = e.source;
+      const BinaryRegistrationRecord* b = e.binary ? e.binary : e.binary_block;
+      row.kernel = s ? s->kernel : e.binary ? e.binary->demangled : "";
+      row.registered_at = registered_at(e);
+      row.kernel_at = s ? site(s->kernel_file, s->kernel_line) : "";
+      row.schema_at = s ? site(s->yaml_file, s->yaml_line) : "";
+      auto [target, artifact] = target_of(s ? s->kernel_file : "");
+      row.target = target;
+      row.library = artifact;
+      if (b && !b->library.empty()) {
+        if (!artifact.empty() && base_name(b->library) != base_name(artifact))
+          row.disagreements.push_back("library differs: file API " + artifact + ", binary " + b->library);
+        row.library = b->library;
+      }
+      for (const char* who : {"registry", "sources", "binary"}) {
+        const bool has = std::string(who) == "registry" ? e.in_registry : std::string(who) == "sources" ? s != nullptr : b != nullptr;
+        if (has) row.found_in += (row.found_in.empty() ? "" : ",") + std::string(who);
+      }
+      for (auto& w : disagreements(e)) row.disagreements.push_back(std::move(w));
+      for (const auto& w : row.disagreements) view.disagreements.push_back({row.op, row.key, w});
+      add_to_graph(g, e, row, schema_of);
+      view.rows.push_back(std::move(row));
+    }
+  }
+
+  void add_to_graph(graphs::Graph& g, const Entry& e, const RegistrationRow& row,
+                    const std::map<std::string, graphs::NodeIndex>& schema_of) {
+    if (e.op.empty()) return;  // fallbacks serve every operator: table only
+    const auto op = g.ensure_node("op:" + e.op, graphs::NodeKind::Operator, e.op);
+    const auto parent = schema_of.count(e.op) ? schema_of.at(e.op) : op;
+    const auto key = g.ensure_node("key:" + e.op + ":" + e.key, graphs::NodeKind::DispatchKey, e.key,
+                                   {{"serves", row.serves}, {"found_in", row.found_in}});
+    mark(g, key, row.disagreements);
+    if (!row.registered_at.empty()) {
+      const auto reg = site_node(g, row.registered_at);
+      mark(g, reg, row.disagreements);
+      g.add_edge(parent, reg, graphs::EdgeKind::Registers, "impl");
+      g.add_edge(reg, key, graphs::EdgeKind::Registers);
+    } else {
+      g.add_edge(parent, key, graphs::EdgeKind::Registers, "impl");
+    }
+    if (row.kernel.empty()) return;
+    const auto kernel = g.ensure_node("kernel:" + row.kernel, graphs::NodeKind::Kernel, row.kernel);
+    g.ensure_edge(key, kernel, graphs::EdgeKind::DispatchesTo);
+    if (row.kernel_at.empty()) return;
+    const std::string file = file_of(row.kernel_at);
+    const auto src = g.ensure_node("src:" + row.kernel_at, graphs::NodeKind::Source, base_name(row.kernel_at),
+                                   {{"path", file}, {"file", file}, {"line", row.kernel_at.substr(file.size() + 1)}});
+    const auto def = g.ensure_edge(kernel, src, graphs::EdgeKind::Defines);
+    g.set_edge_label(def, "defined at");
+    if (row.library.empty()) return;
+    const auto lib = g.ensure_node("lib:" + row.library, graphs::NodeKind::Library, row.library);
+    const auto in = g.ensure_edge(src, lib, graphs::EdgeKind::Compiles);
+    g.set_edge_label(in, "built into");
+    if (row.target.empty()) return;
+    const auto target = g.ensure_node("target:" + row.target, graphs::NodeKind::Target, row.target);
+    const auto by = g.ensure_edge(lib, target, graphs::EdgeKind::Depends);
+    g.set_edge_label(by, "CMake target");
+  }
+
+  const RegistrationInputs& in_;
+  const RegistrationFilter& filter_;
+  std::optional<std::regex> op_regex_;
+  std::optional<BuildIndex> index_;
+  std::set<std::string> scanned_;
+  bool has_registration_records_ = false;  // the binary side lists single registrations, not only blocks
+  std::map<std::pair<std::string, std::string>, Entry> entries_;  // ordered: by operator, then key
+};
+
+}  // namespace
+
+bool same_site(std::string_view a, std::string_view b) {
+  const auto ca = a.rfind(':'), cb = b.rfind(':');
+  if (ca == std::string_view::npos || cb == std::string_view::npos) return a == b;
+  return a.substr(ca) == b.substr(cb) && same_file(a.substr(0, ca), b.substr(0, cb));
+}
+
+std::string RegistrationRow::agreement() const {
+  if (disagreements.empty()) return "ok";
+  std::string out;
+  for (const auto& d : disagreements) out += (out.empty() ? "" : "; ") + d;
+  return out;
+}
+
+RegistrationView build_registration_view(const RegistrationInputs& inputs, const RegistrationFilter& filter) {
+  return Joiner(inputs, filter).run();
+}
+
+std::string registration_view_to_json(const RegistrationView& view) {
+  nlohmann::ordered_json j;
+  j["format"] = "glassbox-registrations";
+  j["sources_used"] = view.sources_used;
+  j["rows"] = nlohmann::ordered_json::array();
+  for (const auto& r : view.rows) {
+    j["rows"].push_back({{"operator", r.op}, {"key", r.key}, {"serves", r.serves}, {"kernel", r.kernel},
+                         {"registered_at", r.registered_at}, {"kernel_at", r.kernel_at}, {"schema_at", r.schema_at},
+                         {"library", r.library}, {"target", r.target}, {"found_in", r.found_in},
+                         {"agreement", r.agreement()}, {"disagreements", r.disagreements}});
+  }
+  j["disagreements"] = nlohmann::ordered_json::array();
+  for (const auto& d : view.disagreements) j["disagreements"].push_back({{"operator", d.op}, {"key", d.key}, {"what", d.what}});
+  j["graph"] = nlohmann::ordered_json::parse(graphs::to_json(view.graph));
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::string registry_json_from_libraries(const std::vector<std::string>& libraries) {
+  if (libraries.empty()) throw ValueError("registry: no library to load");
+  void* last = nullptr;
+  for (const auto& lib : libraries) {
+    // RTLD_GLOBAL: a later library resolves the registry's symbols against the earlier ones.
+    last = dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (!last) throw Error(lib + ": cannot be loaded: " + dlerror());
+  }
+  using JsonFn = char* (*)(int);
+  using FreeFn = void (*)(char*);
+  auto json_fn = reinterpret_cast<JsonFn>(dlsym(last, "glassbox_registry_json"));
+  auto free_fn = reinterpret_cast<FreeFn>(dlsym(last, "glassbox_registry_json_free"));
+  if (!json_fn || !free_fn)
+    throw Error(libraries.back() + ": no glassbox_registry_json() (not linked with glassbox_core, or an older glassbox)");
+  char* text = json_fn(0);
+  if (!text) throw Error(libraries.back() + ": glassbox_registry_json() failed");
+  std::string out(text);
+  free_fn(text);
+  return out;
+}
+
+}  // namespace glassbox::introspect

@@ -1,0 +1,241 @@
+// The registration graph: the join of registry, sources and binary, its disagreements, and the
+// graph of glassbox's own add.Tensor (table, JSON and DOT, in-process and through the CLI).
+#include "introspect/registration_graph.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/core/error.h"
+
+#include "graphs/dot_writer.h"
+#include "introspect/cli/commands.h"
+#include "introspect/file_api.h"
+
+namespace glassbox::introspect {
+namespace {
+
+bool has_edge(const graphs::Graph& g, std::string_view from, std::string_view to, graphs::EdgeKind kind) {
+  const auto a = g.find(from), b = g.find(to);
+  return a && b && g.find_edge(*a, *b, kind).has_value();
+}
+
+const RegistrationRow* row_for(const RegistrationView& v, std::string_view op, std::string_view key) {
+  for (const auto& r : v.rows)
+    if (r.op == op && r.key == key) return &r;
+  return nullptr;
+}
+
+SourceRegistration source(std::string kind, std::string op, std::string key, std::string file, int line) {
+  SourceRegistration r;
+  r.kind = std::move(kind), r.ns = "demo", r.op = std::move(op), r.dispatch_key = std::move(key);
+  r.file = std::move(file), r.line = line;
+  return r;
+}
+
+TEST(RegistrationGraph, MarksWhereTheSourcesOfTruthDisagree) {
+  const std::string registry = R"({"format": "glassbox-registry", "version": 1, "libraries": [],
+    "fallbacks": [{"key": "Trace", "registered_at": "t.cpp:4", "fallthrough": false}],
+    "operators": [{"name": "demo::f", "defined_at": "a.cpp:3", "kernels": [
+        {"key": "CPU", "registered_at": "a.cpp:5", "active": true},
+        {"key": "Meta", "registered_at": "a.cpp:7", "active": true}],
+      "table": [{"key": "CPU", "provenance": "kernel", "source_key": "CPU", "registered_at": "a.cpp:5"}]},
+      {"name": "demo::g", "defined_at": "a.cpp:9", "kernels": [], "table": []}]})";
+  SourceScan scan;
+  scan.units = {"a.cpp"};
+  scan.registrations.push_back(source("def", "f", "", "a.cpp", 3));
+  scan.registrations.back().yaml_file = "ops.yaml", scan.registrations.back().yaml_line = 12;
+  auto cpu = source("impl", "f", "CPU", "a.cpp", 6);  // the registry says line 5
+  cpu.kernel = "demo::f_cpu", cpu.kernel_file = "k.cpp", cpu.kernel_line = 2;
+  scan.registrations.push_back(cpu);
+  scan.registrations.push_back(source("def", "g", "", "a.cpp", 9));
+  std::vector<BinaryRegistrationRecord> binary = {
+      {"impl", "", "demo", "CPU", "f", "_ZN4demo8other_cpuEv", "demo::other_cpu()", "a.cpp", 5, "libdemo.so"},
+      {"def", "", "demo", "", "g", "", "", "a.cpp", 9, "libdemo.so"}};
+
+  RegistrationInputs in;
+  in.registry_json = registry;
+  in.sources = &scan;
+  in.binary = binary;
+  const RegistrationView v = build_registration_view(in, {});
+  const RegistrationRow* f_cpu = row_for(v, "demo::f", "CPU");
+  ASSERT_NE(f_cpu, nullptr);
+  EXPECT_EQ(f_cpu->found_in, "registry,sources,binary");
+  EXPECT_EQ(f_cpu->serves, "CPU");
+  EXPECT_NE(f_cpu->agreement().find("file:line differs: binary a.cpp:5, registry a.cpp:5, sources a.cpp:6"),
+            std::string::npos) << f_cpu->agreement();
+  EXPECT_NE(f_cpu->agreement().find("kernel differs"), std::string::npos);
+  const RegistrationRow* f_meta = row_for(v, "demo::f", "Meta");
+  ASSERT_NE(f_meta, nullptr);
+  EXPECT_NE(f_meta->agreement().find("not found in the sources"), std::string::npos) << f_meta->agreement();
+  EXPECT_NE(f_meta->agreement().find("not found in the binary"), std::string::npos);
+  const RegistrationRow* trace = row_for(v, "(fallback)", "Trace");
+  ASSERT_NE(trace, nullptr);
+  EXPECT_EQ(trace->agreement().find("not found in the sources"), std::string::npos);  // t.cpp was not scanned
+
+  // The disagreeing registration is drawn red, with the reason as an attribute.
+  const graphs::Graph& g = v.graph;
+  const auto key = g.find("key:demo::f:CPU");
+  ASSERT_TRUE(key);
+  EXPECT_EQ(g.node(*key).attribute("dot:color"), "red");
+  EXPECT_NE(g.node(*key).attribute("disagreement").find("differs"), std::string::npos);
+  EXPECT_TRUE(has_edge(g, "op:demo::f", "schema:demo::f", graphs::EdgeKind::Defines));
+  EXPECT_EQ(g.node("schema:demo::f").label, "ops.yaml:12");
+  EXPECT_TRUE(has_edge(g, "schema:demo::f", "site:a.cpp:3", graphs::EdgeKind::Registers));
+  EXPECT_TRUE(has_edge(g, "schema:demo::f", "site:a.cpp:5", graphs::EdgeKind::Registers));
+  EXPECT_TRUE(has_edge(g, "key:demo::f:CPU", "kernel:demo::f_cpu", graphs::EdgeKind::DispatchesTo));
+  EXPECT_TRUE(has_edge(g, "kernel:demo::f_cpu", "src:k.cpp:2", graphs::EdgeKind::Defines));
+
+  const auto j = nlohmann::json::parse(registration_view_to_json(v));
+  EXPECT_GE(j["disagreements"].size(), 4u);
+  EXPECT_EQ(j["sources_used"], nlohmann::json({"registry", "sources", "binary"}));
+  EXPECT_FALSE(j["graph"]["nodes"].empty());
+
+  // Filters: by operator and by key.
+  RegistrationFilter only_g{"^demo::g$", ""};
+  const RegistrationView vg = build_registration_view(in, only_g);
+  EXPECT_TRUE(vg.rows.empty());
+  EXPECT_TRUE(vg.graph.contains("op:demo::g"));
+  EXPECT_FALSE(vg.graph.contains("op:demo::f"));
+  const RegistrationView meta = build_registration_view(in, {"", "Meta"});
+  ASSERT_EQ(meta.rows.size(), 1u);
+  EXPECT_EQ(meta.rows[0].key, "Meta");
+  EXPECT_THROW(build_registration_view(in, {"(", ""}), ValueError);
+  RegistrationInputs bad;
+  bad.registry_json = "{\"format\": \"other\"}";
+  EXPECT_THROW(build_registration_view(bad, {}), ValueError);
+}
+
+TEST(RegistrationGraph, SameSiteAcrossSpellings) {
+  EXPECT_TRUE(same_site("generated/x/RegisterCPU.cpp:9", "build/dev/generated/x/RegisterCPU.cpp:9"));
+  EXPECT_TRUE(same_site("a.cpp:3", "a.cpp:3"));
+  EXPECT_FALSE(same_site("a.cpp:3", "a.cpp:4"));
+  EXPECT_FALSE(same_site("xa.cpp:3", "a.cpp:3"));
+  EXPECT_FALSE(same_site("engine/a.cpp:3", "tests/a.cpp:3"));
+}
+
+// The binary reader's shape: a kind enum with to_string() beside it.
+enum class ReaderKind { Impl, Call };
+std::string_view to_string(ReaderKind k) { return k == ReaderKind::Impl ? "GLASSBOX_LIBRARY_IMPL" : "op_call"; }
+
+TEST(RegistrationGraph, BinaryBlocksMarkTheirRegistrations) {
+  struct ReaderRecord {
+    ReaderKind kind;
+    std::string ns, dispatch_key, op, symbol, demangled;
+    uint64_t address;
+    std::string file;
+    uint32_t line;
+    std::string library;
+  };
+  const std::vector<ReaderRecord> theirs = {
+      {ReaderKind::Impl, "demo", "CPU", "", "_ZL30glassbox_library_impl_init_demo_CPU_0RN8glassbox7LibraryE",
+       "glassbox_library_impl_init_demo_CPU_0(glassbox::Library&)", 0x1000, "/src/b.cpp", 4, "/build/libdemo.so"},
+      {ReaderKind::Call, "demo", "", "f", "_ZN4demo3ops1f4callEv", "demo::ops::f::call()", 0x2000, "", 0, "/build/libdemo.so"}};
+  const auto ours = binary_registration_records_from(theirs);
+  ASSERT_EQ(ours.size(), 2u);
+  EXPECT_EQ(ours[0].kind, "block");
+  EXPECT_EQ(ours[0].block, "GLASSBOX_LIBRARY_IMPL");
+  EXPECT_EQ(ours[0].line, 4);
+  EXPECT_EQ(ours[1].kind, "op_handle");
+
+  SourceScan scan;
+  scan.units = {"b.cpp"};
+  auto impl = source("impl", "f", "CPU", "b.cpp", 5);
+  impl.block_file = "b.cpp", impl.block_line = 4;
+  scan.registrations.push_back(impl);
+  RegistrationInputs in;
+  in.sources = &scan;
+  in.binary = ours;
+  const RegistrationView v = build_registration_view(in, {});
+  ASSERT_EQ(v.rows.size(), 1u);
+  EXPECT_EQ(v.rows[0].found_in, "sources,binary");
+  EXPECT_EQ(v.rows[0].library, "/build/libdemo.so");
+  EXPECT_EQ(v.rows[0].agreement(), "ok");  // blocks alone do not make a registration "missing"
+}
+
+const char* kAddUnits = R"(generated/glassbox/ops/Register(Schema|CPU|Meta)\.cpp$|engine/cpu/binary_kernels\.cpp$)";
+const char* kCpuUnits = R"(generated/glassbox/ops/RegisterCPU\.cpp$|engine/cpu/binary_kernels\.cpp$)";
+
+// glassbox's own add.Tensor: registry (the engine library, loaded), sources and the File API agree.
+TEST(RegistrationGraph, GlassboxAddTensor) {
+  if (!source_scan_available()) GTEST_SKIP() << "built without libclang";
+  SourceScanOptions options;
+  options.unit_filter = kAddUnits;
+  options.jobs = 2;
+  const SourceScan scan = scan_build_dir(GLASSBOX_TEST_BUILD_DIR, options);
+  ASSERT_TRUE(scan.errors.empty()) << scan.errors[0].message;
+  const FileApiReply reply = read_file_api(GLASSBOX_TEST_BUILD_DIR);
+  RegistrationInputs in;
+  in.registry_json = registry_json_from_libraries({GLASSBOX_TEST_ENGINE_LIBRARY});
+  in.sources = &scan;
+  in.reply = &reply;
+  const RegistrationView v = build_registration_view(in, {R"(^glassbox::add\.Tensor$)", ""});
+
+  const RegistrationRow* cpu = row_for(v, "glassbox::add.Tensor", "CPU");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->kernel, "glassbox::native::add_cpu");
+  EXPECT_EQ(cpu->kernel_at.substr(0, cpu->kernel_at.find(':')), "engine/cpu/binary_kernels.cpp");
+  EXPECT_EQ(cpu->library, "lib/libglassbox_cpu.so");
+  EXPECT_EQ(cpu->target, "glassbox_cpu");
+  EXPECT_EQ(cpu->found_in, "registry,sources");
+  EXPECT_EQ(cpu->agreement(), "ok");
+  EXPECT_NE(cpu->serves.find("CPU"), std::string::npos);
+  EXPECT_EQ(cpu->schema_at.substr(0, cpu->schema_at.find(':')), "engine/ops/ops.yaml");
+  for (const auto& r : v.rows) EXPECT_EQ(r.agreement(), "ok") << r.op << " " << r.key;
+
+  // The chain operator -> schema -> registration -> key -> kernel -> source -> library -> target.
+  const graphs::Graph& g = v.graph;
+  const std::string reg = "site:" + cpu->registered_at;
+  EXPECT_TRUE(has_edge(g, "op:glassbox::add.Tensor", "schema:glassbox::add.Tensor", graphs::EdgeKind::Defines));
+  EXPECT_EQ(g.node("schema:glassbox::add.Tensor").label, "ops.yaml:" + cpu->schema_at.substr(cpu->schema_at.find(':') + 1));
+  EXPECT_TRUE(has_edge(g, "schema:glassbox::add.Tensor", reg, graphs::EdgeKind::Registers));
+  EXPECT_EQ(g.node(reg).kind, graphs::NodeKind::GeneratedSource);
+  EXPECT_TRUE(has_edge(g, reg, "key:glassbox::add.Tensor:CPU", graphs::EdgeKind::Registers));
+  EXPECT_TRUE(has_edge(g, "key:glassbox::add.Tensor:CPU", "kernel:glassbox::native::add_cpu", graphs::EdgeKind::DispatchesTo));
+  EXPECT_TRUE(has_edge(g, "kernel:glassbox::native::add_cpu", "src:" + cpu->kernel_at, graphs::EdgeKind::Defines));
+  EXPECT_TRUE(has_edge(g, "src:" + cpu->kernel_at, "lib:lib/libglassbox_cpu.so", graphs::EdgeKind::Compiles));
+  EXPECT_TRUE(has_edge(g, "lib:lib/libglassbox_cpu.so", "target:glassbox_cpu", graphs::EdgeKind::Depends));
+  EXPECT_FALSE(g.contains("op:glassbox::add.Scalar"));
+  const std::string dot = graphs::to_dot(g);
+  EXPECT_NE(dot.find("glassbox::native::add_cpu"), std::string::npos);
+  EXPECT_NE(dot.find("lib/libglassbox_cpu.so"), std::string::npos);
+}
+
+TEST(RegistrationGraph, OpsCommand) {
+  if (!source_scan_available()) GTEST_SKIP() << "built without libclang";
+  auto run = [](std::vector<std::string> argv) {
+    std::ostringstream out, err;
+    const int status = cli::run_cli(argv, out, err);
+    EXPECT_EQ(status, 0) << err.str();
+    return out.str();
+  };
+  const std::vector<std::string> base = {"ops", "--build", GLASSBOX_TEST_BUILD_DIR, "--units", kCpuUnits, "-j", "2",
+                                         "--op", R"(^glassbox::add\.Tensor$)"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto argv = base;
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+  };
+  const std::string table = run(with({"--key", "CPU"}));
+  EXPECT_NE(table.find("glassbox::native::add_cpu"), std::string::npos) << table;
+  EXPECT_NE(table.find("glassbox_cpu"), std::string::npos);
+  EXPECT_NE(table.find("agreement"), std::string::npos);
+  EXPECT_NE(table.find("0 disagreements"), std::string::npos) << table;
+  const auto j = nlohmann::json::parse(run(with({"--format", "json"})));
+  EXPECT_EQ(j["sources_used"], nlohmann::json({"registry", "sources", "file_api"}));
+  bool cpu = false;
+  for (const auto& r : j["rows"]) cpu |= r["key"] == "CPU" && r["kernel"] == "glassbox::native::add_cpu";
+  EXPECT_TRUE(cpu);
+  const std::string dot = run(with({"--format", "dot"}));
+  EXPECT_NE(dot.find("digraph"), std::string::npos);
+  EXPECT_NE(dot.find("key:glassbox::add.Tensor:CPU"), std::string::npos);
+
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run_cli({"ops"}, out, err), 2);  // needs --build, --registry or --load
+  EXPECT_EQ(cli::run_cli({"ops", "--load", "/nonexistent/libx.so"}, out, err), 1);
+  EXPECT_NE(err.str().find("/nonexistent/libx.so"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace glassbox::introspect
