@@ -133,17 +133,10 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
       if (c.node == node.get()) captured[c.index] = c.input_nr < grads.size() ? grads[c.input_nr] : Tensor();
     // autograd.grad returns leaf gradients instead of accumulating them into .grad.
     if (inputs && dynamic_cast<AccumulateGrad*>(node.get())) continue;
-    if (node->variables_released())
-      throw Error("Trying to backward through the graph a second time (or directly access saved tensors after they "
-                  "have already been freed). Saved intermediate values of the graph are freed when you call "
-                  ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-                  "graph a second time or if you need to access saved tensors after calling backward. (node: " +
-                  node->name() + ")");
     variable_list results = node->apply(std::move(grads));
-    if (!keep_graph && node != root) {
-      node->release_variables();
-      node->mark_released();
-    }
+    // A second pass through a released node fails only if it needs what was released (its
+    // SavedVariables say so when unpacked), as in PyTorch.
+    if (!keep_graph && node != root) node->release_variables();
     const auto& edges = node->next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];

@@ -54,16 +54,11 @@ class Node : public std::enable_shared_from_this<Node> {
   // Runs the hooks on the incoming gradients, in registration order.
   void run_tensor_hooks(variable_list& grads) const;
 
-  // Set by the engine after a backward pass that released the saved tensors.
-  bool variables_released() const { return released_; }
-  void mark_released() { released_ = true; }
-
  private:
   uint64_t sequence_nr_;
   std::vector<Edge> next_edges_;
   std::vector<InputMetadata> input_metadata_;
   std::vector<std::pair<uint32_t, TensorHook>> tensor_hooks_;
-  bool released_ = false;
 };
 
 // The next sequence number on this thread (exposed for tests of ordering).

@@ -132,19 +132,6 @@ void check_dot(const char* op, const Tensor& self, const Tensor& other) {
   }
 }
 
-void check_out(const char* op, const Tensor& out, std::span<const int64_t> shape, ScalarType dtype, Device device) {
-  check_defined(op, "out", out);
-  if (!(out.device() == device)) {
-    throw ValueError(str_cat(op, ": out is on ", out.device().to_string(), ", expected ", device.to_string()));
-  }
-  if (out.dtype() != dtype) {
-    throw TypeError(str_cat(op, ": out has dtype ", to_string(out.dtype()), ", expected ", to_string(dtype)));
-  }
-  if (!std::equal(out.sizes().begin(), out.sizes().end(), shape.begin(), shape.end())) {
-    throw ValueError(str_cat(op, ": out has shape ", shape_to_string(out.sizes()), ", expected ", shape_to_string(shape)));
-  }
-}
-
 void check_floating(const char* op, const char* arg, const Tensor& t) {
   if (!is_floating_point(t.dtype())) {
     throw TypeError(str_cat(op, ": ", arg, " must be a floating-point tensor (float32, float64, float16, bfloat16), got ",

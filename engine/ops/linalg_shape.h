@@ -8,6 +8,7 @@
 
 #include "engine/core/scalar.h"
 #include "engine/core/tensor.h"
+#include "engine/ops/out_arguments.h"
 
 namespace glassbox {
 
@@ -22,8 +23,6 @@ std::pair<double, double> addmm_factors(const char* op, const Scalar& beta, cons
 // dot: two 1-D tensors of one length; the result is 0-d.
 void check_dot(const char* op, const Tensor& self, const Tensor& other);
 
-// An out= tensor must already have the result's shape and dtype and live on the inputs' device.
-void check_out(const char* op, const Tensor& out, std::span<const int64_t> shape, ScalarType dtype, Device device);
 
 // Dtypes a kernel family accepts (the message lists them when `t` is not one).
 void check_floating(const char* op, const char* arg, const Tensor& t);

@@ -95,20 +95,6 @@ ScalarType cumsum_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
   return dtype ? *dtype : is_integral(self.dtype(), true) ? ScalarType::Int64 : self.dtype();
 }
 
-void check_out(const char* op, const Tensor& out, std::span<const int64_t> shape, ScalarType dtype, Device device) {
-  GB_CHECK(out.defined(), op, ": out is an undefined tensor");
-  const auto& s = out.sizes();
-  const bool same = s.size() == shape.size() && std::equal(s.begin(), s.end(), shape.begin());
-  if (!same)
-    throw ValueError(std::string(op) + ": out has shape " + shape_to_string(s) + " but the result has shape " +
-                     shape_to_string(shape));
-  if (out.dtype() != dtype)
-    throw TypeError(std::string(op) + ": out has dtype " + std::string(to_string(out.dtype())) + " but the result has dtype " +
-                    std::string(to_string(dtype)));
-  if (!(out.device() == device))
-    throw ValueError(std::string(op) + ": out is on " + out.device().to_string() + " but the input is on " + device.to_string());
-}
-
 void softmax_backward_shape(const char* op, const Tensor& grad, const Tensor& output, int64_t dim, ScalarType input_dtype) {
   GB_CHECK(grad.defined() && output.defined(), op, ": an argument is an undefined tensor");
   const auto& a = grad.sizes();

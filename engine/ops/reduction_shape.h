@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "engine/core/tensor.h"
+#include "engine/ops/out_arguments.h"
 
 namespace glassbox {
 
@@ -42,8 +43,6 @@ void check_reduction_nonempty(const char* op, const Tensor& self, const Reductio
 ScalarType softmax_dtype(const char* op, const Tensor& self, std::optional<ScalarType> dtype);
 ScalarType cumsum_dtype(const Tensor& self, std::optional<ScalarType> dtype);
 
-// An out= tensor must have the result's shape, dtype and device.
-void check_out(const char* op, const Tensor& out, std::span<const int64_t> shape, ScalarType dtype, Device device);
 
 // _softmax_backward_data / _log_softmax_backward_data: grad_output and output of one shape,
 // floating point, dim in range, input_dtype floating point.

@@ -105,9 +105,9 @@ TEST(Mm, OutVariantsWriteInPlace) {
   const std::vector<double> want = naive_mm(sq, sq);
   mm_out(sq, sq.clone(), sq);
   expect_near(values(sq), want, 1e-12);
-  EXPECT_EQ(error_of([&] { mm_out(out, a, random({4, 5})); }), "mm.out: out has shape [3, 2], expected [3, 5]");
+  EXPECT_EQ(error_of([&] { mm_out(out, a, random({4, 5})); }), "mm.out: out has shape [3, 2] but the result has shape [3, 5]");
   Tensor wrong = empty({3, 2}, ScalarType::Float32);
-  EXPECT_EQ(error_of([&] { mm_out(wrong, a, b); }), "mm.out: out has dtype float32, expected float64");
+  EXPECT_EQ(error_of([&] { mm_out(wrong, a, b); }), "mm.out: out has dtype float32 but the result has dtype float64");
 
   const Tensor ba = random({3, 2, 4}), bb = random({3, 4, 5}, ScalarType::Float64, 7);
   Tensor bout = empty({3, 2, 5}, ScalarType::Float64);
