@@ -73,8 +73,8 @@ namespace {
 std::vector<bool> reduced_mask(IntArrayRef sizes, std::optional<IntArrayRef> dims) {
   const int64_t n = static_cast<int64_t>(sizes.size());
   std::vector<bool> mask(sizes.size(), !dims || dims->empty());
-  if (dims)
-    for (int64_t d : *dims) mask[static_cast<size_t>(d < 0 ? d + n : d)] = true;
+  if (dims && n > 0)  // a 0-d input has no dim to mark (dim 0 and -1 name the tensor itself)
+    for (int64_t d : *dims) mask[static_cast<size_t>(((d % n) + n) % n)] = true;
   return mask;
 }
 }  // namespace
@@ -192,7 +192,7 @@ Tensor unsqueeze_reduced(const Tensor& t, IntArrayRef input_sizes, std::optional
   const int64_t n = static_cast<int64_t>(input_sizes.size());
   std::vector<bool> mask(input_sizes.size(), !dims || dims->empty());
   if (dims)
-    for (int64_t d : *dims) mask[static_cast<size_t>(d < 0 ? d + n : d)] = true;
+    for (int64_t d : *dims) mask[static_cast<size_t>(((d % n) + n) % n)] = true;
   Tensor r = t;
   for (size_t d = 0; d < mask.size(); ++d)
     if (mask[d]) r = r.unsqueeze(static_cast<int64_t>(d));
