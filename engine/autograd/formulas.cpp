@@ -113,6 +113,16 @@ Tensor gather_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim,
   return glassbox::scatter_add(glassbox::zeros(input_sizes, grad.dtype(), grad.device()), dim, index, grad);
 }
 
+Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes) {
+  Tensor g = glassbox::gather(grad, dim, index);
+  if (g.sizes() == DimVector(src_sizes)) return g;
+  Tensor out = glassbox::zeros(src_sizes, grad.dtype(), grad.device());
+  Tensor window = out;
+  for (int64_t d = 0; d < index.dim(); ++d) window = window.narrow(d, 0, index.sizes()[d]);
+  glassbox::copy_(window, g);
+  return out;
+}
+
 Tensor masked_sum(const Tensor& grad, const Tensor& mask) {
   return sum_to(glassbox::mul(grad, mask), {});  // a bool mask promotes to grad's dtype
 }

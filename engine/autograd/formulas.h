@@ -45,6 +45,8 @@ namespace glassbox::autograd {
 Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, OptionalTensorList indices);
 Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
 Tensor gather_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
+// scatter's src gradient: grad read at the index, zero for src elements the index never reaches.
+Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes);
 // The sum of grad where mask is set (the gradient of masked_fill's 0-d value).
 Tensor masked_sum(const Tensor& grad, const Tensor& mask);
 
