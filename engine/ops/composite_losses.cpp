@@ -34,7 +34,8 @@ Tensor cross_entropy(const Tensor& self, const Tensor& target, const std::option
 
   const bool weighted = weight && weight->defined();
   const int64_t dims[] = {class_dim};
-  const Tensor weighted_logp = weighted ? glassbox::mul(logp, *weight) : logp;
+  // Class weights are constants here, as in nll_loss (which has no derivative for them).
+  const Tensor weighted_logp = weighted ? glassbox::mul(logp, weight->detach()) : logp;
   const Tensor counted = counted_samples(self, target, ignore_index);
   Tensor smooth = glassbox::mul(glassbox::neg(glassbox::sum(weighted_logp, IntArrayRef(dims))), counted);
   if (reduction == Reduction::Sum) {
