@@ -335,6 +335,33 @@ class StoragePrinter:
             int(v["nbytes_"]), _device_text(v["device_"]), int(v["data_"]), int(v["version_"]["_M_i"]))
 
 
+def node_name(node):
+    """An autograd Node's class name (MulBackward0), from its dynamic type."""
+    t = node.dynamic_type.strip_typedefs()
+    name = (t.tag or t.name or "Node")
+    return name.split("::")[-1]
+
+
+def node_text(node):
+    node = node.cast(node.dynamic_type)
+    edges = []
+    for e in std_vector(node["next_edges_"]):
+        fn = e["function"]["_M_ptr"]
+        if int(fn) == 0:
+            edges.append("None")
+        else:
+            edges.append("%s:%d" % (node_name(fn.dereference()), int(e["input_nr"])))
+    return "%s(sequence_nr=%d, next_edges=[%s])" % (node_name(node), int(node["sequence_nr_"]), ", ".join(edges))
+
+
+class NodePrinter:
+    def __init__(self, val):
+        self.val = val
+
+    def to_string(self):
+        return node_text(self.val)
+
+
 class IntrusivePtrPrinter:
     def __init__(self, val):
         self.val = val
@@ -375,6 +402,10 @@ def _lookup(val):
         return StoragePrinter(val)
     if name.startswith("glassbox::intrusive_ptr<"):
         return IntrusivePtrPrinter(val)
+    # autograd nodes: the base class and every generated backward node (MulBackward0, ...)
+    if name == "glassbox::autograd::Node" or name == "glassbox::autograd::AccumulateGrad" or (
+            re.search(r"Backward\d+$", name) and "::" in name):
+        return NodePrinter(val)
     return None
 
 

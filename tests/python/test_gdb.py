@@ -36,7 +36,7 @@ def inspect_line():
 
 def test_pretty_printers():
     out = gdb("break gdb_target.cpp:%d" % inspect_line(), "run", "print tensor", "print keys", "print op", "print kernel", "print schema",
-              "print name", "print strided", "print *tensor.impl_.p_->storage_.p_")
+              "print name", "print strided", "print *tensor.impl_.p_->storage_.p_", "print node")
     assert "= tensor([3.0000, 3.0000, 3.0000, 3.0000, 3.0000, 3.0000], size=(2, 3), dtype=float32, device=cpu)" in out, out
     assert "= DispatchKeySet(CPU, AutogradCPU)" in out, out
     assert "= OperatorHandle(glassbox::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)" in out, out
@@ -45,6 +45,7 @@ def test_pretty_printers():
     assert "= glassbox::add.Tensor\n" in out, out
     assert "= tensor([7, 7, 7, 7], size=(4), dtype=int32, device=cpu)" in out, out
     assert re.search(r"= Storage\(24 bytes on cpu at 0x[0-9a-f]+, version \d+\)", out), out
+    assert re.search(r"= MulBackward0\(sequence_nr=\d+, next_edges=\[AccumulateGrad:0, AccumulateGrad:0\]\)", out), out
 
 
 def test_registration_trace_in_load_order():
