@@ -8,6 +8,8 @@
 #include "introspect/cli/commands.h"
 #include "introspect/cli/graph_output.h"
 #include "introspect/cli/text_table.h"
+#include "engine/core/error.h"
+#include "introspect/binary_registrations.h"
 #include "introspect/file_api.h"
 #include "introspect/registration_graph.h"
 #include "introspect/source_scan.h"
@@ -31,6 +33,7 @@ ArgumentParser ops_parser() {
       .option("registry", "FILE", "the registry as JSON (glassbox.registry.to_json(), or '-' for stdin)")
       .option("load", "LIB", "dlopen LIB (repeatable, in order) and read the registry it fills", "", true)
       .flag("no-registry", "do not load the build's libraries for the registry")
+      .flag("no-binary", "do not read the libraries' symbols and DWARF (the third source of truth)")
       .option("units", "REGEX", "with --build: scan only the translation units whose path matches")
       .option("jobs", "N", "with --build: parse N units at a time (default: one per core)", "j")
       .epilog("examples:\n"
@@ -123,6 +126,23 @@ int run_ops(const CommandArgs& args, std::ostream& out) {
     const auto libs = engine_libraries(*reply);
     if (libs.empty()) std::cerr << "glassbox: warning: no glassbox_cpu library in " << build << ": registry not read\n";
     else inputs.registry_json = registry_json_from_libraries(libs);
+  }
+
+  // The binary side: registration blocks and their lines, read from the same libraries' ELF/DWARF.
+  std::vector<std::string> binaries;
+  if (parsed.has("load")) binaries = parsed.values("load");
+  else if (reply) binaries = engine_libraries(*reply);
+  if (!binaries.empty() && !parsed.has("no-binary")) {
+    std::vector<BinaryRegistrationRecord> records;
+    try {
+      for (const std::string& lib : binaries) {
+        auto found = binary_registration_records_from(find_binary_registrations(lib));
+        records.insert(records.end(), found.begin(), found.end());
+      }
+      inputs.binary = std::move(records);
+    } catch (const glassbox::Error& e) {
+      std::cerr << "glassbox: warning: the binaries are not read: " << e.what() << "\n";
+    }
   }
 
   RegistrationFilter filter;
