@@ -214,9 +214,10 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
                      bool keepdim) {
   std::vector<int64_t> dims;
   if (dim) dims.push_back(*dim);
-  const std::optional<IntArrayRef> reduced = dim ? std::optional<IntArrayRef>(dims) : std::nullopt;
-  Tensor g = unsqueeze_reduced(grad, self.sizes(), reduced, keepdim);
-  Tensor r = unsqueeze_reduced(result, self.sizes(), reduced, keepdim);
+  Tensor g = dim ? unsqueeze_reduced(grad, self.sizes(), IntArrayRef(dims), keepdim)
+                 : unsqueeze_reduced(grad, self.sizes(), std::nullopt, keepdim);
+  Tensor r = dim ? unsqueeze_reduced(result, self.sizes(), IntArrayRef(dims), keepdim)
+                 : unsqueeze_reduced(result, self.sizes(), std::nullopt, keepdim);
   Tensor is_zero = glassbox::eq(self, Scalar(0.0));
   // The product of the non-zero elements, and how many zeros each reduction saw.
   Tensor nonzero = glassbox::where(is_zero, Scalar(1.0), self);

@@ -13,7 +13,10 @@ namespace {
 // "2x3": how shapes of matrix products are quoted in errors.
 std::string dims_x(const Tensor& t) {
   std::string s;
-  for (int64_t d = 0; d < t.dim(); ++d) s += (d ? "x" : "") + std::to_string(t.sizes()[d]);
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (d) s += 'x';
+    s += std::to_string(t.sizes()[d]);
+  }
   return s.empty() ? "scalar" : s;
 }
 

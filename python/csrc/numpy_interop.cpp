@@ -27,7 +27,8 @@ py::dtype numpy_dtype(ScalarType t) {
     case ScalarType::Int8: return py::dtype("int8");
     case ScalarType::UInt8: return py::dtype("uint8");
     case ScalarType::Bool: return py::dtype("bool");
-    case ScalarType::BFloat16: break;
+    case ScalarType::BFloat16:
+    case ScalarType::NumTypes: break;
   }
   throw TypeError("numpy(): NumPy has no " + std::string(to_string(t)) + " dtype; convert with .to(glassbox.float32) first");
 }
