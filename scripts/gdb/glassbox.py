@@ -343,6 +343,8 @@ def node_name(node):
 
 
 def node_text(node):
+    if node.type.code == gdb.TYPE_CODE_REF:
+        node = node.referenced_value()
     node = node.cast(node.dynamic_type)
     edges = []
     for e in std_vector(node["next_edges_"]):

@@ -223,7 +223,8 @@ TEST(RegistrationGraph, OpsCommand) {
   EXPECT_NE(table.find("agreement"), std::string::npos);
   EXPECT_NE(table.find("0 disagreements"), std::string::npos) << table;
   const auto j = nlohmann::json::parse(run(with({"--format", "json"})));
-  EXPECT_EQ(j["sources_used"], nlohmann::json({"registry", "sources", "file_api"}));
+  // All three sources of truth (and the File API): the registry, the sources, the binary.
+  EXPECT_EQ(j["sources_used"], nlohmann::json({"registry", "sources", "binary", "file_api"}));
   bool cpu = false;
   for (const auto& r : j["rows"]) cpu |= r["key"] == "CPU" && r["kernel"] == "glassbox::native::add_cpu";
   EXPECT_TRUE(cpu);
