@@ -34,6 +34,20 @@ def inspect_line():
     raise AssertionError("no asm line in gdb_target.cpp")
 
 
+def line_of(fragment):
+    """The line of gdb_target.cpp that holds fragment (so edits there do not break the tests)."""
+    with open(os.path.join(ROOT, "tests/cpp/gdb/gdb_target.cpp")) as f:
+        for number, line in enumerate(f, 1):
+            if fragment in line:
+                return number
+    raise AssertionError(fragment)
+
+
+DEF_LINE = line_of("GLASSBOX_LIBRARY(gdbt")
+IMPL_LINE = line_of("GLASSBOX_LIBRARY_IMPL(gdbt")
+KERNEL_LINE = line_of("int64_t gdb_probe_cpu(")
+
+
 def test_pretty_printers():
     out = gdb("break gdb_target.cpp:%d" % inspect_line(), "run", "print tensor", "print keys", "print op", "print kernel", "print schema",
               "print name", "print strided", "print *tensor.impl_.p_->storage_.p_", "print node")
@@ -52,9 +66,10 @@ def test_registration_trace_in_load_order():
     out = gdb("gb-trace-registration gdbt", "run")
     lines = [l for l in out.splitlines() if l.startswith("[registration]")]
     assert len(lines) == 2, out
-    assert re.fullmatch(r"\[registration\] def gdbt::probe\(Tensor x\) -> int at tests/cpp/gdb/gdb_target\.cpp:12", lines[0]), lines
+    assert re.fullmatch(r"\[registration\] def gdbt::probe\(Tensor x\) -> int at tests/cpp/gdb/gdb_target\.cpp:%d" % DEF_LINE, lines[0]), lines
     assert re.fullmatch(r"\[registration\] impl gdbt::probe key=CPU kernel=KernelFunction\(unboxed: "
-                        r"\(anonymous namespace\)::gdb_probe_cpu\(.*\) at \S*gdb_target\.cpp:9\) at tests/cpp/gdb/gdb_target\.cpp:13",
+                        r"\(anonymous namespace\)::gdb_probe_cpu\(.*\) at \S*gdb_target\.cpp:%d\) at tests/cpp/gdb/gdb_target\.cpp:%d"
+                        % (KERNEL_LINE, IMPL_LINE),
                         lines[1]), lines
 
 
@@ -70,8 +85,8 @@ def test_break_on_dispatch_and_folded_backtrace():
 def test_live_registry():
     out = gdb("break gdb_target.cpp:%d" % inspect_line(), "run", "gb-registrations ^gdbt::")
     assert "gdbt::probe  gdbt::probe(Tensor x) -> int" in out, out
-    assert re.search(r"\n\s+def: tests/cpp/gdb/gdb_target\.cpp:12\n", out), out
-    assert re.search(r"\n\s+CPU\s+unboxed\s+tests/cpp/gdb/gdb_target\.cpp:13\n", out), out
+    assert re.search(r"\n\s+def: tests/cpp/gdb/gdb_target\.cpp:%d\n" % DEF_LINE, out), out
+    assert re.search(r"\n\s+CPU\s+unboxed\s+tests/cpp/gdb/gdb_target\.cpp:%d\n" % IMPL_LINE, out), out
     assert "1 operator(s) matching ^gdbt::" in out, out
 
 
