@@ -12,8 +12,10 @@
 #include "engine/core/philox.h"
 #include "engine/cpu/parallel.h"
 #include "glassbox/ops/Functions.h"
+#include "tests/cpp/ops/error_text.h"
 
 using namespace glassbox;
+using glassbox::testing::error_of;
 
 namespace {
 const Device kMeta = Device::parse("meta");
@@ -37,16 +39,6 @@ double variance(const std::vector<double>& v) {
   return s / static_cast<double>(v.size());
 }
 
-// Runs f and returns the text of the ValueError (or subclass) it throws.
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 }  // namespace
 
 TEST(EmptyStrided, GeometryMetaAndErrors) {

@@ -10,8 +10,10 @@
 #include "engine/cpu/parallel.h"
 #include "engine/ops/tensor_index.h"
 #include "glassbox/ops/Functions.h"
+#include "tests/cpp/ops/error_text.h"
 
 using namespace glassbox;
+using glassbox::testing::error_of;
 using namespace glassbox::indexing;
 
 namespace {
@@ -53,15 +55,6 @@ V values(const Tensor& t) {
     }
   });
   return out;
-}
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 #define EXPECT_ERROR(expr, Type, text)                                                                  \
   do {                                                                                                  \

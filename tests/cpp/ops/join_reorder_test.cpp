@@ -6,8 +6,10 @@
 #include "engine/core/error.h"
 #include "engine/cpu/parallel.h"
 #include "glassbox/ops/Functions.h"
+#include "tests/cpp/ops/error_text.h"
 
 using namespace glassbox;
+using glassbox::testing::error_of;
 
 namespace {
 const Device kMeta = Device::parse("meta");
@@ -23,15 +25,6 @@ std::vector<T> values(const Tensor& t) {
   return std::vector<T>(c.data<T>(), c.data<T>() + c.numel());
 }
 std::vector<int64_t> ints(const Tensor& t) { return values<int64_t>(t.to(ScalarType::Int64)); }
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 }  // namespace
 
 TEST(Cat, AlongEachDimWithPromotion) {

@@ -12,8 +12,10 @@
 #include "engine/cpu/blas.h"
 #include "engine/cpu/parallel.h"
 #include "glassbox/ops/Functions.h"
+#include "tests/cpp/ops/error_text.h"
 
 using namespace glassbox;
+using glassbox::testing::error_of;
 
 namespace {
 // Deterministic small values: integers in [-4, 4] (floats get a fraction too).
@@ -47,14 +49,6 @@ std::vector<double> naive_mm(const Tensor& a, const Tensor& b) {
 void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], tol * (1 + std::abs(want[i]))) << "at " << i;
-}
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 const Device kMeta = Device::parse("meta");
 }  // namespace

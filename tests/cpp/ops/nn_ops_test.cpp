@@ -8,8 +8,10 @@
 
 #include "engine/core/error.h"
 #include "glassbox/ops/Functions.h"
+#include "tests/cpp/ops/error_text.h"
 
 using namespace glassbox;
+using glassbox::testing::error_of;
 
 namespace {
 const Device kMeta = Device::parse("meta");
@@ -29,14 +31,6 @@ std::vector<double> values(const Tensor& t) {
 void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], tol * (1 + std::abs(want[i]))) << "at " << i;
-}
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 // sum(f() * r): a scalar whose gradient with respect to f's output is r.
 double weighted_sum(const Tensor& out, const Tensor& r) {

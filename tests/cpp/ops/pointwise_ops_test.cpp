@@ -10,8 +10,10 @@
 #include "engine/cpu/parallel.h"
 #include "glassbox/ops/Functions.h"
 #include "registry/registry_dump.h"
+#include "tests/cpp/ops/error_text.h"
 
 using namespace glassbox;
+using glassbox::testing::error_of;
 
 namespace {
 template <class T>
@@ -29,15 +31,6 @@ std::vector<T> values(const Tensor& t) {
 std::vector<float> floats(const Tensor& t) { return values<float>(t.to(ScalarType::Float32)); }
 const Device kMeta = Device::parse("meta");
 
-// The message of the glassbox::Error that f throws ("" when it throws none).
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 }  // namespace
 
 TEST(UnaryMath, FloatFunctionsAgainstTheStandardLibrary) {

@@ -9,8 +9,10 @@
 #include "engine/cpu/parallel.h"
 #include "glassbox/ops/Functions.h"
 #include "tests/cpp/ops/reduction_test_util.h"
+#include "tests/cpp/ops/error_text.h"
 
 using namespace glassbox;
+using glassbox::testing::error_of;
 using glassbox::testing::as_doubles;
 using glassbox::testing::from_values;
 using glassbox::testing::random_tensor;
@@ -19,15 +21,6 @@ namespace {
 const std::vector<double> k23 = {1, -2, 3, 4, 5, -6};  // [[1, -2, 3], [4, 5, -6]]
 Tensor m23(ScalarType t = ScalarType::Float32) { return from_values(k23, {2, 3}, t); }
 std::vector<int64_t> dims(std::initializer_list<int64_t> d) { return std::vector<int64_t>(d); }
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
 }  // namespace
 
 TEST(Sum, WholeAndOverDims) {

@@ -9,8 +9,10 @@
 
 #include "engine/core/error.h"
 #include "glassbox/ops/Functions.h"
+#include "tests/cpp/ops/error_text.h"
 
 using namespace glassbox;
+using glassbox::testing::error_of;
 
 namespace {
 Tensor iota(std::vector<int64_t> sizes, ScalarType dtype = ScalarType::Float32) {
@@ -41,15 +43,6 @@ std::vector<float> logical(const Tensor& t) {
 }
 bool shares_storage(const Tensor& a, const Tensor& b) {
   return a.unsafe_impl()->storage().get() == b.unsafe_impl()->storage().get();
-}
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 #define EXPECT_GEOMETRY(t, sizes_, strides_, offset_)     \
   do {                                                    \
