@@ -311,7 +311,8 @@ def _kernel(plan: Plan, a: AutogradOp) -> str:
     if a.kind == "out":
         check = (f"  if (autograd::compute_requires_grad({', '.join(tensors)}))\n"
                  f"    autograd::throw_out_not_differentiable({string_literal(op.entry.full_name)});\n") if tensors else ""
-        return "\n".join([head, check + "  autograd::BelowAutogradGuard below;", f"  return {redispatch};", "}", ""])
+        # No input requires grad (else the check threw): nothing below can record, no guard needed.
+        return "\n".join([head, check + f"  return {redispatch};", "}", ""])
 
     s = _saved(a)
     rets = _returns(op)
@@ -340,29 +341,29 @@ def _kernel(plan: Plan, a: AutogradOp) -> str:
             else f"{stored[0]}({p.name})" if stored else p.name
         lines.append(f"    grad_fn->{p.name}_ = {value};")
     lines.append("  }")
+    # The common case on the call path: nothing requires grad, so nothing below can record either.
+    lines.append(f"  if (!grad_fn) return {redispatch};")
     lines.append("  auto&& result = [&]() -> decltype(auto) {")
     lines.append("    autograd::BelowAutogradGuard below;")
     lines.append(f"    return {redispatch};")
     lines.append("  }();")
-    lines.append("  if (grad_fn) {")
     if a.kind == "inplace":
-        lines.append("    autograd::rebase_history(self, grad_fn);")
+        lines.append("  autograd::rebase_history(self, grad_fn);")
         for i in s.results:
-            lines.append(f"    grad_fn->{rets[i]}_ = autograd::SavedVariable(self, true);")
+            lines.append(f"  grad_fn->{rets[i]}_ = autograd::SavedVariable(self, true);")
     elif len(op.entry.schema.returns) == 1 and op.ret.startswith("std::vector"):
-        lines.append("    for (const Tensor& r : result) autograd::set_history(r, grad_fn);")
+        lines.append("  for (const Tensor& r : result) autograd::set_history(r, grad_fn);")
     elif len(op.entry.schema.returns) == 1:
-        lines.append("    autograd::set_history(result, grad_fn);")
+        lines.append("  autograd::set_history(result, grad_fn);")
         for i in s.results:
-            lines.append(f"    grad_fn->{rets[i]}_ = autograd::SavedVariable(result, true);")
+            lines.append(f"  grad_fn->{rets[i]}_ = autograd::SavedVariable(result, true);")
     else:
         flags = a.entry.output_differentiability or [True] * len(rets)
         for i in range(len(rets)):
             fn = "set_history" if flags[i] else "mark_non_differentiable"
-            lines.append(f"    autograd::{fn}(std::get<{i}>(result), grad_fn);")
+            lines.append(f"  autograd::{fn}(std::get<{i}>(result), grad_fn);")
         for i in s.results:
-            lines.append(f"    grad_fn->{rets[i]}_ = autograd::SavedVariable(std::get<{i}>(result), true);")
-    lines.append("  }")
+            lines.append(f"  grad_fn->{rets[i]}_ = autograd::SavedVariable(std::get<{i}>(result), true);")
     lines.append("  return result;")
     lines.append("}")
     lines.append("")
