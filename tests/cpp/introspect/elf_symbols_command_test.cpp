@@ -7,23 +7,11 @@
 #include "introspect/cli/commands.h"
 #include "introspect/process.h"
 #include "tests/cpp/introspect/elf_test_support.h"
+#include "tests/cpp/introspect/cli_run.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect::cli {
 namespace {
-
-struct CliRun {
-  int status;
-  std::string out, err;
-};
-
-CliRun run(std::vector<std::string> argv) {
-  std::ostringstream out, err;
-  const int status = run_cli(argv, out, err);
-  return {status, out.str(), err.str()};
-}
-
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 TEST(SymbolsCommand, GrepWithLines) {
   const std::string lib = testing::core_library().string();
