@@ -13,7 +13,7 @@ import zlib
 
 from .api import Op, Param, Plan
 from .cpp_types import ArrayDefault, default_value
-from .render_common import location, render_file, string_literal
+from .render_common import entry_ref, render_file, string_literal
 
 
 SHARDS = 8
@@ -92,7 +92,7 @@ def _binding(plan: Plan, op: Op, method: bool) -> str:
     target = "tensor" if method else "m"
     pyname = op.entry.name
     extra = "".join(f", {a}" for a in args)
-    return (f"  // {location(plan, op)}: {op.entry.schema.text}\n"
+    return (f"  // {plan.display}: {op.entry.schema.text}\n"
             f"  {target}.def({string_literal(pyname)}, []({lambda_params}) -> {ret} {{ {body} }}{extra});")
 
 
