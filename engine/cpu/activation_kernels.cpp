@@ -4,7 +4,15 @@
 #include <cmath>
 
 #include "engine/cpu/pointwise_kernel.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/gelu.h"
+#include "glassbox/ops/native/gelu_backward.h"
+#include "glassbox/ops/native/relu.h"
+#include "glassbox/ops/native/sigmoid.h"
+#include "glassbox/ops/native/sigmoid_backward.h"
+#include "glassbox/ops/native/silu.h"
+#include "glassbox/ops/native/silu_backward.h"
+#include "glassbox/ops/native/tanh_backward.h"
+#include "glassbox/ops/native/threshold_backward.h"
 
 namespace glassbox::native {
 
