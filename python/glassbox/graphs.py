@@ -170,7 +170,7 @@ def autograd_graph(tensors, names: Optional[Dict[str, object]] = None, title: st
             return seen[key]
         name = fn.name()
         accumulate = name == "AccumulateGrad"
-        label = name if key not in labels else (labels[key] if accumulate else f"{name}\n{labels[key]}")
+        label = name if key not in labels else f"{name}\n{labels[key]}"
         if not accumulate:
             label += f"\nsequence_nr={fn.sequence_nr}"
         n = AutogradNode(id=f"n{len(nodes)}", kind="accumulate" if accumulate else "node", label=label,

@@ -58,12 +58,12 @@ def test_names_label_leaves_and_intermediate_tensors():
     assert y.name() == "MmBackward0"
     g = gb.graphs.autograd_graph(z, names={"A": A, "x": x, "z": z})
     labels = {n.label for n in g.nodes if n.kind == "accumulate"}
-    assert labels == {"A (2, 2)", "x (2, 1)"}
-    assert "z (1)" in g.node("SumBackward0").label or "z ()" in g.node("SumBackward0").label
+    assert labels == {"AccumulateGrad\nA (2, 2)", "AccumulateGrad\nx (2, 1)"}
+    assert g.node("SumBackward0").label.startswith("SumBackward0\nz ()\nsequence_nr=")
     # the leaf named A is the first input of the matrix product
     mm = g.node("MmBackward0").id
     first = [e.target for e in g.edges if e.source == mm and e.index == 0][0]
-    assert [n.label for n in g.nodes if n.id == first] == ["A (2, 2)"]
+    assert [n.label for n in g.nodes if n.id == first] == ["AccumulateGrad\nA (2, 2)"]
 
 
 def test_several_outputs():
@@ -79,7 +79,7 @@ def test_dot_text():
     dot = gb.graphs.autograd_graph(z, names={"A": A}, title='hello "graph"').dot()
     assert dot.startswith("digraph autograd {") and dot.rstrip().endswith("}")
     assert 'label="MmBackward0\\nsequence_nr=' in dot
-    assert 'label="A (2, 2)"' in dot
+    assert 'label="AccumulateGrad\\nA (2, 2)"' in dot
     assert 'label="hello \\"graph\\""' in dot
     assert dot.count("->") == 4
     assert '[label="1"]' in dot  # the matrix product's second input is numbered
