@@ -26,7 +26,8 @@ py::object to_list(const Tensor& t) {
       std::memcpy(&v, base + offset * static_cast<int64_t>(sizeof(T)), sizeof(T));
       if constexpr (std::is_same_v<T, bool>) return py::bool_(v);
       else if constexpr (std::is_integral_v<T>) return py::int_(static_cast<int64_t>(v));
-      else return py::float_(static_cast<double>(static_cast<float>(v)));
+      else if constexpr (std::is_same_v<T, double>) return py::float_(v);
+      else return py::float_(static_cast<double>(static_cast<float>(v)));  // float, half, bfloat16
     };
     std::function<py::object(size_t, int64_t)> level = [&](size_t d, int64_t offset) -> py::object {
       if (d == t.sizes().size()) return element(offset);

@@ -1,5 +1,6 @@
 """gb.ops.<ns>.<op>: calling registered operators from Python, with overload resolution,
 defaults, keyword arguments, and errors as Python exceptions."""
+import numpy as np
 import pytest
 
 import glassbox as gb
@@ -60,3 +61,15 @@ def test_meta_device():
     m = ops.empty([3, 1], device="meta")
     r = ops.mul(m, ops.empty([4], device="meta", dtype=gb.float16))
     assert r.shape == (3, 4) and r.device == "meta" and r.dtype == gb.float32
+
+
+@pytest.mark.parametrize("dtype, value, expected", [
+    ("float64", 0.123456789012345678, 0.123456789012345678),   # all 53 bits survive
+    ("float32", 0.123456789012345678, float(np.float32(0.123456789012345678))),
+    ("float16", 0.1, float(np.float16(0.1))),
+    ("int64", 2**53 + 1, 2**53 + 1),
+])
+def test_item_and_tolist_keep_the_dtypes_precision(dtype, value, expected):
+    t = gb.tensor([value], dtype=getattr(gb, dtype))
+    assert t.item() == expected and type(t.item()) is type(expected)
+    assert t.tolist() == [expected]
