@@ -73,3 +73,15 @@ def test_item_and_tolist_keep_the_dtypes_precision(dtype, value, expected):
     t = gb.tensor([value], dtype=getattr(gb, dtype))
     assert t.item() == expected and type(t.item()) is type(expected)
     assert t.tolist() == [expected]
+
+
+def test_size_methods_take_ints_one_by_one():
+    x = gb.arange(6)
+    assert x.view(2, 3).shape == (2, 3) and x.reshape(3, 2).shape == (3, 2)
+    assert x.view(2, 3).permute(1, 0).shape == (3, 2)
+    assert x.view(1, 6).expand(4, -1).shape == (4, 6)
+    assert x.view(np.int64(6)).shape == (6,) and x.view([2, 3]).shape == (2, 3)
+    np.testing.assert_array_equal(x.view(2, 3).flip(0, 1).numpy(), np.arange(6).reshape(2, 3)[::-1, ::-1])
+    for bad, kind in [((2, 3.0), "float"), ((True, 6), "bool"), ((gb.int64,), "dtype")]:
+        with pytest.raises(TypeError, match=f"view\\(\\): size must be ints, got {kind}"):
+            x.view(*bad)
