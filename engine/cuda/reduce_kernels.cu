@@ -51,6 +51,7 @@ __global__ void reduce_rows_kernel(const T* x, A* out, int64_t tasks, int64_t le
     const T* p = x + row * len;
     int64_t i = begin + threadIdx.x * kVec;
     if (vectorized) {  // begin and end are multiples of kVec, p is 16-byte aligned
+#pragma unroll 4
       for (; i < end; i += int64_t{blockDim.x} * kVec) {
         const AlignedVec<T, kVec> v = *reinterpret_cast<const AlignedVec<T, kVec>*>(p + i);
 #pragma unroll

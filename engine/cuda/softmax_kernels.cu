@@ -55,6 +55,7 @@ __global__ void softmax_rows_kernel(const T* x, T* y, int64_t rows, int64_t n, b
   if constexpr (std::is_same_v<A, double>) lowest = -CUDART_INF;
   A m = lowest;
   if (active) {
+#pragma unroll 4  // several loads in flight per thread
     for (int64_t i = start; i < n; i += step) {
       if (vectorized) {
         const AlignedVec<T, V> v = load_vec<T, V>(xr + i);
