@@ -51,9 +51,21 @@ __global__ void reduce_rows_kernel(const T* x, A* out, int64_t tasks, int64_t le
     const T* p = x + row * len;
     int64_t i = begin + threadIdx.x * kVec;
     if (vectorized) {  // begin and end are multiples of kVec, p is 16-byte aligned
-#pragma unroll 4
-      for (; i < end; i += int64_t{blockDim.x} * kVec) {
-        const AlignedVec<T, kVec> v = *reinterpret_cast<const AlignedVec<T, kVec>*>(p + i);
+      using Vec = AlignedVec<T, kVec>;
+      const int64_t stride = int64_t{blockDim.x} * kVec;
+      // Four independent 16-byte loads in flight before any of them is combined.
+      for (; i + 3 * stride < end; i += 4 * stride) {
+        Vec v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = *reinterpret_cast<const Vec*>(p + i + u * stride);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+#pragma unroll
+          for (int j = 0; j < kVec; ++j) acc[(u + j) % 4] = op(acc[(u + j) % 4], static_cast<A>(to_opmath(v[u].val[j])));
+        }
+      }
+      for (; i < end; i += stride) {
+        const Vec v = *reinterpret_cast<const Vec*>(p + i);
 #pragma unroll
         for (int j = 0; j < kVec; ++j) acc[j % 4] = op(acc[j % 4], static_cast<A>(to_opmath(v.val[j])));
       }
