@@ -2,8 +2,8 @@
 // decides shape and dtype; the input is viewed as a contiguous [outer, reduced, inner] block
 // (permuted into one when the reduced dims are not a single run), and then
 //  * inner == 1 (rows): a warp or a block per row, 16-byte loads where aligned, warp shuffles and
-//    shared memory to combine; long rows with few outputs are split into chunks that a second
-//    pass combines;
+//    shared memory to combine; long rows with few outputs are shared by several blocks (interleaved)
+//    whose partial results a second pass combines;
 //  * inner > 1 (columns): threads along inner read coalesced, eight rows at a time per block,
 //    combined in shared memory; likewise split when there are few outputs.
 // Accumulators: float for float16/bfloat16/float32, double, int64 for integer sums.
@@ -36,25 +36,27 @@ struct Combine {
   }
 };
 
-// out[task] for task = row * chunks + chunk: the reduction of x[row, chunk * chunk_len, ...) of
-// rows of length `len`, divided by `divisor` (mean) when it is not 1.
+// out[task] for task = row * chunks + chunk: the reduction of the chunk-th of `chunks` interleaved
+// slices of row `row` (rows of length `len`), divided by `divisor` (mean) when it is not 1. The
+// blocks of one row stride through it together, so that the GPU reads one contiguous stretch at a
+// time rather than `chunks` distant ones.
 template <Reduce OP, class T, class A>
-__global__ void reduce_rows_kernel(const T* x, A* out, int64_t tasks, int64_t len, int64_t chunk_len, int64_t chunks,
-                                   A identity, double divisor, bool vectorized) {
+__global__ void reduce_rows_kernel(const T* x, A* out, int64_t tasks, int64_t len, int64_t chunks, A identity,
+                                   double divisor, bool vectorized) {
   constexpr int kVec = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
   const Combine<OP> op;
   const int64_t task = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
   A acc[4] = {identity, identity, identity, identity};  // independent chains keep loads in flight
   if (task < tasks) {
-    const int64_t row = task / chunks, begin = task % chunks * chunk_len;
-    const int64_t end = begin + chunk_len < len ? begin + chunk_len : len;
+    const int64_t row = task / chunks, chunk = task % chunks;
     const T* p = x + row * len;
-    int64_t i = begin + threadIdx.x * kVec;
-    if (vectorized) {  // begin and end are multiples of kVec, p is 16-byte aligned
+    const int64_t first = chunk * blockDim.x + threadIdx.x, threads = chunks * blockDim.x;
+    if (vectorized) {  // len is a multiple of kVec, p is 16-byte aligned
       using Vec = AlignedVec<T, kVec>;
-      const int64_t stride = int64_t{blockDim.x} * kVec;
+      const int64_t stride = threads * kVec;
+      int64_t i = first * kVec;
       // Four independent 16-byte loads in flight before any of them is combined.
-      for (; i + 3 * stride < end; i += 4 * stride) {
+      for (; i + 3 * stride < len; i += 4 * stride) {
         Vec v[4];
 #pragma unroll
         for (int u = 0; u < 4; ++u) v[u] = *reinterpret_cast<const Vec*>(p + i + u * stride);
@@ -64,13 +66,13 @@ __global__ void reduce_rows_kernel(const T* x, A* out, int64_t tasks, int64_t le
           for (int j = 0; j < kVec; ++j) acc[(u + j) % 4] = op(acc[(u + j) % 4], static_cast<A>(to_opmath(v[u].val[j])));
         }
       }
-      for (; i < end; i += stride) {
+      for (; i < len; i += stride) {
         const Vec v = *reinterpret_cast<const Vec*>(p + i);
 #pragma unroll
         for (int j = 0; j < kVec; ++j) acc[j % 4] = op(acc[j % 4], static_cast<A>(to_opmath(v.val[j])));
       }
     } else {
-      for (i = begin + threadIdx.x; i < end; i += blockDim.x) acc[0] = op(acc[0], static_cast<A>(to_opmath(p[i])));
+      for (int64_t i = first; i < len; i += threads) acc[0] = op(acc[0], static_cast<A>(to_opmath(p[i])));
     }
   }
   A r = op(op(acc[0], acc[1]), op(acc[2], acc[3]));
@@ -127,11 +129,10 @@ void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner,
   if (inner == 1) {
     const bool wide = len > 512;
     const dim3 block(wide ? 512 : 32, wide ? 1 : 8);
-    // Few rows of many values: chunks of at least 16K values, enough of them to fill the GPU.
+    // Few rows of many values: several blocks per row (at least 16K values each), enough to fill the GPU.
     int64_t chunks = 1;
     if (outer < target_blocks && len > 32768) chunks = std::min((len + 16383) / 16384, (target_blocks + outer - 1) / outer);
     constexpr int kVec = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
-    const int64_t chunk_len = ((len + chunks - 1) / chunks + kVec - 1) / kVec * kVec;
     const bool vectorized = len % kVec == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
     const int64_t tasks = outer * chunks;
     A* dst = out;
@@ -141,8 +142,8 @@ void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner,
       dst = partial.data<A>();
     }
     const auto grid = static_cast<unsigned>((tasks + block.y - 1) / block.y);
-    reduce_rows_kernel<OP, T, A><<<grid, block, 0, stream>>>(x, dst, tasks, len, chunk_len, chunks, identity,
-                                                             chunks > 1 ? 1.0 : divisor, vectorized);
+    reduce_rows_kernel<OP, T, A><<<grid, block, 0, stream>>>(x, dst, tasks, len, chunks, identity, chunks > 1 ? 1.0 : divisor,
+                                                             vectorized);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
     if (chunks > 1) reduce_block<OP, A, A>(dst, out, outer, chunks, 1, identity, divisor, device);
     return;

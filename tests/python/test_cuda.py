@@ -89,6 +89,12 @@ def test_operators_match_the_cpu():
         assert got.device == "cuda:0", name
         np.testing.assert_allclose(got.cpu().numpy(), expected, rtol=2e-5, atol=2e-5, err_msg=name)
     assert (da > db).cpu().numpy().tolist() == (a > b).numpy().tolist()
+    # Random numbers: the CPU's generator, so the same seed gives the same numbers.
+    gb.manual_seed(3)
+    c = gb.randn(5, 4)
+    gb.manual_seed(3)
+    g = gb.randn(5, 4, device="cuda")
+    np.testing.assert_allclose(g.cpu().numpy(), c.numpy(), rtol=1e-5, atol=1e-6)
 
 
 @requires_gpu
