@@ -34,7 +34,9 @@ TEST(CudaErrors, NameTheCallTheFileLineAndTheCudaError) {
   EXPECT_TRUE(contains(e, cudaGetErrorString(expected))) << e;
   EXPECT_TRUE(contains(e, cudaGetErrorName(expected))) << e;
   // The failure does not stick to later calls (without a device, every call reports it again).
-  if (cuda::is_available()) EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  if (cuda::is_available()) {
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  }
 }
 
 TEST(CudaErrors, CublasFailuresNameTheStatus) {
