@@ -5,8 +5,19 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/ops/copy.h"
+#include "registry/dispatcher.h"
 
 namespace glassbox {
+
+void copy_between(Tensor& dst, const Tensor& src) {
+  if (dst.device().type == DeviceType::CPU && src.device().type == DeviceType::CPU) {
+    copy_(dst, src);
+    return;
+  }
+  static const auto dispatched =
+      Dispatcher::singleton().find_schema_or_throw("glassbox::copy_").typed<Tensor&(Tensor&, const Tensor&, bool)>();
+  dispatched.call(dst, src, false);
+}
 
 DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op_name) {
   const size_t n = std::max(a.size(), b.size());
@@ -102,6 +113,9 @@ TensorIterator TensorIteratorConfig::build() {
     }
     device = in->device();
   }
+  // No device-bound input (fill_, or only Python numbers): the given output's device.
+  for (const Tensor* out : outputs_)
+    if (!device && out->defined()) device = out->device();
   if (!device) device = Device(DeviceType::CPU);
   // 3. Dtypes: compute in the promoted dtype unless told otherwise.
   ScalarType compute =
@@ -140,7 +154,7 @@ TensorIterator TensorIteratorConfig::build() {
   for (const Tensor* in : inputs_) {
     if (!keep_dtypes_ && in->dtype() != compute) {
       Tensor converted = empty_tensor(in->sizes(), compute, in->device());
-      copy_(converted, *in);
+      copy_between(converted, *in);
       operands.push_back(std::move(converted));
     } else {
       operands.push_back(*in);
@@ -266,7 +280,7 @@ void TensorIterator::run(int64_t grain, Loop loop, void* ctx) const {
 }
 
 void TensorIterator::finish() {
-  for (auto& [out, tmp] : writebacks_) copy_(*out, tmp);
+  for (auto& [out, tmp] : writebacks_) copy_between(*out, tmp);
   writebacks_.clear();
 }
 

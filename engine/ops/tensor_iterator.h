@@ -120,6 +120,10 @@ class TensorIterator {
   const DimVector& strides(int operand) const { return strides_[operand]; }
   // True when every operand walks memory contiguously (or is a broadcast scalar): one flat loop.
   bool is_contiguous_1d() const { return shape_.size() <= 1; }
+  // Operand i as the loop sees it (outputs first, then inputs after any conversion) and the
+  // address of its first element: what a device kernel launches with.
+  const Tensor& operand(int i) const { return owned_[i]; }
+  char* data_ptr(int i) const { return ptrs_[i]; }
 
   // Calls loop over the whole iteration space, split across threads above `grain` elements.
   template <class F>
@@ -145,6 +149,10 @@ class TensorIterator {
   int64_t numel_ = 0;
   ScalarType compute_dtype_ = ScalarType::Float32;
 };
+
+// dst = src (broadcast, converted) on any device: CPU tensors through the CPU loop directly,
+// others through copy_'s dispatcher entry (their backend's copy_ kernel).
+void copy_between(Tensor& dst, const Tensor& src);
 
 // Broadcast shape of a and b (numpy rules); throws ValueError naming the op and both shapes.
 DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op_name);

@@ -19,6 +19,7 @@ void bind_generated(py::module_& m, py::class_<Tensor>& tensor);
 }
 void bind_indexing(py::module_& m);
 void bind_random(py::module_& m);
+void bind_cuda(py::module_& cuda);
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "glassbox engine bindings";
@@ -52,4 +53,5 @@ PYBIND11_MODULE(_C, m) {
   cuda.def("built_with_cuda", &glassbox::cuda::built_with_cuda);
   cuda.def("device_count", &glassbox::cuda::device_count);
   cuda.def("describe", &glassbox::cuda::describe);
+  bind_cuda(cuda);
 }

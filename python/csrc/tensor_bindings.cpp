@@ -14,9 +14,10 @@ namespace py = pybind11;
 using namespace glassbox;
 
 namespace {
-// Elements in logical (row-major) order as nested Python lists.
-py::object to_list(const Tensor& t) {
-  if (!t.defined()) throw ValueError("tolist: undefined tensor");
+// Elements in logical (row-major) order as nested Python lists (a CUDA tensor's copied to the CPU).
+py::object to_list(const Tensor& self) {
+  if (!self.defined()) throw ValueError("tolist: undefined tensor");
+  const Tensor t = self.device().type == DeviceType::CUDA ? self.to(Device(DeviceType::CPU)) : self;
   if (!t.data_ptr() && t.numel() > 0)
     throw ValueError("tolist: a tensor on " + t.device().to_string() + " has no data to read");
   return visit_scalar_type(t.dtype(), [&]<class T>() -> py::object {

@@ -34,6 +34,8 @@ from ._factories import (  # noqa: E402,F401
     empty, zeros, ones, full, rand, randn, zeros_like, ones_like, manual_seed, seed, initial_seed,
 )
 from . import autograd  # noqa: E402
+from . import _device_methods  # noqa: E402,F401  (Tensor.cuda, .cpu, .is_cuda)
+from . import backends, cuda  # noqa: E402,F401
 from . import nn, optim  # noqa: E402,F401
 from . import graphs, paths  # noqa: E402,F401
 from .autograd import enable_grad, no_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
