@@ -75,7 +75,8 @@ std::string DispatchTraceCapture::to_string() const {
 DispatchTraceScope::DispatchTraceScope(DispatchTraceEvent::Kind kind, const OperatorName& op, DispatchKeySet keys,
                                        const KernelFunction& kernel) {
   if (detail::dispatch_debugger_hook.load(std::memory_order_relaxed)) detail::dispatch_event(&op, keys, &kernel);
-  const bool print = g_print_enabled.load(std::memory_order_relaxed);
+  // A thread that captures its trace gets the events there instead of on stderr.
+  const bool print = g_print_enabled.load(std::memory_order_relaxed) && !t_capture;
   if (print || t_capture) {
     DispatchTraceEvent e{kind, op.full(), keys.highest_priority_key(), t_depth};
     if (print) std::fprintf(stderr, "%s\n", e.to_string().c_str());
