@@ -19,6 +19,7 @@
 #include "python/csrc/ivalue_conversion.h"
 #include "registry/dispatcher.h"
 #include "registry/library.h"
+#include "registry/local_dispatch_key_set.h"
 
 namespace py = pybind11;
 using namespace glassbox;
@@ -158,6 +159,24 @@ std::optional<DispatchKey> key_from(const std::optional<std::string>& name) {
   if (!name) return std::nullopt;
   return dispatch_key_from_string(*name);
 }
+
+// `with gb.library.include_key(K):` adds K to this thread's included keys, so every call on the
+// thread reaches K's kernels (how the Python key's kernels and fallbacks are reached at all).
+class KeyInclusion {
+ public:
+  explicit KeyInclusion(const std::string& key) : key_(dispatch_key_from_string(key)) {
+    if (!is_runtime_key(key_)) throw ValueError("include_key: " + key + " is an alias key; include a runtime key");
+  }
+  void enter() {
+    if (guard_) throw Error("include_key(" + std::string(to_string(key_)) + ") is already active");
+    guard_ = std::make_unique<IncludeDispatchKeyGuard>(key_);
+  }
+  void exit() { guard_.reset(); }
+
+ private:
+  DispatchKey key_;
+  std::unique_ptr<IncludeDispatchKeyGuard> guard_;
+};
 
 class PyLibrary {
  public:
@@ -301,6 +320,10 @@ void bind_library(py::module_& m) {
       .def_property_readonly("key", &PyLibrary::key)
       .def_property_readonly("debug", &PyLibrary::debug)
       .def_property_readonly("name", &PyLibrary::name);
+  py::class_<KeyInclusion>(lib, "KeyInclusion")
+      .def(py::init<const std::string&>(), py::arg("key"))
+      .def("__enter__", [](KeyInclusion& k) { k.enter(); })
+      .def("__exit__", [](KeyInclusion& k, py::args) { k.exit(); });
   lib.def("schema_arguments", [](const std::string& op) -> py::tuple {
     // (name, kwarg_only) of each argument, and where the def is: for checking a Python kernel's signature.
     std::optional<OperatorHandle> h = Dispatcher::singleton().find_op(OperatorName::parse(op));

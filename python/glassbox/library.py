@@ -20,14 +20,15 @@ keyword-only arguments by keyword, and returns what the schema returns (a tuple 
 results). It serves the dispatch key it names (key="CPU", "Meta", "AutogradCPU", "Autograd", ...),
 else the library's key, else CompositeImplicitAutograd (so it runs for every backend and its calls
 are recorded by autograd), as impl() in a C++ DEF block. The Python dispatch key is never chosen
-implicitly: a kernel there runs only while the key is included on the calling thread.
+implicitly: no tensor carries it, so its kernels and fallback run only inside
+`with include_key("Python"):`, where they see every call on the thread before autograd does.
 """
 import inspect
 import sys
 
 from . import _C
 
-__all__ = ["Library", "fallthrough_kernel"]
+__all__ = ["Library", "fallthrough_kernel", "include_key"]
 
 
 class _Fallthrough:
@@ -66,6 +67,12 @@ def _check_signature(op, fn, where):
         raise RuntimeError(
             "the Python kernel %s%s registered at %s does not fit the schema %s defined at %s: %s"
             % (name, sig, where, schema, defined_at, e)) from None
+
+
+def include_key(key):
+    """`with include_key("Python"):` every call made on this thread inside the block also
+    dispatches on `key` (a runtime key), so that key's kernels and fallback see it first."""
+    return _C._library.KeyInclusion(key)
 
 
 class Library:
