@@ -7,7 +7,9 @@
 // library's, else CompositeImplicitAutograd, as impl() in a C++ DEF block), so it takes part in
 // dispatch exactly as a C++ kernel would. The Python key is not used implicitly: it is the
 // highest-priority key, and a kernel there runs only while a caller includes the key on its thread
-// (a mode that sees every call before autograd), which registering there by name allows.
+// (a mode that sees every call before autograd), which registering there by name allows. Such a
+// kernel or fallback runs with the Python key excluded, so the calls it makes (and its
+// redispatch) go on below it: a mode sees each call made outside it once.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -87,13 +89,19 @@ std::pair<py::tuple, py::dict> pop_arguments(const FunctionSchema& schema, Stack
 // a borrowed pointer and never touches Python refcounts under the registry's lock.
 struct PythonKernel {
   PyObject* fn;
+  DispatchKey key;
   std::string debug;
 
   void operator()(const OperatorHandle& op, DispatchKeySet, Stack* stack) const {
     py::gil_scoped_acquire gil;
     const FunctionSchema& schema = schema_for_python(op, debug);
     auto [args, kwargs] = pop_arguments(schema, stack);
-    py::object result = py::reinterpret_borrow<py::object>(fn)(*args, **kwargs);
+    py::object result;
+    {
+      std::optional<ExcludeDispatchKeyGuard> below_python;
+      if (key == DispatchKey::Python) below_python.emplace(DispatchKey::Python);
+      result = py::reinterpret_borrow<py::object>(fn)(*args, **kwargs);
+    }
     push_results(schema, result, debug, stack);
   }
 };
@@ -135,6 +143,7 @@ class BoxedCall {
 
 struct PythonFallback {
   PyObject* fn;
+  DispatchKey key;
   std::string debug;
 
   void operator()(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) const {
@@ -145,6 +154,8 @@ struct PythonFallback {
     stack->resize(base);
     py::object result;
     try {
+      std::optional<ExcludeDispatchKeyGuard> below_python;
+      if (key == DispatchKey::Python) below_python.emplace(DispatchKey::Python);
       result = py::reinterpret_borrow<py::object>(fn)(py::cast(call));
     } catch (...) {
       call->invalidate();
@@ -227,7 +238,7 @@ class PyLibrary {
       kernel = KernelFunction::fallthrough();
     } else {
       if (!PyCallable_Check(fn.ptr())) throw TypeError("impl(\"" + op + "\") at " + at + ": the kernel is not callable");
-      kernel = KernelFunction::from_boxed_callable(PythonKernel{fn.ptr(), at});
+      kernel = KernelFunction::from_boxed_callable(PythonKernel{fn.ptr(), k, at});
       functions_.append(fn);
     }
     registrations_.push_back(Dispatcher::singleton().register_impl(qualified, k, std::move(kernel), std::nullopt, at));
@@ -245,7 +256,7 @@ class PyLibrary {
       kernel = KernelFunction::fallthrough();
     } else {
       if (!PyCallable_Check(fn.ptr())) throw TypeError("fallback() at " + at + ": the fallback is not callable");
-      kernel = KernelFunction::from_boxed_callable(PythonFallback{fn.ptr(), at});
+      kernel = KernelFunction::from_boxed_callable(PythonFallback{fn.ptr(), *key_, at});
       functions_.append(fn);
     }
     registrations_.push_back(Dispatcher::singleton().register_fallback(*key_, std::move(kernel), at));

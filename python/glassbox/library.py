@@ -22,6 +22,7 @@ else the library's key, else CompositeImplicitAutograd (so it runs for every bac
 are recorded by autograd), as impl() in a C++ DEF block. The Python dispatch key is never chosen
 implicitly: no tensor carries it, so its kernels and fallback run only inside
 `with include_key("Python"):`, where they see every call on the thread before autograd does.
+They run with the Python key excluded, so the operators they call dispatch as usual.
 """
 import inspect
 import sys

@@ -4,6 +4,7 @@ raised by Python kernels, autograd through math kernels, fallbacks and the Pytho
 import gc
 import inspect
 import os
+import re
 
 import numpy as np
 import pytest
@@ -89,7 +90,7 @@ def test_an_impl_library_adds_and_removes_one_kernel():
             meta.impl("f", lambda x: gb.empty([5], device="meta"))
             assert gb.ops.t_py3.f(gb.empty([2], device="meta")).shape == (5,)
             assert gb.ops.t_py3.f(x).tolist() == [2.0, 2.0]
-            assert "Meta: registered at %s" % HERE in gb.registry.dump_table("t_py3::f")
+            assert re.search(r"Meta: registered at \S*%s:\d+ \[kernel\]" % HERE, gb.registry.dump_table("t_py3::f"))
         assert gb.registry.dump_table("t_py3::f") == table_before
         with pytest.raises(RuntimeError, match="no kernel for t_py3::f for dispatch key Meta; registered: CPU"):
             gb.ops.t_py3.f(gb.empty([2], device="meta"))
@@ -194,9 +195,14 @@ def test_a_math_kernel_is_differentiated_by_autograd():
         xs = np.array([-1.0, 0.5, 2.0])
         x = gb.tensor(xs.tolist(), dtype=gb.float64, requires_grad=True)
         y = gb.ops.t_py9.softplus2(x)
-        np.testing.assert_allclose(y.tolist(), 2 * np.log1p(np.exp(xs)), rtol=1e-12)
+        assert y.grad_fn is not None
+        np.testing.assert_allclose(y.tolist(), 2 * np.log1p(np.exp(xs)), rtol=1e-6)
         y.sum().backward()
-        np.testing.assert_allclose(x.grad.tolist(), 2 / (1 + np.exp(-xs)), rtol=1e-12)
+        np.testing.assert_allclose(x.grad.tolist(), 2 / (1 + np.exp(-xs)), rtol=1e-6)
+        # exactly what the same operations give when called directly
+        x2 = gb.tensor(xs.tolist(), dtype=gb.float64, requires_grad=True)
+        ((gb.exp(x2) + 1).log() * 2).sum().backward()
+        assert x.grad.tolist() == x2.grad.tolist()
 
 
 def test_python_operators_show_in_the_trace():
@@ -204,13 +210,16 @@ def test_python_operators_show_in_the_trace():
         lib.define("double(Tensor x) -> Tensor")
         lib.impl("double", lambda x: x * 2, key="CPU")
         impl_line = here(-1)
+        x = gb.ones(2)
         with gb.trace() as t:
-            gb.ops.t_py10.double(gb.ones(2))
+            gb.ops.t_py10.double(x)
     first = t.events[0]
     assert (first.kind, first.op, first.key, first.depth) == ("call", "t_py10::double", "CPU", 0)
     assert first.kernel == "kernel" and first.registered_at.endswith(impl_line)
-    assert [(e.op, e.key, e.depth) for e in t.events[1:3]] == [("glassbox::mul.Scalar", "AutogradCPU", 1),
-                                                               ("glassbox::mul.Scalar", "CPU", 2)]
+    # the kernel's own calls, nested below it
+    assert [(e.op, e.key, e.depth) for e in t.events[1:]] == [("glassbox::mul.Scalar", "AutogradCPU", 1),
+                                                              ("glassbox::mul.Tensor", "AutogradCPU", 2),
+                                                              ("glassbox::mul.Tensor", "CPU", 3)]
 
 
 def test_fallthrough_and_fallbacks():
@@ -224,11 +233,11 @@ def test_fallthrough_and_fallbacks():
             assert gb.ops.t_py11.f(gb.ones(1)).tolist() == [2.0]
         assert gb.ops.t_py11.f(gb.ones(1)).tolist() == [100.0]
 
-    fallback_line = None
     with pytest.raises(RuntimeError) as e:
         Library("_", "IMPL", "AutogradCPU").fallback(lambda call: None)
     fallback_line = here(-1)
-    assert "a fallback for dispatch key AutogradCPU is already registered at registry/builtin_fallbacks.cpp:" in str(e.value)
+    assert re.search(r"a fallback for dispatch key AutogradCPU is already registered at \S*registry/builtin_fallbacks.cpp:\d+",
+                     str(e.value))
     assert fallback_line in str(e.value)
 
     # A Python-key fallback: a mode that sees every call on the thread, then lets it go on.
@@ -252,7 +261,10 @@ def test_the_python_key_is_reached_only_when_included():
     with Library("t_py12", "DEF") as lib:
         lib.define("f(Tensor x) -> Tensor")
         lib.impl("f", lambda x: x + 1, key="CPU")
-        lib.impl("f", lambda x: x - 1, key="Python")
-        assert gb.ops.t_py12.f(gb.ones(1)).tolist() == [2.0]
+        lib.impl("f", lambda x: x - 1, key="Python")  # x - 1 runs below the Python key
+        x = gb.ones(1)
+        assert gb.ops.t_py12.f(x).tolist() == [2.0]
         with include_key("Python"):
-            assert gb.ops.t_py12.f(gb.ones(1)).tolist() == [0.0]
+            assert gb.ops.t_py12.f(x).tolist() == [0.0]
+            with pytest.raises(RuntimeError, match="no kernel for glassbox::ones.* for dispatch key Python"):
+                gb.ones(1)  # nothing serves the Python key for ones
