@@ -97,7 +97,13 @@ std::vector<OperatorHandle> overloads(const std::string& qualified) {
 }
 
 py::object call(const std::string& qualified, const py::tuple& args, const py::dict& kwargs) {
-  const std::vector<OperatorHandle> candidates = overloads(qualified);
+  // One named overload is one table lookup; all overloads of a name take a scan of the registry.
+  std::vector<OperatorHandle> candidates;
+  if (const OperatorName want = OperatorName::parse(qualified); !want.overload.empty()) {
+    if (auto op = Dispatcher::singleton().find_op(want); op && op->has_schema()) candidates.push_back(*op);
+  } else {
+    candidates = overloads(qualified);
+  }
   if (candidates.empty()) throw py::attribute_error("no operator named " + qualified + " is registered");
   std::string tried;
   for (const OperatorHandle& op : candidates) {
