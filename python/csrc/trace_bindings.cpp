@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "registry/dispatch_trace.h"
+#include "registry/dispatch_trace_quiet.h"
 #include "registry/dispatcher.h"
 
 namespace py = pybind11;
@@ -30,17 +31,21 @@ class TraceCapture {
   // leave the C++ capture in place, since ending it out of order would unlink the inner ones.
   ~TraceCapture() {
     if (!capture_) return;
-    if (std::this_thread::get_id() == thread_ && !t_started.empty() && t_started.back() == this) {
+    const bool same_thread = std::this_thread::get_id() == thread_;
+    if (same_thread && !t_started.empty() && t_started.back() == this) {
       t_started.pop_back();
       capture_.reset();
     } else {
       (void)capture_.release();
     }
+    if (same_thread) quiet_.reset();  // a per-thread count: safe to end in any order
+    else (void)quiet_.release();
   }
   void start() {
     if (capture_) throw Error("this gb.trace() is already capturing");
     if (stopped_) throw Error("a gb.trace() captures once; make a new one");
     thread_ = std::this_thread::get_id();
+    quiet_ = std::make_unique<QuietDispatchTrace>();
     capture_ = std::make_unique<DispatchTraceCapture>();
     t_started.push_back(this);
   }
@@ -53,12 +58,14 @@ class TraceCapture {
     t_started.pop_back();
     events_ = capture_->events();
     capture_.reset();
+    quiet_.reset();
     stopped_ = true;
   }
   bool active() const { return static_cast<bool>(capture_); }
   const std::vector<DispatchTraceEvent>& events() const { return capture_ ? capture_->events() : events_; }
 
  private:
+  std::unique_ptr<QuietDispatchTrace> quiet_;  // the thread prints nothing while capturing
   std::unique_ptr<DispatchTraceCapture> capture_;
   std::vector<DispatchTraceEvent> events_;
   std::thread::id thread_;
