@@ -96,11 +96,18 @@ std::vector<OperatorHandle> overloads(const std::string& qualified) {
   return out;
 }
 
-py::object call(const std::string& qualified, const py::tuple& args, const py::dict& kwargs) {
-  // One named overload is one table lookup; all overloads of a name take a scan of the registry.
+// overload_names: the overloads to try, in order, when the caller knows them (gb.ops keeps them
+// per packet); each is one table lookup, where finding them takes a scan of the registry.
+py::object call(const std::string& qualified, const py::tuple& args, const py::dict& kwargs,
+                const std::optional<std::vector<std::string>>& overload_names) {
   std::vector<OperatorHandle> candidates;
-  if (const OperatorName want = OperatorName::parse(qualified); !want.overload.empty()) {
-    if (auto op = Dispatcher::singleton().find_op(want); op && op->has_schema()) candidates.push_back(*op);
+  const OperatorName want = OperatorName::parse(qualified);
+  if (!want.overload.empty() || overload_names) {
+    const std::vector<std::string> names = want.overload.empty() ? *overload_names : std::vector{want.overload};
+    for (const std::string& overload : names) {
+      auto op = Dispatcher::singleton().find_op(OperatorName{want.ns, want.name, overload});
+      if (op && op->has_schema()) candidates.push_back(*op);
+    }
   } else {
     candidates = overloads(qualified);
   }
@@ -130,7 +137,7 @@ py::object call(const std::string& qualified, const py::tuple& args, const py::d
 
 void bind_op_calls(py::module_& m) {
   py::module_ ops = m.def_submodule("_ops", "calling registered operators from Python");
-  ops.def("call", &call, py::arg("name"), py::arg("args"), py::arg("kwargs"));
+  ops.def("call", &call, py::arg("name"), py::arg("args"), py::arg("kwargs"), py::arg("overloads") = py::none());
   ops.def("overload_names", [](const std::string& qualified) {
     std::vector<std::string> names;
     for (const OperatorHandle& op : overloads(qualified)) names.push_back(op.name().overload);

@@ -28,6 +28,7 @@ import inspect
 import sys
 
 from . import _C
+from .ops import ops as _ops
 
 __all__ = ["Library", "fallthrough_kernel", "include_key"]
 
@@ -91,6 +92,7 @@ class Library:
         returns its full name "ns::name.overload"."""
         where = _caller()
         name = self._lib.define(schema, list(tags), where)
+        _ops._clear_cache()
         for fn, at in _kernels.get(name, []):
             _check_signature(name, fn, at)
         return name
@@ -136,6 +138,7 @@ class Library:
         if fn is not fallthrough_kernel:
             _check_signature(full, fn, where)
         self._lib.impl(op, None if fn is fallthrough_kernel else fn, key, where)
+        _ops._clear_cache()
         if fn is not fallthrough_kernel:
             _kernels.setdefault(full, []).append((fn, where))
             self._kernels.append((full, fn, where))
@@ -150,6 +153,7 @@ class Library:
         if self._lib.closed:
             return
         self._lib.close()
+        _ops._clear_cache()
         for full, fn, where in self._kernels:
             kept = _kernels.get(full, [])
             if (fn, where) in kept:
@@ -168,7 +172,10 @@ class Library:
     def __del__(self):
         lib = getattr(self, "_lib", None)
         if lib is not None and not lib.closed:
-            self.close()
+            try:
+                self.close()
+            except Exception:  # at interpreter exit the modules it uses may already be gone
+                lib.close()
 
     @property
     def ns(self):

@@ -268,3 +268,20 @@ def test_the_python_key_is_reached_only_when_included():
             assert gb.ops.t_py12.f(x).tolist() == [0.0]
             with pytest.raises(RuntimeError, match="no kernel for glassbox::ones.* for dispatch key Python"):
                 gb.ones(1)  # nothing serves the Python key for ones
+
+
+def test_gb_ops_sees_overloads_come_and_go():
+    with Library("t_py13", "DEF") as lib:
+        lib.define("f.int(Tensor x, int n) -> Tensor")
+        lib.impl("f.int", lambda x, n: x + n, key="CPU")
+        f = gb.ops.t_py13.f
+        assert f(gb.ones(1), 2).tolist() == [3.0]
+        with Library("t_py13", "FRAGMENT") as frag:
+            frag.define("f.float(Tensor x, float s) -> Tensor")
+            frag.impl("f.float", lambda x, s: x * s, key="CPU")
+            assert gb.ops.t_py13.f(gb.ones(1), 2.5).tolist() == [2.5]
+            assert f(gb.ones(1), 2.5).tolist() == [2.5]  # a packet held from before finds it too
+        with pytest.raises(TypeError, match="no overload accepts these arguments"):
+            gb.ops.t_py13.f(gb.ones(1), 2.5)
+    with pytest.raises(AttributeError, match="no operator t_py13::f"):
+        gb.ops.t_py13.f
