@@ -22,6 +22,7 @@
 #include "introspect/binary_registrations.h"
 #include "introspect/symbol_listing.h"
 #include "introspect/registration_graph.h"
+#include "introspect/registration_inputs.h"
 #include "introspect/source_scan.h"
 
 namespace py = pybind11;
@@ -425,7 +426,7 @@ PYBIND11_MODULE(_introspect, m) {
       py::dict x;
       x["kind"] = std::string(gi::to_string(r.kind)), x["namespace"] = r.ns, x["dispatch_key"] = r.dispatch_key;
       x["operator"] = r.op, x["symbol"] = r.symbol, x["demangled"] = r.demangled, x["address"] = r.address;
-      x["file"] = r.file, x["line"] = r.line, x["library"] = r.library;
+      x["file"] = r.file, x["line"] = r.line, x["code_lines"] = r.code_lines, x["library"] = r.library;
       out.append(x);
     }
     return out;
@@ -461,7 +462,8 @@ PYBIND11_MODULE(_introspect, m) {
     return text;
   }, py::arg("build_dir"), py::arg("units") = "", py::arg("jobs") = 0);
   m.def("registration_view", [](std::optional<std::string> registry_json, const std::string& build_dir,
-                                const std::string& op, const std::string& key, const std::string& units, int jobs) {
+                                const std::string& op, const std::string& key, const std::string& units, int jobs,
+                                std::optional<std::vector<std::string>> binaries) {
     std::optional<gi::FileApiReply> reply;
     std::optional<gi::SourceScan> scan;
     gi::RegistrationInputs in;
@@ -481,6 +483,9 @@ PYBIND11_MODULE(_introspect, m) {
         }
         in.reply = reply ? &*reply : nullptr;
       }
+      // The binaries: as given, else the build's engine libraries.
+      if (!binaries && reply) binaries = gi::engine_libraries(*reply);
+      if (binaries && !binaries->empty()) gi::read_binary_side(*binaries, in);
       const gi::RegistrationView view = gi::build_registration_view(in, gi::RegistrationFilter{op, key});
       json = gi::registration_view_to_json(view);
       graph = view.graph;
@@ -493,5 +498,5 @@ PYBIND11_MODULE(_introspect, m) {
     out["errors"] = errors;
     return out;
   }, py::arg("registry_json"), py::arg("build_dir") = "", py::arg("op") = "", py::arg("key") = "",
-     py::arg("units") = "", py::arg("jobs") = 0);
+     py::arg("units") = "", py::arg("jobs") = 0, py::arg("binaries") = std::nullopt);
 }
