@@ -351,8 +351,10 @@ class Joiner {
       const auto op = g.ensure_node("op:" + e.op, graphs::NodeKind::Operator, e.op);
       const SourceRegistration* s = e.source;
       graphs::Attributes attrs{{"schema", s ? s->schema : ""}};
-      if (!row.schema_at.empty())
-        attrs.emplace("path", s->yaml_file), attrs.emplace("file", s->yaml_file), attrs.emplace("line", std::to_string(s->yaml_line));
+      if (!row.schema_at.empty()) {
+        const std::string yaml = file_of(row.schema_at);
+        attrs.emplace("path", yaml), attrs.emplace("file", yaml), attrs.emplace("line", std::to_string(line_of(row.schema_at)));
+      }
       const auto schema = g.ensure_node("schema:" + e.op, graphs::NodeKind::Source,
                                         row.schema_at.empty() ? "schema" : base_name(row.schema_at), attrs);
       g.add_edge(op, schema, graphs::EdgeKind::Defines, "declared in");
@@ -377,6 +379,14 @@ class Joiner {
     }
   }
 
+  // The YAML line an operator's generated registrations name (any of them: the def's unit may not
+  // have been scanned).
+  std::string yaml_of(const std::string& op) const {
+    for (auto it = entries_.lower_bound({op, ""}); it != entries_.end() && it->first.first == op; ++it)
+      if (const SourceRegistration* s = it->second.source; s && !s->yaml_file.empty()) return site(s->yaml_file, s->yaml_line);
+    return "";
+  }
+
   // One registration as the table shows it: the kernel, where each source of truth has it, the
   // library and target, and what they disagree on. A def's row names the target building the
   // registration; a kernel's, the one building the kernel.
@@ -394,6 +404,7 @@ class Joiner {
     row.binary_at = e.binary && !e.binary->file.empty() ? site(e.binary->file, e.binary->line) : e.binary_at;
     row.kernel_at = s && e.key != "def" ? site(s->kernel_file, s->kernel_line) : "";
     row.schema_at = s ? site(s->yaml_file, s->yaml_line) : "";
+    if (e.key == "def" && row.schema_at.empty()) row.schema_at = yaml_of(e.op);
     auto [target, artifact] = target_of(e.key == "def" ? file_of(row.registered_at) : s ? s->kernel_file : "");
     row.target = target;
     row.library = artifact;
