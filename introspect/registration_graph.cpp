@@ -379,6 +379,15 @@ class Joiner {
     }
   }
 
+  // `path` relative to the build directory (as given, or absolute) when it lies inside it.
+  std::string in_build_dir(const std::string& path) const {
+    for (const std::string& dir : {in_.reply->build_dir, in_.reply->codemodel.build_dir}) {
+      std::string rel = graphs::path_relative_to(path, dir);
+      if (!dir.empty() && rel != path) return rel;
+    }
+    return path;
+  }
+
   // The YAML line an operator's generated registrations name (any of them: the def's unit may not
   // have been scanned).
   std::string yaml_of(const std::string& op) const {
@@ -411,7 +420,8 @@ class Joiner {
     if (b && !b->library.empty()) {
       if (!artifact.empty() && base_name(b->library) != base_name(artifact))
         row.disagreements.push_back("library differs: file API " + artifact + ", binary " + b->library);
-      row.library = b->library;
+      // Spelled as the File API spells artifacts: relative to the build directory when inside it.
+      if (artifact.empty()) row.library = in_.reply ? in_build_dir(b->library) : b->library;
     }
     for (const char* who : {"registry", "sources", "binary"}) {
       const bool has = std::string(who) == "registry" ? e.in_registry : std::string(who) == "sources" ? s != nullptr : b != nullptr;

@@ -87,7 +87,7 @@ def test_ops_with_the_binaries_of_the_build():
     cpu = [r for r in view.rows if r["key"] == "CPU"][0]
     assert cpu["found_in"] == "registry,sources,binary"
     assert _same_site(cpu["registry_at"], cpu["sources_at"]) and _same_site(cpu["binary_at"], cpu["sources_at"])
-    assert cpu["library"].endswith("/lib/libglassbox_cpu.so")
+    assert cpu["library"] == "lib/libglassbox_cpu.so"
     [schema] = view.schemas
     assert schema["operator"] == "glassbox::add.Tensor" and schema["key"] == "def"
     assert schema["schema_at"] == f"engine/ops/ops.yaml:{_yaml_line('add.Tensor')}"
