@@ -29,7 +29,8 @@ benchmarks) are built against elfutils' headers and libraries copied from a mach
 
 (CMake finds libdw through pkg-config when there is one, else on CMAKE_PREFIX_PATH; the source
 scan and Graphviz rendering are reported off and built as stubs), checks that the configure
-summary has the binary readers on, and then runs the benchmark with build/symbols-tools/bin/glassbox.
+summary has the binary readers on, and then runs the benchmark with build/symbols-tools/bin/glassbox
+and LD_LIBRARY_PATH=PREFIX/lib (libdw finds the compression libraries copied beside it there).
 """
 import argparse
 import os
@@ -242,6 +243,9 @@ def build_tools(prefix, build_dir):
     build = ["cmake", "--build", build_dir, "--target", "glassbox"]
     print("+ " + " ".join(build), flush=True)
     subprocess.run(build, env=env, check=True)
+    # libdw loads the copied libz/liblzma/libbz2 itself: the program's RUNPATH does not reach them.
+    os.environ["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (os.path.join(prefix, "lib"),
+                                                                os.environ.get("LD_LIBRARY_PATH", "")) if p)
     return os.path.join(build_dir, "bin", "glassbox")
 
 

@@ -468,7 +468,7 @@ PYBIND11_MODULE(_introspect, m) {
     std::optional<gi::SourceScan> scan;
     gi::RegistrationInputs in;
     in.registry_json = std::move(registry_json);
-    std::string json;
+    std::string json, binary_warning;
     gg::Graph graph;
     {
       py::gil_scoped_release unlocked;
@@ -483,13 +483,24 @@ PYBIND11_MODULE(_introspect, m) {
         }
         in.reply = reply ? &*reply : nullptr;
       }
-      // The binaries: as given, else the build's engine libraries.
-      if (!binaries && reply) binaries = gi::engine_libraries(*reply);
-      if (binaries && !binaries->empty()) gi::read_binary_side(*binaries, in);
+      // The binaries: as given (an unreadable one is an error), else the build's engine libraries
+      // (unreadable: a warning, and the view is made without them).
+      if (binaries) {
+        if (!binaries->empty()) gi::read_binary_side(*binaries, in);
+      } else if (reply) {
+        try {
+          gi::read_binary_side(gi::engine_libraries(*reply), in);
+        } catch (const glassbox::Error& e) {
+          in.binary.reset(), in.binary_libraries.clear();
+          binary_warning = std::string("the binaries are not read: ") + e.what();
+        }
+      }
       const gi::RegistrationView view = gi::build_registration_view(in, gi::RegistrationFilter{op, key});
       json = gi::registration_view_to_json(view);
       graph = view.graph;
     }
+    if (!binary_warning.empty() && PyErr_WarnEx(PyExc_RuntimeWarning, binary_warning.c_str(), 1) != 0)
+      throw py::error_already_set();
     py::dict out;
     out["json"] = json, out["graph"] = graph;
     py::list errors;
