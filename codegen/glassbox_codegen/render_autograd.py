@@ -3,7 +3,8 @@
     saved inputs/outputs its formulas name and computing each input's gradient;
   - the operator's kernel for the Autograd key: it records the node (when an input requires grad)
     and redispatches below autograd;
-  - the registration of those kernels (GLASSBOX_LIBRARY_IMPL(glassbox, Autograd, m)).
+and autograd/Register.cpp, the registration of all those kernels (GLASSBOX_LIBRARY_IMPL(glassbox,
+Autograd, m)) in one block, as Register<Key>.cpp holds those of the other keys.
 In-place operators (add_) reuse the formulas of their functional form (add); out= operators get a
 kernel that refuses inputs which require grad. One file per family, so an edit to one formula
 rebuilds one file.
@@ -106,28 +107,36 @@ def autograd_ops(plan: Plan) -> list[AutogradOp]:
     return out
 
 
+REGISTER = "autograd/Register.cpp"
+
+
 def outputs(plan: Plan) -> list[str]:
-    return sorted({f"autograd/{a.op.base_name}.cpp" for a in autograd_ops(plan)})
+    ops = autograd_ops(plan)
+    return sorted({f"autograd/{a.op.base_name}.cpp" for a in ops}) + ([REGISTER] if ops else [])
 
 
 def render_all(plan: Plan) -> dict[str, str]:
+    ops = autograd_ops(plan)
     families: dict[str, list[AutogradOp]] = {}
-    for a in autograd_ops(plan):
+    for a in ops:
         families.setdefault(a.op.base_name, []).append(a)
     files = {}
     for base, items in families.items():
-        nodes, kernels, registrations = [], [], []
+        nodes, kernels = [], []
         rendered_nodes: set[str] = set()
         for a in items:
             if a.kind != "out" and a.node not in rendered_nodes:
                 nodes.append(_node(plan, a))
                 rendered_nodes.add(a.node)
             kernels.append(_kernel(plan, a))
-            registrations.append(f"  m.impl({string_literal(a.op.entry.full_name)}, &{a.op.struct}_autograd);"
-                                 f"  // {location(plan, a.op)}")
         files[f"autograd/{base}.cpp"] = render_file(
-            "autograd_family.cpp", plan, base=base, nodes="\n".join(nodes), kernels="\n".join(kernels),
-            registrations="\n".join(registrations))
+            "autograd_family.cpp", plan, base=base, nodes="\n".join(nodes), kernels="\n".join(kernels))
+    if ops:
+        declarations = [f"{a.op.ret} {a.op.struct}_autograd({_kernel_params(a.op)});" for a in ops]
+        registrations = [f"  m.impl({string_literal(a.op.entry.full_name)}, &autograd_kernels::{a.op.struct}_autograd);"
+                         f"  // {location(plan, a.op)}" for a in ops]
+        files[REGISTER] = render_file("autograd_register.cpp", plan, declarations="\n".join(declarations),
+                                      registrations="\n".join(registrations))
     return files
 
 

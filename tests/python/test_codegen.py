@@ -624,8 +624,14 @@ def test_autograd_nodes_and_kernels_from_derivatives(tmp_path):
     assert "Tensor mul_Tensor_autograd(DispatchKeySet ks, const Tensor& self, const Tensor& other) {" in mul
     assert re.search(r"out\[0\] = autograd::to_input\(mul\(grad, other\), self_info_\);  "
                      r"// engine/ops/derivatives.yaml:\d+", mul)
-    assert re.search(r'GLASSBOX_LIBRARY_IMPL\(glassbox, Autograd, m\) \{\n  m.impl\("mul.Tensor", '
-                     r"&mul_Tensor_autograd\);  // engine/ops/ops.yaml:\d+", mul)
+    assert "namespace autograd_kernels {" in mul and "GLASSBOX_LIBRARY" not in mul
+    # Every Autograd registration is in one file, in ops.yaml order, each naming its YAML line.
+    register = (ops_dir / "autograd" / "Register.cpp").read_text()
+    assert "Tensor mul_Tensor_autograd(DispatchKeySet ks, const Tensor& self, const Tensor& other);" in register
+    assert register.count("GLASSBOX_LIBRARY_IMPL(glassbox, Autograd, m) {") == 1
+    assert re.search(r'  m.impl\("mul.Tensor", &autograd_kernels::mul_Tensor_autograd\);  // engine/ops/ops.yaml:\d+',
+                     register)
+    assert register.index('m.impl("add.Tensor"') < register.index('m.impl("mul.Tensor"')
     add = (ops_dir / "autograd" / "add.cpp").read_text()
     # add_ reuses add's formulas and node; add.out refuses inputs that require grad.
     assert "autograd::check_inplace(self, \"add_.Tensor\");" in add and "autograd::rebase_history(self, grad_fn);" in add
