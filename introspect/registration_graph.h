@@ -131,7 +131,7 @@ std::string registration_view_to_json(const RegistrationView& view);
 // True when two "file:line" sites name the same place: equal lines, and files equal or one a path
 // suffix of the other. __FILE__ is spelled relative to wherever the compiler was run from (and
 // after its prefix maps), so "generated/x/Register.cpp:9" and "build/dev/generated/x/Register.cpp:9"
-// are the same registration.
+// are the same registration; leading "./" and "../" ("../../tests/a.cpp:3") are not compared.
 bool same_site(std::string_view a, std::string_view b);
 
 // The registry of a process that loads `libraries` (dlopen, in order) and asks the registry for
