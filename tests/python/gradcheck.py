@@ -4,12 +4,14 @@ For an op f and float64 inputs x, with a random weighting v of the differentiabl
 analytic d<v, f(x)>/dx from gb.autograd.grad must match (<v, f(x + e)> - <v, f(x - e)>) / 2e,
 element by element. Inputs are NumPy arrays (or lists of them); tensors are made with from_numpy,
 so a non-contiguous array gives a non-contiguous tensor, and perturbing the array perturbs the
-tensor in place. Outputs marked non-differentiable (indices, saved statistics) are left out of
+tensor in place (on another device, `pytest --device cuda`, the tensors are copied again after each
+perturbation). Outputs marked non-differentiable (indices, saved statistics) are left out of
 both sides, and so are inputs the op declares no gradient for (targets, class weights).
 """
 import numpy as np
 
 import glassbox as gb
+from devices import DEVICE, on_device, to_numpy
 
 
 def _float_outputs(result):
@@ -18,13 +20,13 @@ def _float_outputs(result):
 
 
 def _weighted_sum(outputs, weights):
-    return sum(float((np.asarray(o) * w).sum()) for o, w in zip(outputs, weights))
+    return sum(float((to_numpy(o) * w).sum()) for o, w in zip(outputs, weights))
 
 
 def _convert(arg, arrays, leaves):
     """NumPy arrays (also inside lists) become tensors; float64 ones are the inputs checked."""
     if isinstance(arg, np.ndarray):
-        t = gb.from_numpy(arg)
+        t = on_device(gb.from_numpy(arg))
         if arg.dtype == np.float64:
             arrays.append(arg)
             leaves.append(t)
@@ -46,18 +48,21 @@ def gradcheck(fn, args, kwargs=None, eps=1e-6, atol=1e-5, rtol=1e-4, seed=0):
 
     outputs = _float_outputs(fn(*call_args, **kwargs))
     assert outputs, "gradcheck: the op returned no floating-point tensor"
-    if any(np.isnan(np.asarray(o.detach())).any() for o in outputs):
+    if any(np.isnan(to_numpy(o)).any() for o in outputs):
         return 0
     chosen = [i for i, o in enumerate(outputs) if o.requires_grad]
     assert chosen, "gradcheck: no output requires grad (is the derivative missing?)"
     weights = [rng.standard_normal(outputs[i].shape) for i in chosen]
-    grad_outputs = [gb.from_numpy(np.require(w, requirements="C")) for w in weights]
+    grad_outputs = [on_device(gb.from_numpy(np.require(w, requirements="C"))) for w in weights]
     analytic = gb.autograd.grad([outputs[i] for i in chosen], leaves, grad_outputs, allow_unused=True)
     assert any(g is not None for g in analytic), "gradcheck: no input received a gradient"
-    if any(g is not None and not np.isfinite(np.asarray(g)).all() for g in analytic):
+    if any(g is not None and not np.isfinite(to_numpy(g)).all() for g in analytic):
         return 0  # a point where the derivative is infinite (std of a constant): nothing to compare
 
     def numeric_value():
+        if DEVICE != "cpu":  # device tensors do not share the arrays' memory: copy the perturbation
+            for a, t in zip(arrays, leaves):
+                t.copy_(gb.from_numpy(a))
         out = _float_outputs(fn(*call_args, **kwargs))
         return _weighted_sum([out[i] for i in chosen], weights)
 
@@ -66,7 +71,7 @@ def gradcheck(fn, args, kwargs=None, eps=1e-6, atol=1e-5, rtol=1e-4, seed=0):
         for a, g in zip(arrays, analytic):
             if g is None:
                 continue  # an input without a derivative (a target, a class weight)
-            got = np.asarray(g)
+            got = to_numpy(g)
             assert got.shape == a.shape, f"gradient shape {got.shape}, input shape {a.shape}"
             want = np.zeros(a.shape)
             for index in np.ndindex(a.shape):

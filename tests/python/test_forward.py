@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import glassbox as gb
+from devices import DEVICE, on_device, to_numpy
 from optable import ALL, TOL
 
 ops = gb.ops.glassbox
@@ -16,14 +17,14 @@ def to_glassbox(a, dtype):
     t = gb.from_numpy(a)
     if dtype == "bfloat16":
         t = ops.to(t, gb.bfloat16)
-    return t
+    return on_device(t)
 
 
 def to_reference(t):
     """The tensor's values as a NumPy array the reference computes on (halves widened)."""
     if t.dtype in (gb.float16, gb.bfloat16):
-        return ops.to(t, gb.float64).numpy()
-    return t.numpy().copy()
+        return to_numpy(ops.to(t, gb.float64))
+    return to_numpy(t).copy()
 
 
 def convert(value, dtype):
@@ -67,6 +68,8 @@ def test_matches_reference(info, dtype):
             want = info.ref(*[c[1] for c in converted], **sample.kwargs)
         expected_dtype = info.ref_dtype(dtype) if info.ref_dtype else dtype
         first = ours[0] if isinstance(ours, (tuple, list)) else ours
+        if DEVICE != "cpu" and any(isinstance(c[0], gb.Tensor) for c in converted) and not info.name.startswith("to."):
+            assert str(first.device).startswith(DEVICE), f"{info.name} [{sample.name}]: result on {first.device}"
         assert str(first.dtype) == f"glassbox.{expected_dtype}", (
             f"{info.name} [{sample.name}]: dtype {first.dtype}, expected {expected_dtype}")
         assert_matches(f"{info.name} [{sample.name}] {dtype}", dtype, ours, want)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import glassbox as gb
+from devices import from_numpy, on_device
 from gradcheck import gradcheck
 
 ops = gb.ops.glassbox
@@ -16,7 +17,7 @@ def first_gradient(f, weight_seed=1):
     def g(*xs):
         with gb.enable_grad():  # gradcheck's finite differences run under no_grad
             y = f(*xs)
-            w = gb.from_numpy(np.random.default_rng(weight_seed).standard_normal(y.shape))
+            w = from_numpy(np.random.default_rng(weight_seed).standard_normal(y.shape))
             return gb.autograd.grad([y], list(xs), [w], create_graph=True)
     return g
 
@@ -34,9 +35,9 @@ SECOND_ORDER = {
     "silu": lambda x: ops.silu(x),
     "softmax": lambda x: ops.softmax(x, 1),
     "log_softmax": lambda x: ops.log_softmax(x, 0),
-    "mse_loss(mean)": lambda x: ops.mse_loss(x * x, gb.from_numpy(samples(3, 4, seed=5))),
-    "mse_loss(sum)": lambda x: ops.mse_loss(x * x, gb.from_numpy(samples(3, 4, seed=5)), 2),
-    "nll_loss": lambda x: ops.nll_loss(ops.log_softmax(x, 1), gb.tensor([0, 3, 1])),
+    "mse_loss(mean)": lambda x: ops.mse_loss(x * x, from_numpy(samples(3, 4, seed=5))),
+    "mse_loss(sum)": lambda x: ops.mse_loss(x * x, from_numpy(samples(3, 4, seed=5)), 2),
+    "nll_loss": lambda x: ops.nll_loss(ops.log_softmax(x, 1), on_device(gb.tensor([0, 3, 1]))),
     "unfold": lambda x: ops.unfold(x * x, 1, 2, 1),
     "as_strided": lambda x: ops.as_strided(x * x, [2, 3], [1, 2], 1),
 }

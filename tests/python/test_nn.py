@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import glassbox as gb
+from devices import DEVICE, to_numpy
 from glassbox import nn
 from glassbox.nn import functional as F
 
@@ -52,8 +53,9 @@ def make_blobs(n_per_class=200, classes=3, dim=2, seed=0):
 def test_mlp_trains_with_adam():
     gb.manual_seed(0)
     x_np, y_np = make_blobs()
-    x, y = gb.tensor(x_np), gb.tensor(y_np)
-    model = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 3))
+    x, y = gb.tensor(x_np).to(DEVICE), gb.tensor(y_np).to(DEVICE)
+    model = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 3)).to(DEVICE)
+    assert all(str(p.device).startswith(DEVICE) for p in model.parameters())
     opt = gb.optim.Adam(model.parameters(), lr=1e-2)
     start = time.perf_counter()
     losses = []
@@ -65,11 +67,23 @@ def test_mlp_trains_with_adam():
         losses.append(loss.item())
     elapsed = time.perf_counter() - start
     with gb.no_grad():
-        predicted = np.asarray(model(x)).argmax(1)
+        predicted = to_numpy(model(x)).argmax(1)
     accuracy = (predicted == y_np).mean()
     assert losses[-1] < losses[0]
     assert accuracy >= 0.95, f"training accuracy {accuracy:.3f}"
     assert elapsed < 30, f"training took {elapsed:.1f} s"
+
+
+def test_module_to_moves_parameters_and_buffers():
+    model = nn.Sequential(nn.Linear(2, 3), nn.LayerNorm(3))
+    model.register_buffer("scale", gb.ones(3))
+    weight = model[0].weight if hasattr(model, "__getitem__") else model._modules["0"].weight
+    assert model.to(gb.float64) is model
+    assert all(p.dtype == gb.float64 and p.requires_grad for p in model.parameters())
+    assert model.scale.dtype == gb.float64
+    moved = model._modules["0"].weight
+    assert moved is not weight and np.array_equal(to_numpy(moved), to_numpy(weight).astype(np.float64))
+    assert model.cpu() is model and all(str(p.device) == "cpu" for p in model.parameters())
 
 
 def test_sgd_momentum_and_weight_decay_step():

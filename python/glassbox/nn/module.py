@@ -52,6 +52,26 @@ class Module:
     def add_module(self, name, module):
         self._modules[name] = module
 
+    # --- devices and dtypes
+    def to(self, *args, **kwargs):
+        """Moves (or converts) every parameter and buffer, in place as far as the module is concerned:
+        `model.to("cuda")`, `model.to(gb.float64)`, `model.to("cuda", gb.float16)`. Parameters are
+        replaced by new ones, so build optimizers after moving the model (as with PyTorch)."""
+        for m in self.modules():
+            for name, p in list(m._parameters.items()):
+                if p is not None:
+                    m._parameters[name] = Parameter(p.detach().to(*args, **kwargs), p.requires_grad)
+            for name, b in list(m._buffers.items()):
+                if b is not None:
+                    m._buffers[name] = b.to(*args, **kwargs)
+        return self
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else f"cuda:{device}" if isinstance(device, int) else device)
+
+    def cpu(self):
+        return self.to("cpu")
+
     # --- traversal
     def named_modules(self, prefix=""):
         yield prefix, self
