@@ -8,6 +8,7 @@
 #include "engine/cuda/cuda_device.h"
 #include "engine/cuda/matmul_settings.h"
 #include "engine/cuda/memory.h"
+#include "engine/cuda/stream_exchange.h"
 
 namespace glassbox::cuda {
 
@@ -25,6 +26,9 @@ int checked_device_index(int, const char* what) { check_available(what); return 
 int current_device() { check_available("current_device"); return -1; }
 void set_device(int) { check_available("set_device"); }
 void synchronize(int) { check_available("synchronize"); }
+
+std::uintptr_t current_stream_number(int) { check_available("current_stream_number"); return 0; }
+void order_after_current_stream(std::uintptr_t, int) { check_available("order_after_current_stream"); }
 
 MemoryStats memory_stats(int) { return {}; }
 void reset_peak_memory_stats(int) {}

@@ -10,6 +10,7 @@
 #include "engine/cuda/cuda_device.h"
 #include "engine/cuda/cuda_error.h"
 #include "engine/cuda/device_guard.h"
+#include "engine/cuda/stream_exchange.h"
 
 namespace glassbox::cuda {
 
@@ -78,5 +79,25 @@ Stream pool_stream(int device) {
 StreamGuard::StreamGuard(const Stream& stream) : previous_(current_stream(stream.device())) { set_current_stream(stream); }
 
 StreamGuard::~StreamGuard() { t_current[previous_.device()] = previous_.handle(); }
+
+std::uintptr_t current_stream_number(int device) {
+  const Stream s = current_stream(device);
+  return s.is_default() ? 1 : reinterpret_cast<std::uintptr_t>(s.handle());
+}
+
+void order_after_current_stream(std::uintptr_t consumer_stream, int device) {
+  GB_CHECK(consumer_stream != 0, "__dlpack__: stream 0 is ambiguous for CUDA; pass 1 for the legacy default stream");
+  const Stream ours = current_stream(device);
+  cudaStream_t theirs = consumer_stream == 1   ? cudaStreamLegacy
+                        : consumer_stream == 2 ? cudaStreamPerThread
+                                               : reinterpret_cast<cudaStream_t>(consumer_stream);
+  if (theirs == ours.handle() || (ours.is_default() && consumer_stream == 1)) return;  // already in order
+  DeviceGuard guard(ours.device());
+  cudaEvent_t written;
+  GB_CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+  GB_CUDA_CHECK(cudaEventRecord(written, ours.handle()));
+  GB_CUDA_CHECK(cudaStreamWaitEvent(theirs, written, 0));
+  GB_CUDA_CHECK(cudaEventDestroy(written));  // released once the wait has happened
+}
 
 }  // namespace glassbox::cuda

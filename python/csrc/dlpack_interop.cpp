@@ -6,7 +6,9 @@
 //   glassbox._C._dlpack.from_capsule(capsule, copy) -> a tensor over the producer's memory, which it
 //     releases through the producer's deleter when the last view of it dies. The capsule is renamed
 //     "used_dltensor[_versioned]" so neither it nor anyone else can consume it a second time.
-// Only CPU memory is exchanged.
+// CPU memory and CUDA device memory are exchanged. For CUDA, `stream` orders the two libraries'
+// work as the protocol says: the consumer names its stream, and the producer makes it wait for
+// what the producer has queued (None: the legacy default stream; -1: no ordering).
 #include <Python.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -17,6 +19,8 @@
 
 #include "engine/core/error.h"
 #include "engine/core/tensor.h"
+#include "engine/cuda/cuda_device.h"
+#include "engine/cuda/stream_exchange.h"
 #include "glassbox/ops/Functions.h"
 #include "python/csrc/dlpack_abi.h"
 
@@ -142,7 +146,8 @@ py::object make_capsule(const Tensor& t, bool copied) {
   ctx->strides.assign(t.strides().begin(), t.strides().end());
   dlpack::Tensor& dl = ctx->managed.dl_tensor;
   dl.data = t.data_ptr();  // the first element: byte_offset stays 0, which every consumer reads
-  dl.device = {dlpack::kCPU, 0};
+  dl.device = t.device().type == DeviceType::CUDA ? dlpack::Device{dlpack::kCUDA, std::max<int32_t>(t.device().index, 0)}
+                                                 : dlpack::Device{dlpack::kCPU, 0};
   dl.ndim = static_cast<int32_t>(t.dim());
   dl.dtype = dlpack_dtype(t.dtype());
   dl.shape = ctx->shape.data();
@@ -166,28 +171,47 @@ void check_exportable(const Tensor& t, const char* what) {
   if (!t.defined()) throw ValueError(std::string(what) + ": undefined tensor");
   if (t.device().type == DeviceType::Meta)
     buffer_error(std::string(what) + ": a meta tensor has no data to share through DLPack");
-  if (t.device().type != DeviceType::CPU)
-    buffer_error(std::string(what) + ": glassbox shares only CPU tensors through DLPack; this tensor is on " +
-                 t.device().to_string() + " (use .cpu() first)");
+}
+
+// The consumer's stream (a DLPack number) waits for the work queued on ours: None names the legacy
+// default stream, -1 asks for no ordering.
+void order_for_consumer(const Tensor& t, const py::object& stream) {
+  if (!stream.is_none() && !py::isinstance<py::int_>(stream))
+    throw TypeError("__dlpack__: stream must be None or an int for a CUDA tensor (got " +
+                    py::repr(stream).cast<std::string>() + ")");
+  const long long number = stream.is_none() ? 1 : stream.cast<long long>();
+  if (number == -1) return;
+  if (number < 0) throw ValueError("__dlpack__: stream " + std::to_string(number) + " is not a CUDA stream");
+  cuda::order_after_current_stream(static_cast<std::uintptr_t>(number), t.device().index);
 }
 
 py::object to_dlpack(const Tensor& t, const py::object& stream, const py::object& max_version,
                      const py::object& dl_device, const py::object& copy) {
   check_exportable(t, "__dlpack__");
-  if (!stream.is_none())
+  const bool on_cuda = t.device().type == DeviceType::CUDA;
+  if (on_cuda)
+    order_for_consumer(t, stream);
+  else if (!stream.is_none())
     throw ValueError("__dlpack__: stream must be None for a CPU tensor (got " + py::repr(stream).cast<std::string>() + ")");
+  bool copied = !copy.is_none() && copy.cast<bool>();
+  Tensor shared = copied ? glassbox::clone(t) : t;
   if (!dl_device.is_none()) {
     const auto want = dl_device.cast<std::pair<int32_t, int32_t>>();
-    if (want.first != dlpack::kCPU)
-      buffer_error("__dlpack__: cannot export a cpu tensor to " + device_name(want.first, want.second));
+    const bool same = on_cuda ? want.first == dlpack::kCUDA && want.second == std::max<int32_t>(t.device().index, 0)
+                              : want.first == dlpack::kCPU;
+    if (!same && on_cuda && want.first == dlpack::kCPU && !copy.is_none() && copy.cast<bool>()) {
+      shared = t.to(Device(DeviceType::CPU));  // a copy the consumer may keep: it waits for the GPU here
+    } else if (!same) {
+      buffer_error("__dlpack__: cannot export a " + t.device().to_string() + " tensor to " +
+                   device_name(want.first, want.second) +
+                   (on_cuda && want.first == dlpack::kCPU ? " without copy=True" : ""));
+    }
   }
   bool versioned = false;
   if (!max_version.is_none()) {
     const auto v = max_version.cast<std::pair<uint32_t, uint32_t>>();
     versioned = v.first >= dlpack::kVersion.major;
   }
-  const bool copied = !copy.is_none() && copy.cast<bool>();
-  const Tensor shared = copied ? glassbox::clone(t) : t;
   return versioned ? make_capsule<dlpack::ManagedTensorVersioned>(shared, copied)
                    : make_capsule<dlpack::ManagedTensor>(shared, copied);
 }
@@ -213,9 +237,13 @@ void release_managed(void* ctx) {
 template <class Managed>
 Tensor import_managed(PyObject* capsule, Managed* m, const char* used_name, uint64_t flags, std::optional<bool> copy) {
   const dlpack::Tensor& dl = m->dl_tensor;
-  if (dl.device.device_type != dlpack::kCPU)
-    buffer_error("from_dlpack: glassbox imports only CPU memory through DLPack; the capsule holds memory on " +
+  if (dl.device.device_type != dlpack::kCPU && dl.device.device_type != dlpack::kCUDA)
+    buffer_error("from_dlpack: glassbox imports CPU and CUDA memory through DLPack; the capsule holds memory on " +
                  device_name(dl.device.device_type, dl.device.device_id));
+  const Device device = dl.device.device_type == dlpack::kCPU
+                            ? Device(DeviceType::CPU)
+                            : Device(DeviceType::CUDA, static_cast<int8_t>(cuda::checked_device_index(
+                                                           dl.device.device_id, "from_dlpack")));
   const std::optional<ScalarType> dtype = scalar_type_of(dl.dtype);
   if (!dtype)
     buffer_error("from_dlpack: DLPack dtype " + describe(dl.dtype) +
@@ -255,9 +283,9 @@ Tensor import_managed(PyObject* capsule, Managed* m, const char* used_name, uint
 
   // From here on the tensor's storage owns the managed tensor: the capsule must not release it.
   if (PyCapsule_SetName(capsule, used_name) != 0) throw py::error_already_set();
-  Storage storage = Storage::make(base, nbytes, Device(DeviceType::CPU), &release_managed<Managed>, m);
-  auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), default_key_set(DeviceType::CPU), *dtype,
-                                             Device(DeviceType::CPU), std::span<const int64_t>());
+  Storage storage = Storage::make(base, nbytes, device, &release_managed<Managed>, m);
+  auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), default_key_set(device.type), *dtype, device,
+                                             std::span<const int64_t>());
   impl->set_geometry(sizes, strides, 0);
   Tensor shared(std::move(impl));
   // A read-only producer gets a private copy; so does anyone asking for one.
@@ -298,13 +326,16 @@ void bind_dlpack(py::module_& m) {
   py::module_ dl = m.def_submodule("_dlpack", "DLPack capsules: glassbox tensors shared with other libraries");
   dl.def("from_capsule", &from_capsule, py::arg("capsule"), py::arg("copy") = py::none(),
          "A tensor over the memory of a 'dltensor' or 'dltensor_versioned' capsule (consumes the capsule).");
+  dl.def(
+      "consumer_stream", [](int device) { return cuda::current_stream_number(device); }, py::arg("device"),
+      "The DLPack number of this thread's current CUDA stream on `device`, for __dlpack__(stream=...).");
   dl.attr("VERSION") = py::make_tuple(dlpack::kVersion.major, dlpack::kVersion.minor);
   auto tensor = py::type::of<Tensor>();
   tensor.attr("__dlpack__") = py::cpp_function(
       &to_dlpack, py::is_method(tensor), py::name("__dlpack__"), py::arg("stream") = py::none(), py::kw_only(),
       py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
-      "A DLPack capsule sharing this CPU tensor's memory ('dltensor_versioned' when max_version >= (1, 0)).");
+      "A DLPack capsule sharing this tensor's memory, CPU or CUDA ('dltensor_versioned' when max_version >= (1, 0)).");
   tensor.attr("__dlpack_device__") = py::cpp_function(&dlpack_device, py::is_method(tensor),
                                                       py::name("__dlpack_device__"),
-                                                      "(DLPack device type, device id): (1, 0) for the CPU.");
+                                                      "(DLPack device type, device id): (1, 0) for the CPU, (2, N) for cuda:N.");
 }

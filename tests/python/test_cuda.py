@@ -147,3 +147,35 @@ def test_errors_are_python_exceptions():
         gb.ones(2, 2, dtype=gb.int64, device="cuda") @ gb.ones(2, 2, dtype=gb.int64, device="cuda")
     with pytest.raises(RuntimeError, match="no kernel for glassbox::cumsum for dispatch key CUDA"):
         gb.cumsum(d, 0)
+
+
+@requires_gpu
+def test_dlpack_shares_cuda_memory():
+    t = gb.arange(6, dtype=gb.float32, device="cuda").reshape(2, 3).t()
+    assert t.__dlpack_device__() == (2, 0)
+    back = gb.from_dlpack(t.__dlpack__(stream=-1))
+    assert back.device == "cuda:0" and back.data_ptr() == t.data_ptr() and back.stride() == t.stride()
+    back.add_(1.0)
+    assert t.cpu().tolist() == [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]
+    host = gb.from_dlpack(t.__dlpack__(dl_device=(1, 0), copy=True))
+    assert host.device == "cpu" and host.tolist() == t.cpu().tolist()
+    with pytest.raises(BufferError, match="cannot export a cuda:0 tensor to cpu:0 without copy=True"):
+        t.__dlpack__(dl_device=(1, 0))
+    with pytest.raises(TypeError, match="stream must be None or an int for a CUDA tensor"):
+        t.__dlpack__(stream="default")
+    assert gb.from_dlpack(gb.ones(2), device="cuda").device == "cuda:0"
+
+
+@requires_gpu
+def test_dlpack_with_torch_on_the_gpu():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no GPU")
+    x = torch.arange(8, dtype=torch.float32, device="cuda").reshape(2, 4)
+    t = gb.from_dlpack(x)  # PyTorch orders its work before glassbox's current stream
+    assert t.device == "cuda:0" and t.data_ptr() == x.data_ptr()
+    t.mul_(2.0)
+    y = torch.from_dlpack(t)  # and glassbox before PyTorch's
+    assert y.data_ptr() == x.data_ptr() and x.tolist() == [[0.0, 2.0, 4.0, 6.0], [8.0, 10.0, 12.0, 14.0]]
+    y.add_(1.0)
+    assert t.cpu().tolist() == x.cpu().tolist()

@@ -258,9 +258,15 @@ def test_unsupported_devices_and_dtypes():
         gb.empty([2], device="meta").__dlpack__()
     with pytest.raises(BufferError, match="a meta tensor"):
         np.from_dlpack(gb.empty([2], device="meta"))
-    p = Producer(np.zeros(2, np.float32), device_type=2)  # memory on cuda:0
-    with pytest.raises(BufferError, match="only CPU memory .* on cuda:0"):
+    p = Producer(np.zeros(2, np.float32), device_type=4)  # memory of an OpenCL device
+    with pytest.raises(BufferError, match="imports CPU and CUDA memory through DLPack; .* on opencl:0"):
         gb.from_dlpack(p.capsule())
+    if not gb.cuda.is_available():
+        p = Producer(np.zeros(2, np.float32), device_type=2)  # "memory on cuda:0", where there is no GPU
+        capsule = p.capsule()
+        with pytest.raises(RuntimeError, match="from_dlpack: CUDA is not available"):
+            gb.from_dlpack(capsule)
+        assert capsule_name(capsule) == "dltensor" and p.deleted == 0
     p = Producer(np.zeros(2, np.complex64), code=5)
     capsule = p.capsule()
     with pytest.raises(BufferError, match="DLPack dtype complex64 is not supported"):
