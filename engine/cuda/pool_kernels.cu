@@ -28,6 +28,9 @@ PoolGeometry geometry_of(const Pool2dShape& s) {
           w.stride[0], w.stride[1], w.padding[0], w.padding[1], w.dilation[0], w.dilation[1]};
 }
 
+__host__ __device__ __forceinline__ int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
+
 unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + 255) / 256); }
 cudaStream_t stream_of(const Tensor& t) { return current_stream(t.device().index).handle(); }
 
@@ -38,7 +41,7 @@ __global__ void max_pool_kernel(const T* in, T* out, int64_t* indices, PoolGeome
   if (o >= total) return;
   const int64_t ox = o % g.ow, oy = (o / g.ow) % g.oh, p = o / (g.ow * g.oh);
   int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
-  const int64_t y1 = min(y0 + g.dh * (g.kh - 1) + 1, g.h), x1 = min(x0 + g.dw * (g.kw - 1) + 1, g.w);
+  const int64_t y1 = imin(y0 + g.dh * (g.kh - 1) + 1, g.h), x1 = imin(x0 + g.dw * (g.kw - 1) + 1, g.w);
   while (y0 < 0) y0 += g.dh;
   while (x0 < 0) x0 += g.dw;
   const T* src = in + p * g.h * g.w;
@@ -83,10 +86,10 @@ struct AvgWindow {
 };
 __device__ __forceinline__ AvgWindow avg_window(const PoolGeometry& g, int64_t oy, int64_t ox, bool count_include_pad) {
   int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
-  int64_t y1 = min(y0 + g.kh, g.h + g.ph), x1 = min(x0 + g.kw, g.w + g.pw);
+  int64_t y1 = imin(y0 + g.kh, g.h + g.ph), x1 = imin(x0 + g.kw, g.w + g.pw);
   const int64_t padded = (y1 - y0) * (x1 - x0);
-  y0 = max<int64_t>(y0, 0), x0 = max<int64_t>(x0, 0);
-  y1 = min(y1, g.h), x1 = min(x1, g.w);
+  y0 = imax(y0, 0), x0 = imax(x0, 0);
+  y1 = imin(y1, g.h), x1 = imin(x1, g.w);
   return {y0, y1, x0, x1, count_include_pad ? padded : (y1 - y0) * (x1 - x0)};
 }
 
@@ -112,8 +115,8 @@ __global__ void avg_pool_backward_kernel(const T* go, T* grad, PoolGeometry g, b
   if (i >= total) return;
   const int64_t x = i % g.w, y = (i / g.w) % g.h, p = i / (g.w * g.h);
   // Window oy starts at oy*sh - ph and spans kh rows: oy in [ceil((y + ph - kh + 1) / sh), floor((y + ph) / sh)].
-  const int64_t oy_lo = max<int64_t>(0, (y + g.ph - g.kh + g.sh) / g.sh), oy_hi = min((y + g.ph) / g.sh, g.oh - 1);
-  const int64_t ox_lo = max<int64_t>(0, (x + g.pw - g.kw + g.sw) / g.sw), ox_hi = min((x + g.pw) / g.sw, g.ow - 1);
+  const int64_t oy_lo = imax(0, (y + g.ph - g.kh + g.sh) / g.sh), oy_hi = imin((y + g.ph) / g.sh, g.oh - 1);
+  const int64_t ox_lo = imax(0, (x + g.pw - g.kw + g.sw) / g.sw), ox_hi = imin((x + g.pw) / g.sw, g.ow - 1);
   const T* src = go + p * g.oh * g.ow;
   C acc = 0;
   for (int64_t oy = oy_lo; oy <= oy_hi; ++oy) {
@@ -183,7 +186,7 @@ Tensor max_pool2d_with_indices_backward_cuda(const Tensor& grad_output, const Te
   if (first_bad < total) {
     const int64_t flat[] = {-1};
     const int64_t at = glassbox::reshape(idx, flat).to(Device(DeviceType::CPU)).data<int64_t>()[first_bad];
-    throw IndexError(detail::str_cat(op, ": index ", at, " is out of range for an input plane of ", s.height, "x", s.width));
+    throw IndexError(glassbox::detail::str_cat(op, ": index ", at, " is out of range for an input plane of ", s.height, "x", s.width));
   }
   return grad.to(self.dtype());
 }
