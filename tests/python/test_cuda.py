@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import glassbox as gb
+from glassbox.library import Library
 
 requires_gpu = pytest.mark.skipif(not gb.cuda.is_available(), reason=f"no CUDA device: {gb.cuda.describe()}")
 
@@ -145,8 +146,12 @@ def test_errors_are_python_exceptions():
         d + gb.ones(3)
     with pytest.raises(TypeError, match="CUDA matrix products take floating-point tensors"):
         gb.ones(2, 2, dtype=gb.int64, device="cuda") @ gb.ones(2, 2, dtype=gb.int64, device="cuda")
-    with pytest.raises(RuntimeError, match="no kernel for glassbox::cumsum for dispatch key CUDA"):
-        gb.cumsum(d, 0)
+    # An operator with a CPU kernel only (every glassbox operator may gain a CUDA kernel).
+    with Library("t_cuda_missing", "DEF") as lib:
+        lib.define("cpu_only(Tensor x) -> Tensor")
+        lib.impl("cpu_only", key="CPU")(lambda x: x)
+        with pytest.raises(RuntimeError, match="no kernel for t_cuda_missing::cpu_only for dispatch key CUDA"):
+            gb.ops.t_cuda_missing.cpu_only(d)
 
 
 @requires_gpu

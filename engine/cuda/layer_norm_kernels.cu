@@ -1,0 +1,166 @@
+// Layer normalisation on CUDA, fused per row: one group of threads per row computes the mean and
+// then the variance around it (two passes over the row, sums in double as on the CPU), and
+// writes the normalised, scaled and shifted row. The backward's grad_input is per row likewise;
+// grad_weight and grad_bias are column sums, one thread per column walking every row.
+#include <cmath>
+
+#include "engine/core/empty.h"
+#include "engine/core/error.h"
+#include "engine/cuda/block_reduce.cuh"
+#include "engine/cuda/elementwise.cuh"
+#include "engine/ops/linalg_shape.h"
+#include "glassbox/ops/Functions.h"
+#include "glassbox/ops/NativeFunctions.h"
+
+namespace glassbox::native {
+
+namespace {
+using namespace glassbox::cuda;
+
+struct Add {
+  __device__ __forceinline__ double operator()(double a, double b) const { return a + b; }
+};
+
+// Rows of n: blockDim.x threads per row, blockDim.y rows per block.
+template <class T>
+__global__ void layer_norm_kernel(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t rows, int64_t n,
+                                  double eps) {
+  using C = opmath_t<T>;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  const bool active = row < rows;
+  const T* xr = x + row * n;
+  double s = 0;
+  if (active)
+    for (int64_t j = threadIdx.x; j < n; j += blockDim.x) s += static_cast<double>(to_opmath(xr[j]));
+  const double mu = group_reduce(s, Add{}, 0.0) / static_cast<double>(n);
+  double sq = 0;
+  if (active)
+    for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+      const double d = static_cast<double>(to_opmath(xr[j])) - mu;
+      sq += d * d;
+    }
+  const double rs = 1.0 / ::sqrt(group_reduce(sq, Add{}, 0.0) / static_cast<double>(n) + eps);
+  if (!active) return;
+  const C mu_c = static_cast<C>(mu), rs_c = static_cast<C>(rs);
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+    C v = (to_opmath(xr[j]) - mu_c) * rs_c;
+    if (w) v *= to_opmath(w[j]);
+    if (b) v += to_opmath(b[j]);
+    y[row * n + j] = from_opmath<T>(v);
+  }
+  if (threadIdx.x == 0) mean[row] = from_opmath<T>(mu), rstd[row] = from_opmath<T>(rs);
+}
+
+// grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = grad_out * weight.
+template <class T>
+__global__ void layer_norm_backward_kernel(const T* go, const T* x, const T* mean, const T* rstd, const T* w, T* grad,
+                                           int64_t rows, int64_t n) {
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  const bool active = row < rows;
+  const double m = active ? static_cast<double>(to_opmath(mean[row])) : 0.0;
+  const double rs = active ? static_cast<double>(to_opmath(rstd[row])) : 0.0;
+  auto g_at = [&](int64_t j) {
+    const double g = to_opmath(go[row * n + j]);
+    return w ? g * static_cast<double>(to_opmath(w[j])) : g;
+  };
+  auto xhat_at = [&](int64_t j) { return (static_cast<double>(to_opmath(x[row * n + j])) - m) * rs; };
+  double sg = 0, sgx = 0;
+  if (active)
+    for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+      const double g = g_at(j);
+      sg += g;
+      sgx += g * xhat_at(j);
+    }
+  const double mean_g = group_reduce(sg, Add{}, 0.0) / static_cast<double>(n);
+  const double mean_gx = group_reduce(sgx, Add{}, 0.0) / static_cast<double>(n);
+  if (!active) return;
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
+    grad[row * n + j] = from_opmath<T>(rs * (g_at(j) - mean_g - xhat_at(j) * mean_gx));
+}
+
+// grad_weight[j] = sum over rows of grad_out * xhat, grad_bias[j] = sum of grad_out.
+template <class T>
+__global__ void layer_norm_params_kernel(const T* go, const T* x, const T* mean, const T* rstd, T* grad_w, T* grad_b,
+                                         int64_t rows, int64_t n) {
+  const int64_t j = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  double sw = 0, sb = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const double g = to_opmath(go[r * n + j]);
+    const double m = to_opmath(mean[r]), rs = to_opmath(rstd[r]);
+    sw += g * (static_cast<double>(to_opmath(x[r * n + j])) - m) * rs;
+    sb += g;
+  }
+  grad_w[j] = from_opmath<T>(sw);
+  grad_b[j] = from_opmath<T>(sb);
+}
+
+struct RowLaunch {
+  dim3 grid, block;
+};
+RowLaunch row_launch(int64_t rows, int64_t n) {
+  const bool wide = n > 256;
+  const dim3 block(wide ? 256 : 32, wide ? 1 : 8);
+  return {dim3(static_cast<unsigned>((rows + block.y - 1) / block.y)), block};
+}
+
+Tensor optional_contiguous(const std::optional<Tensor>& t) { return t && t->defined() ? t->contiguous() : Tensor(); }
+template <class T>
+const T* data_or_null(const Tensor& t) {
+  return t.defined() ? t.data<T>() : nullptr;
+}
+cudaStream_t stream_of(const Tensor& t) { return current_stream(t.device().index).handle(); }
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, IntArrayRef normalized_shape,
+                                                          const std::optional<Tensor>& weight,
+                                                          const std::optional<Tensor>& bias, double eps) {
+  const LayerNormShape s = layer_norm_shape("native_layer_norm", input, normalized_shape, weight, bias);
+  DeviceGuard guard(input.device().index);
+  const Tensor x = input.contiguous(), w = optional_contiguous(weight), b = optional_contiguous(bias);
+  Tensor out = empty_tensor(input.sizes(), input.dtype(), input.device());
+  Tensor mean = empty_tensor(s.stats, input.dtype(), input.device());
+  Tensor rstd = empty_tensor(s.stats, input.dtype(), input.device());
+  if (s.rows == 0) return {out, mean, rstd};
+  const RowLaunch l = row_launch(s.rows, s.cols);
+  visit_float_device_type(input.dtype(), [&]<class T>() {
+    layer_norm_kernel<T><<<l.grid, l.block, 0, stream_of(input)>>>(x.template data<T>(), data_or_null<T>(w),
+                                                                   data_or_null<T>(b), out.template data<T>(),
+                                                                   mean.template data<T>(), rstd.template data<T>(),
+                                                                   s.rows, s.cols, eps);
+    GB_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  return {out, mean, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cuda(const Tensor& grad_out, const Tensor& input,
+                                                                   IntArrayRef normalized_shape, const Tensor& mean,
+                                                                   const Tensor& rstd,
+                                                                   const std::optional<Tensor>& weight,
+                                                                   const std::optional<Tensor>& bias) {
+  const LayerNormShape s = layer_norm_backward_shape("native_layer_norm_backward", grad_out, input, normalized_shape,
+                                                     mean, rstd, weight, bias);
+  DeviceGuard guard(input.device().index);
+  const Tensor g = grad_out.contiguous(), x = input.contiguous(), mu = mean.contiguous(), rs = rstd.contiguous();
+  const Tensor w = optional_contiguous(weight);
+  Tensor grad_in = empty_tensor(input.sizes(), input.dtype(), input.device());
+  Tensor grad_w = empty_tensor(normalized_shape, input.dtype(), input.device());
+  Tensor grad_b = empty_tensor(normalized_shape, input.dtype(), input.device());
+  if (s.cols == 0) return {grad_in, grad_w, grad_b};
+  const RowLaunch l = row_launch(s.rows, s.cols);
+  visit_float_device_type(input.dtype(), [&]<class T>() {
+    if (s.rows > 0) {
+      layer_norm_backward_kernel<T><<<l.grid, l.block, 0, stream_of(input)>>>(
+          g.template data<T>(), x.template data<T>(), mu.template data<T>(), rs.template data<T>(), data_or_null<T>(w),
+          grad_in.template data<T>(), s.rows, s.cols);
+      GB_CUDA_KERNEL_LAUNCH_CHECK();
+    }
+    layer_norm_params_kernel<T><<<static_cast<unsigned>((s.cols + 255) / 256), 256, 0, stream_of(input)>>>(
+        g.template data<T>(), x.template data<T>(), mu.template data<T>(), rs.template data<T>(), grad_w.template data<T>(),
+        grad_b.template data<T>(), s.rows, s.cols);
+    GB_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  return {grad_in, grad_w, grad_b};
+}
+
+}  // namespace glassbox::native

@@ -1,0 +1,391 @@
+// The reductions that reduce_kernels.cu does not cover, on CUDA: prod, max.dim/min.dim/argmax/
+// argmin (value and index), var/std (two passes: the mean, then the squared deviations from it)
+// and logsumexp (the maximum, then the sum of exp(x - max)), and cumsum. The input is laid out as
+// contiguous rows [outer, len] (a permuted copy when the reduced dims are not already last) and
+// each row is combined by one group of threads, as in reduce_kernels.cu. Shapes, dtypes and
+// errors come from engine/ops/reduction_shape.h, as on the CPU.
+#include <cuda/std/limits>
+
+#include <limits>
+
+#include "engine/core/empty.h"
+#include "engine/core/error.h"
+#include "engine/cuda/block_reduce.cuh"
+#include "engine/cuda/elementwise.cuh"
+#include "engine/ops/out_arguments.h"
+#include "engine/ops/reduction_shape.h"
+#include "glassbox/ops/Functions.h"
+#include "glassbox/ops/NativeFunctions.h"
+
+namespace glassbox::native {
+
+namespace {
+using namespace glassbox::cuda;
+
+// self with the reduced dims moved last, contiguous: rows[o * len + r].
+struct Rows {
+  Tensor data;
+  int64_t outer = 1, len = 1;
+};
+Rows rows_of(const Tensor& self, const DimVector& reduced) {
+  Rows r;
+  DimVector perm;
+  bool in_place = true;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (!reduced[d]) perm.push_back(d), r.outer *= self.sizes()[d];
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (reduced[d]) {
+      in_place = in_place && static_cast<int64_t>(perm.size()) == d;
+      perm.push_back(d), r.len *= self.sizes()[d];
+    }
+  r.data = in_place && self.is_contiguous() ? self : glassbox::permute(self, perm).contiguous();
+  return r;
+}
+
+// A block: `rows` rows of blockDim.x threads each (32 threads and 8 rows for short rows).
+struct RowLaunch {
+  dim3 grid, block;
+};
+RowLaunch row_launch(int64_t outer, int64_t len) {
+  const bool wide = len > 256;
+  const dim3 block(wide ? 256 : 32, wide ? 1 : 8);
+  return {dim3(static_cast<unsigned>((outer + block.y - 1) / block.y)), block};
+}
+
+struct Mul {
+  template <class A>
+  __device__ __forceinline__ A operator()(A a, A b) const { return a * b; }
+};
+struct Add {
+  template <class A>
+  __device__ __forceinline__ A operator()(A a, A b) const { return a + b; }
+};
+// NaN, once met, stays (as the CPU's MaxOp).
+struct MaxNan {
+  template <class A>
+  __device__ __forceinline__ A operator()(A a, A b) const { return (b > a || b != b) ? b : a; }
+};
+
+template <class T, class A, class R>
+__global__ void prod_rows_kernel(const T* x, R* out, int64_t outer, int64_t len) {
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  A acc = A(1);
+  if (row < outer)
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x) acc *= static_cast<A>(to_opmath(x[row * len + i]));
+  acc = group_reduce(acc, Mul{}, A(1));
+  if (row < outer && threadIdx.x == 0) out[row] = from_opmath<R>(acc);
+}
+
+// var (or std) of each row: divisor = max(0, len - correction).
+template <class T>
+__global__ void var_rows_kernel(const T* x, T* out, int64_t outer, int64_t len, double divisor, bool take_sqrt) {
+  using A = opmath_t<T>;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  const bool active = row < outer;
+  const T* p = x + row * len;
+  A s = 0;
+  if (active)
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x) s += to_opmath(p[i]);
+  const A mean = group_reduce(s, Add{}, A(0)) / static_cast<A>(len);
+  A ss = 0;
+  if (active)
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x) {
+      const A d = to_opmath(p[i]) - mean;
+      ss += d * d;
+    }
+  ss = group_reduce(ss, Add{}, A(0));
+  if (active && threadIdx.x == 0) {
+    const A v = ss / static_cast<A>(divisor);
+    out[row] = from_opmath<T>(take_sqrt ? ::sqrt(v) : v);
+  }
+}
+
+template <class T>
+__global__ void logsumexp_rows_kernel(const T* x, T* out, int64_t outer, int64_t len) {
+  using A = opmath_t<T>;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  const bool active = row < outer;
+  const T* p = x + row * len;
+  const A lowest = -::cuda::std::numeric_limits<A>::infinity();
+  A m = lowest;
+  if (active)
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x) m = MaxNan{}(m, to_opmath(p[i]));
+  A center = group_reduce(m, MaxNan{}, lowest);
+  if (!::isfinite(center)) center = 0;  // all -inf, some +inf or NaN: exp() decides, as on the CPU
+  A s = 0;
+  if (active)
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x) s += ::exp(to_opmath(p[i]) - center);
+  s = group_reduce(s, Add{}, A(0));
+  if (active && threadIdx.x == 0) out[row] = from_opmath<T>(::log(s) + center);
+}
+
+// The extreme of a row and its first index; NaN counts as the extreme (its first index wins).
+template <class A>
+struct Best {
+  A v;
+  int64_t i;  // -1: nothing seen
+};
+template <class A>
+__device__ __forceinline__ Best<A> better_of(Best<A> a, Best<A> b, bool largest) {
+  if (a.i < 0) return b;
+  if (b.i < 0) return a;
+  const bool an = a.v != a.v, bn = b.v != b.v;
+  if (an || bn) return an && bn ? (a.i < b.i ? a : b) : (an ? a : b);
+  if (largest ? b.v > a.v : b.v < a.v) return b;
+  if (largest ? a.v > b.v : a.v < b.v) return a;
+  return a.i < b.i ? a : b;
+}
+
+template <class T, class A>
+__global__ void arg_extreme_rows_kernel(const T* x, T* values, int64_t* indices, int64_t outer, int64_t len,
+                                        bool largest) {
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  Best<A> best{A(0), -1};
+  if (row < outer)
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+      best = better_of(best, Best<A>{static_cast<A>(to_opmath(x[row * len + i])), i}, largest);
+  // Warp shuffles, then the warps of a wide block through shared memory.
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) {
+    const Best<A> o{__shfl_down_sync(kFullWarp, best.v, off), __shfl_down_sync(kFullWarp, best.i, off)};
+    best = better_of(best, o, largest);
+  }
+  if (blockDim.x > 32) {
+    __shared__ A sv[32];
+    __shared__ int64_t si[32];
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0) sv[warp] = best.v, si[warp] = best.i;
+    __syncthreads();
+    if (warp == 0) {
+      best = lane < blockDim.x / 32 ? Best<A>{sv[lane], si[lane]} : Best<A>{A(0), -1};
+#pragma unroll
+      for (int off = 16; off > 0; off /= 2) {
+        const Best<A> o{__shfl_down_sync(kFullWarp, best.v, off), __shfl_down_sync(kFullWarp, best.i, off)};
+        best = better_of(best, o, largest);
+      }
+    }
+  }
+  if (row < outer && threadIdx.x == 0) {
+    if (values) values[row] = x[row * len + best.i];
+    indices[row] = best.i;
+  }
+}
+
+// Inclusive running sums of each row, one block per row walking it blockDim.x elements at a time.
+template <class T, class A, class R>
+__global__ void cumsum_rows_kernel(const T* x, R* out, int64_t len) {
+  __shared__ A warp_sums[32];
+  __shared__ A carry_in;
+  const int64_t row = blockIdx.x;
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  if (threadIdx.x == 0) carry_in = A(0);
+  for (int64_t base = 0; base < len; base += blockDim.x) {
+    const int64_t i = base + threadIdx.x;
+    A v = i < len ? static_cast<A>(to_opmath(x[row * len + i])) : A(0);
+#pragma unroll
+    for (int off = 1; off < 32; off *= 2) {
+      const A u = __shfl_up_sync(kFullWarp, v, off);
+      if (lane >= static_cast<unsigned>(off)) v += u;
+    }
+    if (lane == 31) warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+      A w = lane < warps ? warp_sums[lane] : A(0);
+#pragma unroll
+      for (int off = 1; off < 32; off *= 2) {
+        const A u = __shfl_up_sync(kFullWarp, w, off);
+        if (lane >= static_cast<unsigned>(off)) w += u;
+      }
+      if (lane < warps) warp_sums[lane] = w;  // inclusive prefix of the warp totals
+    }
+    __syncthreads();
+    const A total = carry_in + (warp > 0 ? warp_sums[warp - 1] : A(0)) + v;
+    if (i < len) out[row * len + i] = from_opmath<R>(total);
+    __syncthreads();
+    if (threadIdx.x == blockDim.x - 1) carry_in = total;
+    __syncthreads();
+  }
+}
+
+// Accumulators as on the CPU: float for float16/bfloat16, int64 for integers and bool.
+template <class T>
+using acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opmath_t<T>, int64_t>;
+// Extremes compare in the compute type; small integers and bool widened to int32 (shuffles).
+template <class T>
+using extreme_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>, opmath_t<T>, int32_t>;
+
+cudaStream_t stream_of(const Tensor& t) { return current_stream(t.device().index).handle(); }
+
+Tensor& copy_out(const char* op, const Tensor& result, Tensor& out) {
+  check_out(op, out, result.sizes(), result.dtype(), result.device());
+  copy_between(out, result);
+  return out;
+}
+
+Tensor prod_impl(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const ReductionShape shape =
+      reduction_shape("prod", self, dim, keepdim, reduction_dtype("prod", self, dtype, ReductionDtype::Accumulate));
+  DeviceGuard guard(self.device().index);
+  Tensor result = empty_tensor(shape.out_shape, shape.dtype, self.device());
+  if (result.numel() == 0) return result;
+  // Floating-point results multiply in the result dtype (prod(x, dtype=float64) in float64).
+  const Tensor in = is_floating_point(shape.dtype) && self.dtype() != shape.dtype ? self.to(shape.dtype) : self;
+  const Rows r = rows_of(in, shape.reduced);
+  const RowLaunch l = row_launch(r.outer, r.len);
+  visit_device_type(in.dtype(), [&]<class T>() {
+    using A = acc_t<T>;
+    Tensor acc = result.dtype() == scalar_type_of<A>() ? result : empty_tensor(shape.out_shape, scalar_type_of<A>(), self.device());
+    prod_rows_kernel<T, A, A><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), acc.template data<A>(),
+                                                                      r.outer, r.len);
+    GB_CUDA_KERNEL_LAUNCH_CHECK();
+    if (!acc.is_same(result)) copy_between(result, acc);
+  });
+  return result;
+}
+
+std::tuple<Tensor, Tensor> extreme_dim(const char* op, bool largest, const Tensor& self, std::optional<int64_t> dim,
+                                       bool keepdim, bool want_values) {
+  std::optional<IntArrayRef> dims;
+  const int64_t d[] = {dim.value_or(0)};
+  if (dim) dims = IntArrayRef(d);
+  const ReductionShape shape = reduction_shape(op, self, dims, keepdim, dim ? self.dtype() : ScalarType::Int64);
+  check_reduction_nonempty(op, self, shape);
+  DeviceGuard guard(self.device().index);
+  Tensor values = want_values ? empty_tensor(shape.out_shape, self.dtype(), self.device()) : Tensor();
+  Tensor indices = empty_tensor(shape.out_shape, ScalarType::Int64, self.device());
+  if (indices.numel() == 0) return {values, indices};
+  // No dim: the index into the flattened tensor (row-major order of self).
+  const Rows r = dim ? rows_of(self, shape.reduced) : Rows{self.contiguous(), 1, self.numel()};
+  const RowLaunch l = row_launch(r.outer, r.len);
+  visit_device_type(self.dtype(), [&]<class T>() {
+    arg_extreme_rows_kernel<T, extreme_t<T>><<<l.grid, l.block, 0, stream_of(self)>>>(
+        r.data.template data<T>(), want_values ? values.template data<T>() : nullptr, indices.data<int64_t>(), r.outer,
+        r.len, largest);
+    GB_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  return {values, indices};
+}
+
+double correction_of(const std::optional<Scalar>& correction) {
+  return correction ? (correction->is_floating_point() ? correction->to_double() : static_cast<double>(correction->to_int()))
+                    : 1.0;
+}
+
+Tensor variance(const char* op, const Tensor& self, std::optional<IntArrayRef> dim, double correction, bool keepdim,
+                bool take_sqrt) {
+  const ReductionShape shape =
+      reduction_shape(op, self, dim, keepdim, reduction_dtype(op, self, std::nullopt, ReductionDtype::Floating));
+  DeviceGuard guard(self.device().index);
+  Tensor result = empty_tensor(shape.out_shape, shape.dtype, self.device());
+  if (result.numel() == 0) return result;
+  const Rows r = rows_of(self, shape.reduced);
+  const RowLaunch l = row_launch(r.outer, r.len);
+  const double divisor = std::max(0.0, static_cast<double>(shape.reduced_numel) - correction);
+  visit_float_device_type(self.dtype(), [&]<class T>() {
+    var_rows_kernel<T><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), result.template data<T>(),
+                                                                r.outer, r.len, divisor, take_sqrt);
+    GB_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  return result;
+}
+
+Tensor logsumexp_impl(const char* op, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const ReductionShape shape =
+      reduction_shape(op, self, dim, keepdim, reduction_dtype(op, self, std::nullopt, ReductionDtype::ToFloat));
+  DeviceGuard guard(self.device().index);
+  Tensor result = empty_tensor(shape.out_shape, shape.dtype, self.device());
+  if (result.numel() == 0) return result;
+  const Tensor in = self.dtype() == shape.dtype ? self : self.to(shape.dtype);
+  const Rows r = rows_of(in, shape.reduced);
+  const RowLaunch l = row_launch(r.outer, r.len);
+  visit_float_device_type(in.dtype(), [&]<class T>() {
+    logsumexp_rows_kernel<T><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), result.template data<T>(),
+                                                                      r.outer, r.len);
+    GB_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  return result;
+}
+
+Tensor cumsum_impl(const char* op, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  const int64_t d = wrap_dim(op, dim, self);
+  const ScalarType out_dtype = cumsum_dtype(self, dtype);
+  // Integers (and bool) run in int64 and convert at the end, floating point in the result dtype.
+  const ScalarType run_dtype = is_floating_point(out_dtype) ? out_dtype : ScalarType::Int64;
+  DeviceGuard guard(self.device().index);
+  const Tensor in = self.dtype() == run_dtype ? self : self.to(run_dtype);
+  if (self.numel() == 0) return empty_tensor(self.sizes(), out_dtype, self.device());
+  DimVector reduced(static_cast<size_t>(self.dim()), 0);
+  if (self.dim() > 0) reduced[d] = 1;
+  const Rows r = rows_of(in, reduced);
+  Tensor rows = empty_tensor(r.data.sizes(), run_dtype, self.device());
+  const unsigned threads = r.len > 128 ? 256 : 32;
+  visit_device_type(run_dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>) {
+      cumsum_rows_kernel<T, acc_t<T>, T><<<static_cast<unsigned>(r.outer), threads, 0, stream_of(self)>>>(
+          r.data.template data<T>(), rows.template data<T>(), r.len);
+      GB_CUDA_KERNEL_LAUNCH_CHECK();
+    }
+  });
+  // Back to self's dim order: rows has the cumsum dim last.
+  Tensor result = empty_tensor(self.sizes(), out_dtype, self.device());
+  if (self.dim() > 1 && d != self.dim() - 1) {
+    DimVector inverse;
+    for (int64_t k = 0; k < self.dim(); ++k) inverse.push_back(k < d ? k : k == d ? self.dim() - 1 : k - 1);
+    rows = glassbox::permute(rows, inverse);
+  }
+  copy_between(result, rows);
+  return result;
+}
+}  // namespace
+
+Tensor prod_cuda(const Tensor& self, std::optional<ScalarType> dtype) { return prod_impl(self, std::nullopt, false, dtype); }
+Tensor prod_dim_cuda(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const int64_t dims[] = {dim};
+  return prod_impl(self, IntArrayRef(dims), keepdim, dtype);
+}
+
+std::tuple<Tensor, Tensor> max_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) {
+  return extreme_dim("max", true, self, dim, keepdim, true);
+}
+std::tuple<Tensor, Tensor> min_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) {
+  return extreme_dim("min", false, self, dim, keepdim, true);
+}
+Tensor argmax_cuda(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return std::get<1>(extreme_dim("argmax", true, self, dim, keepdim, false));
+}
+Tensor argmin_cuda(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return std::get<1>(extreme_dim("argmin", false, self, dim, keepdim, false));
+}
+
+Tensor var_cuda(const Tensor& self, bool unbiased) { return variance("var", self, std::nullopt, unbiased ? 1 : 0, false, false); }
+Tensor var_dim_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return variance("var", self, dim, unbiased ? 1 : 0, keepdim, false);
+}
+Tensor var_correction_cuda(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+                           bool keepdim) {
+  return variance("var", self, dim, correction_of(correction), keepdim, false);
+}
+Tensor std_cuda(const Tensor& self, bool unbiased) { return variance("std", self, std::nullopt, unbiased ? 1 : 0, false, true); }
+Tensor std_dim_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return variance("std", self, dim, unbiased ? 1 : 0, keepdim, true);
+}
+Tensor std_correction_cuda(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+                           bool keepdim) {
+  return variance("std", self, dim, correction_of(correction), keepdim, true);
+}
+
+Tensor logsumexp_cuda(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return logsumexp_impl("logsumexp", self, dim, keepdim);
+}
+Tensor& logsumexp_out_cuda(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  return copy_out("logsumexp.out", logsumexp_impl("logsumexp", self, dim, keepdim), out);
+}
+
+Tensor cumsum_cuda(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return cumsum_impl("cumsum", self, dim, dtype);
+}
+Tensor& cumsum_out_cuda(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
+  return copy_out("cumsum.out", cumsum_impl("cumsum.out", self, dim, dtype), out);
+}
+
+}  // namespace glassbox::native
