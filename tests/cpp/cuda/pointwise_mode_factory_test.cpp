@@ -6,6 +6,7 @@
 #include <string>
 #include <tuple>
 
+#include "engine/core/generator.h"
 #include "tests/cpp/cuda/cuda_test_util.h"
 #include "tests/cpp/ops/error_text.h"
 
