@@ -159,7 +159,7 @@ struct FillWhere {
 
 Tensor& fill_masked(const char* op, Tensor& self, const Tensor& mask, const Scalar& value) {
   TensorIterator it = TensorIteratorConfig(op).add_output(&self).add_input(mask).keep_dtypes().build();
-  visit_device_type(self.dtype(), [&]<class T>() { launch_with_operands<2>(it, FillWhere<T>{from_opmath<T>(scalar_as<T>(value))}); });
+  visit_device_type(self.dtype(), [&]<class T>() { launch_with_operands<2>(it, FillWhere<T>{scalar_to_device<T>(value)}); });
   mark_written(self);
   return self;
 }

@@ -178,4 +178,15 @@ opmath_t<T> scalar_as(const Scalar& v) {
   return static_cast<C>(v.to_int());
 }
 
+// The host type of a device type (__half -> Half): the inverse of device_t.
+template <class T>
+using host_t = std::conditional_t<std::is_same_v<T, __half>, Half, std::conditional_t<std::is_same_v<T, __nv_bfloat16>, BFloat16, T>>;
+
+// A Scalar (a fill value) as an element of device type T, converted on the host as the CPU does.
+template <class T>
+T scalar_to_device(const Scalar& v) {
+  using H = host_t<T>;
+  return to_device_value<T>(static_cast<H>(scalar_as<T>(v)));
+}
+
 }  // namespace glassbox::cuda
