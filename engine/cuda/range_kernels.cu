@@ -28,16 +28,18 @@ struct IntegerRamp {
   int64_t start, step;
   __device__ int64_t operator()(int64_t i) const { return start + i * step; }
 };
+// Multiply and add rounded separately (no fused multiply-add), as the CPU computes them.
 struct FloatRamp {
   double start, step;
-  __device__ double operator()(int64_t i) const { return start + static_cast<double>(i) * step; }
+  __device__ double operator()(int64_t i) const { return __dadd_rn(start, __dmul_rn(static_cast<double>(i), step)); }
 };
 // The first half counts up from start, the second down from end: both ends exact.
 struct Linspace {
   double start, end, step;
   int64_t steps, half;
   __device__ double operator()(int64_t i) const {
-    return i < half ? start + step * static_cast<double>(i) : end - step * static_cast<double>(steps - 1 - i);
+    return i < half ? __dadd_rn(start, __dmul_rn(step, static_cast<double>(i)))
+                    : __dsub_rn(end, __dmul_rn(step, static_cast<double>(steps - 1 - i)));
   }
 };
 
