@@ -337,3 +337,37 @@ TEST(CudaIndex, GradientsMatchTheCpu) {
   const std::vector<Tensor> c = run(kCpu), g = run(kCuda);
   for (size_t i = 0; i < c.size(); ++i) EXPECT_TRUE(matches(g[i], c[i], 1e-10, 1e-12)) << "grad " << i;
 }
+
+// More dims than one strided launch takes (the loop is split on the host), and empty operands.
+TEST(CudaIndex, DeepAndEmptyOperandsMatchTheCpu) {
+  GB_REQUIRE_GPU();
+  const std::vector<int64_t> deep{2, 3, 2, 3, 2, 3, 4};
+  for (ScalarType t : {ScalarType::Float32, ScalarType::Float16, ScalarType::Int16}) {
+    const Pair x = make(deep, t, true);
+    std::vector<int64_t> index_shape = deep;
+    index_shape[6] = 3;
+    const Pair gidx = random_index(index_shape, 4), src = make(index_shape, t);
+    EXPECT_TRUE(matches(gather(x.cuda, 6, gidx.cuda), gather(x.cpu, 6, gidx.cpu), 0)) << "gather " << to_string(t);
+    EXPECT_TRUE(matches(scatter_add(x.cuda, 6, gidx.cuda, src.cuda), scatter_add(x.cpu, 6, gidx.cpu, src.cpu), sum_rtol(t),
+                        sum_atol(t)))
+        << "scatter_add " << to_string(t);
+    const Pair m = make(deep, ScalarType::Bool, true);
+    EXPECT_TRUE(matches(masked_fill(x.cuda, m.cuda, Scalar(int64_t{7})), masked_fill(x.cpu, m.cpu, Scalar(int64_t{7})), 0));
+    const Pair rows = ints({1, 0, 1});
+    EXPECT_TRUE(matches(index(x.cuda, {std::nullopt, rows.cuda}), index(x.cpu, {std::nullopt, rows.cpu}), 0));
+    EXPECT_TRUE(matches(flip(x.cuda, {0, 3, 6}), flip(x.cpu, {0, 3, 6}), 0)) << "flip " << to_string(t);
+    EXPECT_TRUE(matches(tril(x.cuda, 1), tril(x.cpu, 1), 0)) << "tril " << to_string(t);
+  }
+  const Pair x = make({0, 4}, ScalarType::Float32), none_idx = both(zeros({0, 4}, ScalarType::Int64));
+  const Pair e = ints({}), v = make({0, 4}, ScalarType::Float32);
+  EXPECT_TRUE(matches(scatter(x.cuda, 0, none_idx.cuda, v.cuda), scatter(x.cpu, 0, none_idx.cpu, v.cpu)));
+  EXPECT_TRUE(matches(masked_fill(x.cuda, make({0, 4}, ScalarType::Bool).cuda, Scalar(1.0)), x.cpu));
+  const Pair y = make({3, 4}, ScalarType::Float32);
+  EXPECT_TRUE(matches(index_put(y.cuda, {e.cuda}, v.cuda, true), index_put(y.cpu, {e.cpu}, v.cpu, true)));
+  EXPECT_TRUE(matches(index_add(y.cuda, 0, e.cuda, v.cuda), index_add(y.cpu, 0, e.cpu, v.cpu)));
+  EXPECT_TRUE(matches(one_hot(both(zeros({0}, ScalarType::Int64)).cuda, 3), one_hot(zeros({0}, ScalarType::Int64), 3)));
+  EXPECT_TRUE(matches(embedding_dense_backward(make({0, 3}, ScalarType::Float32).cuda, e.cuda, 5, -1, true),
+                      embedding_dense_backward(zeros({0, 3}, ScalarType::Float32), e.cpu, 5, -1, true)));
+  EXPECT_TRUE(matches(cat({x.cuda, x.cuda}), cat({x.cpu, x.cpu})));
+  EXPECT_TRUE(matches(bernoulli(x.cuda), bernoulli(x.cpu)));
+}
