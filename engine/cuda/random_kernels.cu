@@ -105,6 +105,25 @@ struct RandomInRange {
     else return from_opmath<T>(static_cast<opmath_t<T>>(v));
   }
 };
+
+// out[i] = 1 when word i % 4 of Philox block i / 4 (over 2^32) is below probs[i], as on the CPU.
+template <class T>
+__global__ void bernoulli_tensor_kernel(T* out, const double* probs, int64_t n, PhiloxState state) {
+  const int64_t block = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t first = block * 4;
+  if (first >= n) return;
+  const PhiloxWords words = philox_block(state.seed, state.offset, static_cast<uint64_t>(block));
+#pragma unroll
+  for (int p = 0; p < 4; ++p)
+    if (first + p < n) out[first + p] = from_opmath<T>(static_cast<double>(words.w[p]) * 0x1p-32 < probs[first + p] ? 1.0f : 0.0f);
+}
+
+// The position of the first probability outside [0, 1] (NaN included).
+__global__ void first_bad_probability_kernel(const double* probs, int64_t n, unsigned long long* first) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    if (!(probs[i] >= 0.0 && probs[i] <= 1.0)) atomicMin(first, static_cast<unsigned long long>(i));
+}
 }  // namespace
 
 Tensor& uniform_cuda_(Tensor& self, double from, double to) {
@@ -134,6 +153,48 @@ Tensor& bernoulli_float_cuda_(Tensor& self, double p) {
   const PhiloxState state = default_generator().next_call();
   visit_device_type(self.dtype(), [&]<class T>() { fill_random<T, 4>(self, state, Bernoulli<T>{p}); });
   return self;
+}
+
+Tensor bernoulli_cuda(const Tensor& self) {
+  check_floating_dtype("bernoulli", self.dtype());
+  const int device = self.device().index;
+  DeviceGuard guard(device);
+  const cudaStream_t stream = current_stream(device).handle();
+  // The probabilities as contiguous float64, checked (read back) before anything is drawn.
+  Tensor probs = empty_tensor(self.sizes(), ScalarType::Float64, self.device());
+  copy_between(probs, self);
+  const int64_t n = probs.numel();
+  const auto* pr = static_cast<const double*>(probs.data_ptr());
+  if (n > 0) {
+    Tensor scratch = empty_tensor(DimVector{1}, ScalarType::Int64, self.device());
+    auto* first = static_cast<unsigned long long*>(scratch.data_ptr());
+    GB_CUDA_CHECK(cudaMemsetAsync(first, 0xff, sizeof(unsigned long long), stream));
+    const auto grid = static_cast<unsigned>(std::min<int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 4096));
+    first_bad_probability_kernel<<<grid, kElementwiseThreads, 0, stream>>>(pr, n, first);
+    GB_CUDA_KERNEL_LAUNCH_CHECK();
+    unsigned long long position = 0;
+    GB_CUDA_CHECK(cudaMemcpyAsync(&position, first, sizeof(position), cudaMemcpyDeviceToHost, stream));
+    GB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (position != ~0ull) {
+      double value = 0;
+      GB_CUDA_CHECK(cudaMemcpyAsync(&value, pr + position, sizeof(value), cudaMemcpyDeviceToHost, stream));
+      GB_CUDA_CHECK(cudaStreamSynchronize(stream));
+      throw ValueError(::glassbox::detail::str_cat("bernoulli: every probability must be in [0, 1], but element ", position,
+                                       " of the input (shape ", shape_to_string(self.sizes()), ", ",
+                                       to_string(self.dtype()), ") is ", value));
+    }
+  }
+  Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
+  const PhiloxState state = default_generator().next_call();
+  visit_float_device_type(self.dtype(), [&]<class T>() {
+    const int64_t blocks = (n + 3) / 4;
+    if (blocks > 0) {
+      const auto grid = static_cast<unsigned>((blocks + kElementwiseThreads - 1) / kElementwiseThreads);
+      bernoulli_tensor_kernel<T><<<grid, kElementwiseThreads, 0, stream>>>(static_cast<T*>(out.data_ptr()), pr, n, state);
+      GB_CUDA_KERNEL_LAUNCH_CHECK();
+    }
+  });
+  return out;
 }
 
 Tensor& random_from_cuda_(Tensor& self, int64_t from, int64_t to) {

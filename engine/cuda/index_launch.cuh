@@ -1,0 +1,192 @@
+#pragma once
+// What the CUDA indexing kernels share (index_kernels.cu, scatter_gather_kernels.cu): the CPU's
+// "restrided" views (engine/cpu/index_loops.h) so that TensorIterator lays every operand over one
+// shape, a launcher that hands a functor each element's operand addresses, a range check of index
+// tensors on the device that throws the CPU's error before anything is written, and atomic adds
+// for every dtype (two elements may land on one destination).
+#include <cstdint>
+#include <limits>
+#include <span>
+
+#include "engine/core/empty.h"
+#include "engine/core/error.h"
+#include "engine/cuda/elementwise.cuh"
+#include "engine/ops/index_shape.h"
+
+namespace glassbox::cuda {
+
+// A view of t's storage with other geometry (zero strides allowed): for the loops only.
+inline Tensor restrided(const Tensor& t, std::span<const int64_t> sizes, std::span<const int64_t> strides,
+                        int64_t storage_offset) {
+  const TensorImpl& base = *t.unsafe_impl();
+  auto impl = intrusive_ptr<TensorImpl>::make(base.storage(), base.key_set(), base.dtype(), base.device(), sizes);
+  impl->set_geometry(sizes, strides, storage_offset);
+  return Tensor(std::move(impl));
+}
+
+// A 0-d tensor seen as one dimension of size 1 (gather and scatter treat 0-d tensors so).
+inline Tensor at_least_1d(const Tensor& t) {
+  if (t.dim() > 0) return t;
+  const int64_t one[] = {1};
+  return restrided(t, one, one, t.storage_offset());
+}
+
+template <int N>
+struct OperandPointers {
+  char* p[N];
+};
+
+template <int N, class F>
+__global__ void __launch_bounds__(kElementwiseThreads)
+    operand_offsets_kernel(OperandPointers<N> base, StridedGeometry<N> g, uint32_t n, F f) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int64_t off[N];
+  g.offsets(i, off);
+  char* p[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) p[k] = base.p[k] + off[k];
+  f(p);
+}
+
+// Runs f(char* (&p)[N]) for every element of the iterator's loop, p[k] the address of operand k's
+// element; queued on the current stream of operand 0's device.
+template <int N, class F>
+void launch_with_operands(const TensorIterator& it, const F& f) {
+  if (it.numel() == 0) return;
+  GB_CHECK(it.num_operands() == N, "internal: a CUDA indexing kernel for ", N, " operands got ", it.num_operands());
+  const int device = it.operand(0).device().index;
+  DeviceGuard guard(device);
+  const cudaStream_t stream = current_stream(device).handle();
+  LoopSpace<N> space;
+  space.shape.assign(it.shape().begin(), it.shape().end());
+  for (int op = 0; op < N; ++op) space.strides[op].assign(it.strides(op).begin(), it.strides(op).end());
+  for_each_strided_piece<N>(space, [&](const std::array<int64_t, N>& base, const StridedGeometry<N>& g, uint32_t count) {
+    OperandPointers<N> ptrs;
+    for (int k = 0; k < N; ++k) ptrs.p[k] = it.data_ptr(k) + base[k];
+    const unsigned blocks = (count + kElementwiseThreads - 1) / kElementwiseThreads;
+    operand_offsets_kernel<N><<<blocks, kElementwiseThreads, 0, stream>>>(ptrs, g, count, f);
+    GB_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+}
+
+// Elements moved as unsigned words of their size: one instantiation per size serves every dtype.
+template <size_t B>
+using word_t = std::conditional_t<B == 1, uint8_t, std::conditional_t<B == 2, uint16_t, std::conditional_t<B == 4, uint32_t, uint64_t>>>;
+
+template <class F>
+void visit_element_size(ScalarType t, F&& f) {
+  switch (element_size(t)) {
+    case 1: f.template operator()<1>(); break;
+    case 2: f.template operator()<2>(); break;
+    case 4: f.template operator()<4>(); break;
+    default: f.template operator()<8>(); break;
+  }
+}
+
+// f.template operator()<I>() with I the C++ type of an int64 or int32 index tensor.
+template <class F>
+void visit_index_type(ScalarType t, F&& f) {
+  if (t == ScalarType::Int32) f.template operator()<int32_t>();
+  else f.template operator()<int64_t>();
+}
+
+// The position of the first element of `values` (contiguous, n of them) outside [lo, hi).
+template <class I>
+__global__ void first_out_of_range_kernel(const I* values, int64_t n, int64_t lo, int64_t hi,
+                                          unsigned long long* first) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t v = static_cast<int64_t>(values[i]);
+    if (v < lo || v >= hi) atomicMin(first, static_cast<unsigned long long>(i));
+  }
+}
+
+// The first value of an integer tensor outside [lo, hi), in row-major order, read back from the
+// device (a synchronisation): what the CPU kernels would have thrown on.
+inline std::optional<int64_t> first_out_of_range(const Tensor& index, int64_t lo, int64_t hi) {
+  if (index.numel() == 0) return std::nullopt;
+  const Tensor idx = index.contiguous();
+  const int device = idx.device().index;
+  DeviceGuard guard(device);
+  const cudaStream_t stream = current_stream(device).handle();
+  Tensor scratch = empty_tensor(DimVector{1}, ScalarType::Int64, idx.device());
+  auto* first = static_cast<unsigned long long*>(scratch.data_ptr());
+  GB_CUDA_CHECK(cudaMemsetAsync(first, 0xff, sizeof(unsigned long long), stream));
+  const int64_t n = idx.numel();
+  const auto blocks = static_cast<unsigned>(std::min<int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 4096));
+  std::optional<int64_t> bad;
+  visit_index_type(idx.dtype(), [&]<class I>() {
+    first_out_of_range_kernel<I><<<blocks, kElementwiseThreads, 0, stream>>>(static_cast<const I*>(idx.data_ptr()), n, lo,
+                                                                           hi, first);
+    GB_CUDA_KERNEL_LAUNCH_CHECK();
+    unsigned long long position = 0;
+    GB_CUDA_CHECK(cudaMemcpyAsync(&position, first, sizeof(position), cudaMemcpyDeviceToHost, stream));
+    GB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (position == std::numeric_limits<unsigned long long>::max()) return;
+    I value;
+    GB_CUDA_CHECK(cudaMemcpyAsync(&value, static_cast<const I*>(idx.data_ptr()) + position, sizeof(I),
+                                  cudaMemcpyDeviceToHost, stream));
+    GB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    bad = static_cast<int64_t>(value);
+  });
+  return bad;
+}
+
+// Throws the CPU's IndexError ("op: index 7 is out of bounds for dimension 1 with size 3") for
+// the first index outside [-size, size).
+inline void check_index_range(const char* op, const Tensor& index, int64_t dim, int64_t size) {
+  if (const std::optional<int64_t> bad = first_out_of_range(index, -size, size)) throw_index_out_of_range(op, *bad, dim, size);
+}
+
+// *p += v for every dtype: the hardware's atomics for 4- and 8-byte types, a compare-and-swap of
+// the aligned 32-bit word around 1- and 2-byte ones (integers wrap as the CPU's do).
+template <class T>
+__device__ __forceinline__ void atomic_add(T* p, opmath_t<T> v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (v) *p = true;
+  } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t>) {
+    atomicAdd(p, v);
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+  } else {
+    static_assert(sizeof(T) <= 2);
+    const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+    auto* word = reinterpret_cast<unsigned int*>(address & ~uintptr_t{3});
+    const unsigned shift = static_cast<unsigned>(address & 3) * 8;
+    const unsigned mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
+    unsigned old = *word, assumed;
+    do {
+      assumed = old;
+      const auto bits = static_cast<word_t<sizeof(T)>>((assumed & mask) >> shift);
+      T current;
+      memcpy(&current, &bits, sizeof(T));
+      const T next = from_opmath<T>(to_opmath(current) + v);
+      word_t<sizeof(T)> next_bits;
+      memcpy(&next_bits, &next, sizeof(T));
+      old = atomicCAS(word, assumed, (assumed & ~mask) | (static_cast<unsigned>(next_bits) << shift));
+    } while (old != assumed);
+  }
+}
+
+// A Scalar (alpha, a fill value) as the type a kernel of T computes in, as the CPU reads it.
+template <class T>
+opmath_t<T> scalar_as(const Scalar& v) {
+  using C = opmath_t<T>;
+  if (v.is_floating_point()) return static_cast<C>(v.to_double());
+  if (v.is_bool()) return static_cast<C>(v.to_bool());
+  return static_cast<C>(v.to_int());
+}
+
+// The host type of a device type (__half -> Half): the inverse of device_t.
+template <class T>
+using host_t = std::conditional_t<std::is_same_v<T, __half>, Half, std::conditional_t<std::is_same_v<T, __nv_bfloat16>, BFloat16, T>>;
+
+// A Scalar (a fill value) as an element of device type T, converted on the host as the CPU does.
+template <class T>
+T scalar_to_device(const Scalar& v) {
+  using H = host_t<T>;
+  return to_device_value<T>(static_cast<H>(scalar_as<T>(v)));
+}
+
+}  // namespace glassbox::cuda
