@@ -33,6 +33,8 @@ def _convert(arg, arrays, leaves):
         return t
     if isinstance(arg, (list, tuple)) and arg and all(isinstance(a, np.ndarray) for a in arg):
         return [_convert(a, arrays, leaves) for a in arg]
+    if isinstance(arg, gb.Tensor):  # made by the sample itself (class targets)
+        return on_device(arg)
     return arg
 
 

@@ -28,6 +28,8 @@ def to_reference(t):
 
 
 def convert(value, dtype):
+    if isinstance(value, gb.Tensor):  # made by the sample itself (class targets): moved, not converted
+        return on_device(value), value
     if isinstance(value, np.ndarray):
         t = to_glassbox(value, dtype)
         return t, to_reference(t)

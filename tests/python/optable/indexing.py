@@ -8,6 +8,8 @@ import numpy as np
 
 import glassbox as gb
 
+from devices import on_device
+
 from .common import ALL_DTYPES, FLOAT, HALF, INT, OpInfo, Sample, make_array, non_contiguous
 
 ops = gb.ops.glassbox
@@ -22,7 +24,7 @@ class Index:
 
     def tensor(self):
         a = non_contiguous(self.array) if self.strided else np.array(self.array, order="C")  # 0-d stays 0-d
-        return gb.from_numpy(a)
+        return on_device(gb.from_numpy(a))
 
     def __repr__(self):
         return f"Index({self.array.tolist()!r})"

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 import glassbox as gb
+from devices import on_device
 
 from .common import (ALL_DTYPES, FLOAT, HALF, INT, OpInfo, Sample, binary_samples, make_array,
                      non_contiguous, unary_samples)
@@ -107,7 +108,7 @@ def ternary_samples(low=-3.0, high=3.0):
 
 
 def cond(raw):
-    return gb.from_numpy(raw.array) if isinstance(raw, Raw) else raw
+    return on_device(gb.from_numpy(raw.array)) if isinstance(raw, Raw) else raw
 
 
 def cond_ref(raw):
