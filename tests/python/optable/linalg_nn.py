@@ -28,7 +28,7 @@ def arrays(rng, dtype, *shapes):
 def out_of(fn, a_shape):
     """Calls an out= overload with a fresh output of the result's shape and the first input's dtype."""
     def call(*args, **kwargs):
-        out = ops.empty(list(a_shape(*args)), dtype=args[0].dtype)
+        out = ops.empty(list(a_shape(*args)), dtype=args[0].dtype, device=args[0].device)
         result = fn(*args, out=out, **kwargs)
         assert result is not None
         return out

@@ -37,7 +37,7 @@ def call_out(fn, *args, **kwargs):
     """The out= form of fn: an output of the functional result's shape and dtype, filled with a
     sentinel first so that only values the kernel wrote can pass."""
     shape_of = fn(*args, **kwargs)
-    out = ops.empty(list(shape_of.shape), dtype=shape_of.dtype)
+    out = ops.empty(list(shape_of.shape), dtype=shape_of.dtype, device=shape_of.device)
     ops.fill_(out, 7)
     result = fn(*args, out=out, **kwargs)
     assert result.data_ptr() == out.data_ptr()
