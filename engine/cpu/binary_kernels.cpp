@@ -16,6 +16,7 @@ enum class Op { Add, Sub, Mul, Div };
 
 // out = self (op) alpha * other; `out` undefined means allocate.
 Tensor& binary(const char* name, Op op, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  const bool allocated = !out.defined();
   TensorIterator it =
       binary_iterator(name, op == Op::Div ? BinaryKind::IntToFloat : BinaryKind::Promote, self, other, out);
   const ScalarType dtype = it.compute_dtype();
@@ -37,7 +38,7 @@ Tensor& binary(const char* name, Op op, const Tensor& self, const Tensor& other,
       case Op::Div: cpu::binary_loop<T, T>(it, [](C x, C y) { return x / y; }); break;
     }
   });
-  cpu::mark_written(out);
+  if (!allocated) cpu::mark_written(out);
   return out;
 }
 

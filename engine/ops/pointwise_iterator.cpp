@@ -140,8 +140,9 @@ WhereIterator where_iterator(const char* op, const Tensor& condition, const Tens
       }
     }
   }
-  const Tensor a = converted(self, t), b = converted(other, t);
-  w.it = TensorIteratorConfig(op).add_output(&w.result).add_input(condition).add_input(a).add_input(b)
+  w.self = converted(self, t);
+  w.other = converted(other, t);
+  w.it = TensorIteratorConfig(op).add_output(&w.result).add_input(condition).add_input(w.self).add_input(w.other)
              .output_dtype(t).keep_dtypes().build();
   return w;
 }

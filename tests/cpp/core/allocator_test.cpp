@@ -1,0 +1,64 @@
+// The CPU allocator: alignment, and its statistics (live bytes and blocks, the peak, the total)
+// while blocks come and go on several threads, small (cached per thread) and large alike.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "engine/core/allocator.h"
+
+using namespace glassbox;
+
+TEST(CPUAllocator, AlignsEveryBlock) {
+  CPUAllocator& a = cpu_allocator();
+  for (size_t n : {1, 63, 64, 100, 1000, 5000, 1 << 20}) {
+    void* p = a.allocate(n);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % CPUAllocator::kAlignment, 0u) << n;
+    a.deallocate(p, n);
+  }
+  EXPECT_EQ(a.allocate(0), nullptr);
+}
+
+TEST(CPUAllocator, StatsFollowBlocksOnThisThread) {
+  CPUAllocator& a = cpu_allocator();
+  const AllocatorStats before = a.stats();
+  void* small = a.allocate(100);
+  void* big = a.allocate(5 << 20);
+  const AllocatorStats during = a.stats();
+  EXPECT_EQ(during.live_bytes, before.live_bytes + 100 + (5 << 20));
+  EXPECT_EQ(during.live_allocations, before.live_allocations + 2);
+  EXPECT_EQ(during.total_allocations, before.total_allocations + 2);
+  EXPECT_GE(during.peak_bytes, during.live_bytes);
+  a.deallocate(small, 100);
+  a.deallocate(big, 5 << 20);
+  const AllocatorStats after = a.stats();
+  EXPECT_EQ(after.live_bytes, before.live_bytes);
+  EXPECT_EQ(after.live_allocations, before.live_allocations);
+  EXPECT_EQ(after.total_allocations, before.total_allocations + 2);
+  EXPECT_GE(after.peak_bytes, during.live_bytes);
+}
+
+TEST(CPUAllocator, StatsCountOtherThreadsAndBlocksFreedElsewhere) {
+  CPUAllocator& a = cpu_allocator();
+  const AllocatorStats before = a.stats();
+  std::vector<void*> kept;
+  // A thread allocates ten blocks, frees half, and ends: its counts must outlive it.
+  std::thread worker([&] {
+    std::vector<void*> mine;
+    for (int i = 0; i < 10; ++i) mine.push_back(a.allocate(64 * (i + 1)));
+    for (int i = 0; i < 5; ++i) a.deallocate(mine[i], 64 * (i + 1));
+    kept.assign(mine.begin() + 5, mine.end());
+  });
+  worker.join();
+  const AllocatorStats mid = a.stats();
+  EXPECT_EQ(mid.total_allocations, before.total_allocations + 10);
+  EXPECT_EQ(mid.live_allocations, before.live_allocations + 5);
+  EXPECT_EQ(mid.live_bytes, before.live_bytes + 64 * (6 + 7 + 8 + 9 + 10));
+  // This thread frees the worker's other half.
+  for (int i = 0; i < 5; ++i) a.deallocate(kept[i], 64 * (i + 6));
+  const AllocatorStats after = a.stats();
+  EXPECT_EQ(after.live_allocations, before.live_allocations);
+  EXPECT_EQ(after.live_bytes, before.live_bytes);
+  EXPECT_EQ(after.total_allocations, before.total_allocations + 10);
+}
