@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/cpu/pointwise_kernel.h"
+#include "engine/cpu/vec_math.h"
 #include "glassbox/ops/NativeFunctions.h"
 
 namespace glassbox::native {
@@ -16,11 +17,16 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;     // 1/sqrt(2 pi)
 constexpr double kSqrt2OverPi = 0.79788456080286535588;    // sqrt(2/pi)
 constexpr double kGeluTanhCubic = 0.044715;
 
+// float (float32, and float16/bfloat16 computed in float) takes the vectorisable forms of
+// engine/cpu/vec_math.h; double the C library's.
 struct Sigmoid {
   static constexpr UnaryKind kind = unary_kinds::sigmoid;
   static constexpr int64_t grain = kTranscendentalGrain;
   template <class T>
-  T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); }
+  T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) return cpu::sigmoid_f32(x);
+    else return T(1) / (T(1) + std::exp(-x));
+  }
 };
 // x < 0 rather than x > 0 so that NaN passes through.
 struct Relu {
@@ -33,7 +39,10 @@ struct Silu {
   static constexpr UnaryKind kind = unary_kinds::silu;
   static constexpr int64_t grain = kTranscendentalGrain;
   template <class T>
-  T operator()(T x) const { return x / (T(1) + std::exp(-x)); }
+  T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) return x * cpu::sigmoid_f32(x);
+    else return x / (T(1) + std::exp(-x));
+  }
 };
 struct Gelu {
   static constexpr UnaryKind kind = unary_kinds::gelu;
@@ -41,11 +50,17 @@ struct Gelu {
   bool tanh_approximation = false;
   template <class T>
   T operator()(T x) const {
-    if (tanh_approximation) {
-      const T inner = T(kSqrt2OverPi) * (x + T(kGeluTanhCubic) * x * x * x);
-      return T(0.5) * x * (T(1) + std::tanh(inner));
+    if constexpr (std::is_same_v<T, float>) {
+      // (1 + tanh(u)) / 2 = sigmoid(2u), which does not cancel for x << 0.
+      if (tanh_approximation) return x * cpu::sigmoid_f32(2.0f * float(kSqrt2OverPi) * (x + float(kGeluTanhCubic) * x * x * x));
+      return x * cpu::normal_cdf_f32(x);
+    } else {
+      if (tanh_approximation) {
+        const T inner = T(kSqrt2OverPi) * (x + T(kGeluTanhCubic) * x * x * x);
+        return T(0.5) * x * (T(1) + std::tanh(inner));
+      }
+      return T(0.5) * x * (T(1) + std::erf(x * T(kSqrtHalf)));
     }
-    return T(0.5) * x * (T(1) + std::erf(x * T(kSqrtHalf)));
   }
 };
 
