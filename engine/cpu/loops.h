@@ -35,11 +35,21 @@ inline bool cpu_has_avx2() {
   static const bool has = __builtin_cpu_supports("avx2");
   return has;
 }
+// AVX-512 (the x86-64-v4 set): the transcendental loops, which are bound by arithmetic rather
+// than memory, run a copy with 16 float lanes.
+inline bool cpu_has_avx512() {
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+  return has;
+}
 #endif
 
-// Whether a loop over `it` writing elements of `out_size` bytes should stream its output.
+// Whether a loop over `it` writing elements of `out_size` bytes should stream its output. Not
+// into outputs the iterator allocated: fresh from the kernel, their page faults have just zeroed
+// them through the caches, where ordinary stores land for less. (A block the allocator hands out
+// again would stream well, but the iterator cannot tell the two apart.)
 inline bool streams_output(const TensorIterator& it, size_t out_size) {
-  return it.numel() * static_cast<int64_t>(out_size) >= streaming_store_threshold();
+  return !it.allocated_outputs() && it.numel() * static_cast<int64_t>(out_size) >= streaming_store_threshold();
 }
 
 // out[i] = value(i) for i in [0, n): plain stores, or (kStream) tile by tile through a buffer in
@@ -67,13 +77,24 @@ template <bool kStream, class Run>
 __attribute__((target("avx2"))) void run_avx2(const Run& run) {
   run.template operator()<kStream, true>();
 }
+template <bool kStream, class Run>
+__attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,prefer-vector-width=512"))) void run_avx512(const Run& run) {
+  run.template operator()<kStream, true>();
+}
 #endif
 
 // A contiguous run of n elements: `run.template operator()<kStream, kAvx2>()` in the copy for this
-// CPU, streamed or not (run writes through write_run).
-template <class Run>
+// CPU, streamed or not (run writes through write_run). kWide adds an AVX-512 copy.
+template <bool kWide = false, class Run>
 [[gnu::always_inline]] inline void dispatch_run(bool stream, int64_t n, const Run& run) {
 #ifdef GLASSBOX_X86_DISPATCH
+  if constexpr (kWide) {
+    if (n >= 64 && cpu_has_avx512()) {
+      if (stream) run_avx512<true>(run);
+      else run_avx512<false>(run);
+      return;
+    }
+  }
   if (n >= 64 && cpu_has_avx2()) {
     if (stream) run_avx2<true>(run);
     else run_avx2<false>(run);
@@ -84,9 +105,22 @@ template <class Run>
   else run.template operator()<false, false>();
 }
 
-// out[i] = f(a[i]); Out is the output's element type, In the input's. `grain`: elements below
-// which the loop stays on one thread.
+// out[i] = f(a[i], b[i]) over contiguous arrays, on this thread: what binary_loop runs on each
+// contiguous run, for callers that need no iterator.
 template <class Out, class In, class F>
+void binary_contiguous(Out* out, const In* a, const In* b, int64_t n, const F& f) {
+  using C = compute_t<In>;
+  dispatch_run(false, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
+    write_run<false, kAvx2>(out, n, [&](int64_t i) __attribute__((always_inline)) {
+      return static_cast<Out>(f(static_cast<C>(a[i]), static_cast<C>(b[i])));
+    });
+  });
+}
+
+// out[i] = f(a[i]); Out is the output's element type, In the input's. `grain`: elements below
+// which the loop stays on one thread; kWide: f is arithmetic-heavy (transcendentals) and gets
+// the AVX-512 copy where the CPU has one.
+template <class Out, class In, bool kWide = false, class F>
 void vectorized_unary_loop(TensorIterator& it, F f, int64_t grain = kDefaultGrain) {
   const bool stream = streams_output(it, sizeof(Out));
   it.for_each(
@@ -95,7 +129,7 @@ void vectorized_unary_loop(TensorIterator& it, F f, int64_t grain = kDefaultGrai
           auto* out = reinterpret_cast<Out*>(data[0]);
           const auto* in = reinterpret_cast<const In*>(data[1]);
           const int64_t out_bytes = n * static_cast<int64_t>(sizeof(Out));
-          dispatch_run(stream && may_stream(out, out_bytes, in, n * static_cast<int64_t>(sizeof(In))), n,
+          dispatch_run<kWide>(stream && may_stream(out, out_bytes, in, n * static_cast<int64_t>(sizeof(In))), n,
                        [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
                          write_run<kStream, kAvx2>(out, n, [&](int64_t i) __attribute__((always_inline)) {
                            return static_cast<Out>(f(static_cast<compute_t<In>>(in[i])));
@@ -111,7 +145,8 @@ void vectorized_unary_loop(TensorIterator& it, F f, int64_t grain = kDefaultGrai
 
 // out[i] = f(in[i]) over float32 for math whose vectorised form f.fast(x) is valid except where
 // f.needs_exact(x) (huge arguments of sin and cos). Each tile of a contiguous run is checked
-// first; only a tile holding such an element goes through f(x), element by element.
+// first; only a tile holding such an element goes through f(x), element by element. The
+// AVX-512 copy runs where the CPU has it.
 template <class F>
 void guarded_unary_loop(TensorIterator& it, F f, int64_t grain) {
   it.for_each(
@@ -122,7 +157,7 @@ void guarded_unary_loop(TensorIterator& it, F f, int64_t grain) {
         }
         auto* out = reinterpret_cast<float*>(data[0]);
         const auto* in = reinterpret_cast<const float*>(data[1]);
-        dispatch_run(false, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
+        dispatch_run<true>(false, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
           constexpr int64_t kTile = 256;
           for (int64_t i0 = 0; i0 < n; i0 += kTile) {
             const int64_t m = std::min(kTile, n - i0);

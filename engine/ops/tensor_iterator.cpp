@@ -110,10 +110,12 @@ TensorIterator TensorIteratorConfig::build() {
   const ScalarType out_dtype = output_dtype_ ? *output_dtype_ : compute;
   it.compute_dtype_ = compute;
 
+  bool allocated = !outputs_.empty();
   for (Tensor* out : outputs_) {
     if (!out->defined()) {
       *out = empty_tensor(shape, out_dtype, *device);
     } else {
+      allocated = false;
       if (!same_sizes(out->sizes(), shape)) {
         throw ValueError(std::string(name) + ": output of shape " + shape_to_string(out->sizes()) +
                          " does not match the broadcast shape " + shape_to_string(shape) + " of the inputs");
@@ -123,7 +125,10 @@ TensorIterator TensorIteratorConfig::build() {
     }
     it.outputs_.push_back(out);
   }
-  const int64_t numel = checked_numel(shape, name);
+  it.allocated_outputs_ = allocated;
+  // The usual case: the shape is the first input's, whose element count is known.
+  const int64_t numel = !inputs_.empty() && same_sizes(inputs_[0]->sizes(), shape) ? inputs_[0]->numel()
+                                                                                   : checked_numel(shape, name);
   // Operands in the loop: outputs (or temporaries in the output dtype the loop writes), then inputs
   // converted to the compute dtype where they differ. The caller's tensors are borrowed (it keeps
   // them alive while the loop runs; counting references on every call costs more than a small

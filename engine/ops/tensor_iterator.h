@@ -45,27 +45,17 @@ class SmallVec {
   }
   ~SmallVec() { clear(); }
 
-  void push_back(T v) {
-    if (!on_heap_ && size_ < N) {
-      new (slots() + size_) T(std::move(v));
-      ++size_;
-      return;
-    }
-    if (!on_heap_) spill(2 * N);
-    heap_.push_back(std::move(v));
-    ++size_;
-  }
+  // The inline case is the one inlined; growing past N is out of line.
+  void push_back(T v) { emplace_back(std::move(v)); }
   // A new element made in place from args; returns it.
   template <class... Args>
-  T& emplace_back(Args&&... args) {
-    if (!on_heap_ && size_ < N) {
+  [[gnu::always_inline]] T& emplace_back(Args&&... args) {
+    if (!on_heap_ && size_ < N) [[likely]] {
       T* slot = new (slots() + size_) T(std::forward<Args>(args)...);
       ++size_;
       return *slot;
     }
-    if (!on_heap_) spill(2 * N);
-    ++size_;
-    return heap_.emplace_back(std::forward<Args>(args)...);
+    return emplace_on_heap(std::forward<Args>(args)...);
   }
   // Room for n elements without moving them again (pointers to elements stay valid up to n).
   void reserve(size_t n) {
@@ -86,6 +76,12 @@ class SmallVec {
  private:
   T* slots() { return std::launder(reinterpret_cast<T*>(storage_)); }
   const T* slots() const { return std::launder(reinterpret_cast<const T*>(storage_)); }
+  template <class... Args>
+  [[gnu::noinline]] T& emplace_on_heap(Args&&... args) {
+    if (!on_heap_) spill(2 * N);
+    ++size_;
+    return heap_.emplace_back(std::forward<Args>(args)...);
+  }
   // Moves the inline elements to the heap (capacity at least `capacity`).
   void spill(size_t capacity) {
     heap_.reserve(std::max(capacity, size_));
@@ -188,6 +184,8 @@ class TensorIterator {
   const DimVector& strides(int operand) const { return strides_[operand]; }
   // True when every operand walks memory contiguously (or is a broadcast scalar): one flat loop.
   bool is_contiguous_1d() const { return shape_.size() <= 1; }
+  // True when build() allocated the outputs (none was given).
+  bool allocated_outputs() const { return allocated_outputs_; }
 
   // Calls loop over the whole iteration space, split across threads above `grain` elements.
   template <class F>
@@ -212,6 +210,7 @@ class TensorIterator {
   DimVector shape_;
   int64_t numel_ = 0;
   ScalarType compute_dtype_ = ScalarType::Float32;
+  bool allocated_outputs_ = false;
 };
 
 // Broadcast shape of a and b (numpy rules); throws ValueError naming the op and both shapes.
