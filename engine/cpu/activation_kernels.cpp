@@ -44,25 +44,34 @@ struct Silu {
     else return x / (T(1) + std::exp(-x));
   }
 };
+// The approximation is a type, not a flag: a run-time choice inside the element function would
+// keep the loop from vectorising.
+template <bool kTanh>
 struct Gelu {
   static constexpr UnaryKind kind = unary_kinds::gelu;
   static constexpr int64_t grain = kTranscendentalGrain;
-  bool tanh_approximation = false;
   template <class T>
   T operator()(T x) const {
     if constexpr (std::is_same_v<T, float>) {
       // (1 + tanh(u)) / 2 = sigmoid(2u), which does not cancel for x << 0.
-      if (tanh_approximation) return x * cpu::sigmoid_f32(2.0f * float(kSqrt2OverPi) * (x + float(kGeluTanhCubic) * x * x * x));
-      return x * cpu::normal_cdf_f32(x);
+      if constexpr (kTanh) return x * cpu::sigmoid_f32(2.0f * float(kSqrt2OverPi) * (x + float(kGeluTanhCubic) * x * x * x));
+      else return x * cpu::normal_cdf_f32(x);
     } else {
-      if (tanh_approximation) {
+      if constexpr (kTanh) {
         const T inner = T(kSqrt2OverPi) * (x + T(kGeluTanhCubic) * x * x * x);
         return T(0.5) * x * (T(1) + std::tanh(inner));
+      } else {
+        return T(0.5) * x * (T(1) + std::erf(x * T(kSqrtHalf)));
       }
-      return T(0.5) * x * (T(1) + std::erf(x * T(kSqrtHalf)));
     }
   }
 };
+
+// gelu in either form into out.
+Tensor& run_gelu(const char* op, std::string_view approximate, const Tensor& self, Tensor& out) {
+  if (gelu_uses_tanh(op, approximate)) return cpu::run_unary<Gelu<true>>(op, self, out);
+  return cpu::run_unary<Gelu<false>>(op, self, out);
+}
 
 // d gelu / dx.
 template <class T>
@@ -102,14 +111,12 @@ Tensor& relu_cpu_(Tensor& self) { return cpu::run_unary<Relu>("relu_", self, sel
 
 Tensor gelu_cpu(const Tensor& self, std::string_view approximate) {
   Tensor out;
-  cpu::run_unary("gelu", self, out, Gelu{gelu_uses_tanh("gelu", approximate)});
+  run_gelu("gelu", approximate, self, out);
   return out;
 }
-Tensor& gelu_cpu_(Tensor& self, std::string_view approximate) {
-  return cpu::run_unary("gelu_", self, self, Gelu{gelu_uses_tanh("gelu_", approximate)});
-}
+Tensor& gelu_cpu_(Tensor& self, std::string_view approximate) { return run_gelu("gelu_", approximate, self, self); }
 Tensor& gelu_out_cpu(const Tensor& self, std::string_view approximate, Tensor& out) {
-  return cpu::run_unary("gelu.out", self, out, Gelu{gelu_uses_tanh("gelu.out", approximate)});
+  return run_gelu("gelu.out", approximate, self, out);
 }
 
 // sigmoid' = y (1 - y) and tanh' = 1 - y^2, written in terms of the forward output y.

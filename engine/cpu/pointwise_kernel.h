@@ -40,11 +40,14 @@ template <class Fn>
 Tensor& run_unary(const char* op, const Tensor& self, Tensor& out, const Fn& fn = Fn{}) {
   const bool allocated = !out.defined();
   TensorIterator it = unary_iterator(op, Fn::kind, self, out);
+  // Transcendentals (the functors with the transcendental grain) are bound by arithmetic: their
+  // loops get the AVX-512 copy too.
+  constexpr bool kWide = Fn::grain == kTranscendentalGrain;
   auto body = [&]<class T>() {
     if constexpr (Fn::kind == UnaryKind::Logical) vectorized_unary_loop<bool, T>(it, fn, Fn::grain);
     else if constexpr (std::is_same_v<T, float> && requires { Fn::needs_exact(0.0f); })
       guarded_unary_loop(it, fn, Fn::grain);
-    else vectorized_unary_loop<T, T>(it, fn, Fn::grain);
+    else vectorized_unary_loop<T, T, kWide>(it, fn, Fn::grain);
   };
   if constexpr (Fn::kind == UnaryKind::IntToFloat || Fn::kind == UnaryKind::FloatOnly) visit_floating_type(it.compute_dtype(), body);
   else if constexpr (Fn::kind == UnaryKind::Keep) visit_numeric_type(it.compute_dtype(), body);
