@@ -1,5 +1,6 @@
-// The CPU allocator: alignment, and its statistics (live bytes and blocks, the peak, the total)
-// while blocks come and go on several threads, small (cached per thread) and large alike.
+// The CPU allocator: alignment, big blocks (2 MiB-aligned, the last freed ones handed out again
+// for the same size), and its statistics (live bytes and blocks, the peak, the total) while
+// blocks come and go on several threads, small (cached per thread) and large alike.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -61,4 +62,22 @@ TEST(CPUAllocator, StatsCountOtherThreadsAndBlocksFreedElsewhere) {
   EXPECT_EQ(after.live_allocations, before.live_allocations);
   EXPECT_EQ(after.live_bytes, before.live_bytes);
   EXPECT_EQ(after.total_allocations, before.total_allocations + 10);
+}
+
+TEST(CPUAllocator, BigBlocksAreHugePageAlignedAndReusedForTheSameSize) {
+  CPUAllocator& a = cpu_allocator();
+  const size_t n = size_t{24} << 20;
+  auto* p = static_cast<unsigned char*>(a.allocate(n));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (size_t{2} << 20), 0u);
+  p[0] = 1;
+  p[n - 1] = 2;  // the whole block is usable
+  a.deallocate(p, n);
+  void* again = a.allocate(n);  // the block just freed, without a new mapping
+  EXPECT_EQ(again, p);
+  void* other = a.allocate(n + (size_t{4} << 20));  // another size maps afresh
+  EXPECT_NE(other, p);
+  const AllocatorStats s = a.stats();
+  a.deallocate(again, n);
+  a.deallocate(other, n + (size_t{4} << 20));
+  EXPECT_EQ(a.stats().live_bytes, s.live_bytes - static_cast<int64_t>(2 * n + (size_t{4} << 20)));
 }
