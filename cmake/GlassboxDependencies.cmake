@@ -144,15 +144,31 @@ else()
   glassbox_report("source scan (libclang)" OFF "libclang not found (Debian: libclang-dev)")
 endif()
 
-# --- elfutils (libelf, libdw): ELF symbols and DWARF line tables (glassbox symbols). Without them
-# the binary readers are built as a stub that says so.
+# --- elfutils (libelf, libdw): ELF symbols and DWARF line tables (glassbox symbols). Found by
+# pkg-config, else (no pkg-config, or no .pc files) as headers and libraries on CMake's search
+# paths, e.g. a prefix given as CMAKE_PREFIX_PATH. Without them the binary readers are built as a
+# stub that says so.
 set(GLASSBOX_ELFUTILS_FOUND OFF)
 find_package(PkgConfig QUIET)
 if(PKG_CONFIG_FOUND)
-  pkg_check_modules(GLASSBOX_ELFUTILS QUIET IMPORTED_TARGET libdw libelf)
+  pkg_check_modules(GLASSBOX_ELFUTILS_PC QUIET IMPORTED_TARGET libdw libelf)
 endif()
-if(GLASSBOX_ELFUTILS_FOUND)
-  glassbox_report("binary readers (elfutils)" ON "libdw ${GLASSBOX_ELFUTILS_libdw_VERSION}")
+if(GLASSBOX_ELFUTILS_PC_FOUND)
+  add_library(glassbox_elfutils INTERFACE IMPORTED)
+  target_link_libraries(glassbox_elfutils INTERFACE PkgConfig::GLASSBOX_ELFUTILS_PC)
+  set(GLASSBOX_ELFUTILS_FOUND ON)
+  glassbox_report("binary readers (elfutils)" ON "libdw ${GLASSBOX_ELFUTILS_PC_libdw_VERSION} (pkg-config)")
 else()
-  glassbox_report("binary readers (elfutils)" OFF "libdw/libelf not found (Debian: libdw-dev libelf-dev)")
+  find_path(GLASSBOX_LIBDW_INCLUDE_DIR elfutils/libdw.h)
+  find_library(GLASSBOX_LIBDW_LIBRARY dw)
+  find_library(GLASSBOX_LIBELF_LIBRARY elf)
+  if(GLASSBOX_LIBDW_INCLUDE_DIR AND GLASSBOX_LIBDW_LIBRARY AND GLASSBOX_LIBELF_LIBRARY)
+    add_library(glassbox_elfutils INTERFACE IMPORTED)
+    target_link_libraries(glassbox_elfutils INTERFACE "${GLASSBOX_LIBDW_LIBRARY}" "${GLASSBOX_LIBELF_LIBRARY}")
+    target_include_directories(glassbox_elfutils SYSTEM INTERFACE "${GLASSBOX_LIBDW_INCLUDE_DIR}")
+    set(GLASSBOX_ELFUTILS_FOUND ON)
+    glassbox_report("binary readers (elfutils)" ON "${GLASSBOX_LIBDW_LIBRARY} (without pkg-config)")
+  else()
+    glassbox_report("binary readers (elfutils)" OFF "libdw/libelf not found (Debian: libdw-dev libelf-dev; or CMAKE_PREFIX_PATH)")
+  endif()
 endif()

@@ -145,6 +145,8 @@ std::vector<BinaryRegistration> find_binary_registrations(const ElfFile& elf, co
       const SourceLine at = lines->lookup(s.address);
       r->file = at.file;
       r->line = at.line;
+      if (r->kind != BinaryRegistrationKind::OpCall && r->kind != BinaryRegistrationKind::OpRedispatch && s.size > 0)
+        r->code_lines = lines->lines_in(s.address, s.address + s.size, at.file);
     }
     out.push_back(std::move(*r));
   }
@@ -156,9 +158,21 @@ std::vector<BinaryRegistration> find_binary_registrations(const ElfFile& elf, co
 
 std::vector<BinaryRegistration> find_binary_registrations(const std::filesystem::path& binary,
                                                           const DwarfOptions& options) {
+  return scan_binary_registrations(binary, options).registrations;
+}
+
+BinaryRegistrationScan scan_binary_registrations(const std::filesystem::path& binary, const DwarfOptions& options) {
   const ElfFile elf = ElfFile::read(binary);
   const DwarfLines lines = DwarfLines::read(elf, options);
-  return find_binary_registrations(elf, &lines);
+  BinaryRegistrationScan out;
+  out.library = elf.path();
+  out.registrations = find_binary_registrations(elf, &lines);
+  out.has_symtab = elf.has_symtab();
+  out.line_status = lines.status();
+  out.line_message = lines.message();
+  for (const auto& u : lines.units())
+    if (!u.name.empty()) out.compile_units.push_back(u.source());
+  return out;
 }
 
 }  // namespace glassbox::introspect

@@ -45,7 +45,21 @@ struct BinaryRegistration {
   uint64_t address = 0;
   std::string file;  // from DWARF: the line of the function's first instruction; "" without line info
   uint32_t line = 0;
+  // Blocks: the lines of `file` that have code in the block's function (DWARF line table), i.e.
+  // where its def/impl/fallback calls are; empty without line info.
+  std::vector<uint32_t> code_lines;
   std::string library;  // the binary's path
+};
+
+// What one binary shows of its registrations, and how much it can show: a binary without .symtab
+// has no blocks (they are local symbols), one without DWARF has them without lines.
+struct BinaryRegistrationScan {
+  std::string library;
+  std::vector<BinaryRegistration> registrations;
+  bool has_symtab = false;
+  DwarfLines::Status line_status = DwarfLines::Status::Missing;
+  std::string line_message;                // why there are no lines; "" when present
+  std::vector<std::string> compile_units;  // the sources of its DWARF compile units
 };
 
 // The registration a symbol stands for, or nullopt (not a defined function of a known pattern, or
@@ -59,5 +73,7 @@ std::vector<BinaryRegistration> find_binary_registrations(const ElfFile& elf, co
 // Reads `binary` (both symbol tables and its DWARF) and finds its registrations.
 std::vector<BinaryRegistration> find_binary_registrations(const std::filesystem::path& binary,
                                                           const DwarfOptions& options = {});
+// The same, with what the binary lacks (symbol table, line information) and its compile units.
+BinaryRegistrationScan scan_binary_registrations(const std::filesystem::path& binary, const DwarfOptions& options = {});
 
 }  // namespace glassbox::introspect

@@ -70,4 +70,14 @@ SourceLine DwarfLines::lookup(uint64_t address) const {
   return {files_[chosen->file], chosen->line};
 }
 
+std::vector<uint32_t> DwarfLines::lines_in(uint64_t begin, uint64_t end, std::string_view file) const {
+  std::vector<uint32_t> out;
+  auto it = std::lower_bound(rows_.begin(), rows_.end(), begin, [](const Row& r, uint64_t a) { return r.address < a; });
+  for (; it != rows_.end() && it->address < end; ++it)
+    if (it->file != kEndOfSequence && it->line != 0 && files_[it->file] == file) out.push_back(it->line);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace glassbox::introspect

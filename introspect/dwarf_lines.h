@@ -70,6 +70,10 @@ class DwarfLines {
   // function at the same address does not start a statement, and is passed over).
   SourceLine lookup(uint64_t address) const;
 
+  // The lines of `file` that have code in [begin, end), ascending and each once: for a function,
+  // the lines its instructions come from (inlined code from other files is left out).
+  std::vector<uint32_t> lines_in(uint64_t begin, uint64_t end, std::string_view file) const;
+
   // The source file names, interned (SourceLine::file views into these); relative names are
   // joined to their unit's DW_AT_comp_dir.
   const std::vector<std::string>& files() const { return files_; }

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <set>
@@ -27,9 +28,11 @@ struct Entry {
   std::string registry_at, serves;
   // sources
   const SourceRegistration* source = nullptr;
-  // binary: a record of this registration, or of the block it was written in
+  // binary: a record of this registration, or of the block it was written in (binary_at: the
+  // block has code at the registration's line; "" when matched by namespace and key alone)
   const BinaryRegistrationRecord* binary = nullptr;
   const BinaryRegistrationRecord* binary_block = nullptr;
+  std::string binary_at;
 };
 
 std::string qualify(const std::string& ns, const std::string& op) {
@@ -39,7 +42,30 @@ std::string qualify(const std::string& ns, const std::string& op) {
 
 std::string file_of(const std::string& at) { return at.substr(0, at.rfind(':')); }
 
+int line_of(const std::string& at) {
+  const auto colon = at.rfind(':');
+  if (colon == std::string::npos) return 0;
+  try {
+    return std::stoi(at.substr(colon + 1));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+std::string namespace_of(const std::string& op) {
+  const auto colons = op.find("::");
+  return colons == std::string::npos ? "" : op.substr(0, colons);
+}
+
+// "../../tests/a.cpp" (__FILE__ as spelled from a build directory) names tests/a.cpp under some
+// root: the leading "./" and "../" are not part of what is compared.
+std::string_view without_leading_dots(std::string_view path) {
+  while (path.starts_with("./") || path.starts_with("../")) path.remove_prefix(path[1] == '/' ? 2 : 3);
+  return path;
+}
+
 bool same_file(std::string_view a, std::string_view b) {
+  a = without_leading_dots(a), b = without_leading_dots(b);
   if (a.size() < b.size()) std::swap(a, b);
   return a == b || (!b.empty() && a.ends_with(b) && a[a.size() - b.size() - 1] == '/');
 }
@@ -62,6 +88,9 @@ class Joiner {
     if (in.reply) index_.emplace(*in.reply);
     if (in.sources)
       for (const auto& u : in.sources->units) scanned_.insert(u);
+    for (const auto& lib : in.binary_libraries)
+      if (lib.has_symtab && lib.has_lines)
+        for (const auto& u : lib.compile_units) compiled_[base_name(u)].push_back({u, lib.library});
   }
 
   RegistrationView run() {
@@ -83,11 +112,27 @@ class Joiner {
         Entry& e = entry(op, b.kind == "def" ? "def" : b.dispatch_key);
         if (!e.binary) e.binary = &b;
       }
-      if (in_.sources) match_blocks();
+      match_blocks();
+      notes(view);
     }
     if (index_) view.sources_used.push_back("file_api");
+    check_key();
     build(view);
     return view;
+  }
+
+  // A key no registration has or serves is most likely misspelt: say which keys there are.
+  void check_key() const {
+    if (filter_.key.empty() || entries_.empty()) return;
+    std::set<std::string> keys;
+    for (const auto& [k, e] : entries_) {
+      if (e.key == filter_.key || serves(e, filter_.key)) return;
+      if (e.key != "def") keys.insert(e.key);
+    }
+    std::string known;
+    for (const auto& k : keys) known += (known.empty() ? "" : ", ") + k;
+    throw ValueError("ops: no registration is for or serves the dispatch key \"" + filter_.key + "\" (keys registered: " +
+                     (known.empty() ? "none" : known) + ")");
   }
 
  private:
@@ -97,19 +142,67 @@ class Joiner {
     return it->second;
   }
 
-  // A block's function in a binary holds every registration written in that block (same
-  // namespace, the key of an IMPL block, the same file).
+  // Whether a block (its namespace and key) can hold the registration `e`: a def is in its
+  // namespace's DEF or FRAGMENT block, a kernel in an IMPL block of its key or (an explicit key, or
+  // CompositeImplicitAutograd) in a DEF/FRAGMENT block, a fallback in an IMPL block of its key.
+  static bool block_holds(const BinaryRegistrationRecord& b, const Entry& e) {
+    if (e.op.empty()) return b.dispatch_key == e.key;
+    if (b.ns != namespace_of(e.op)) return false;
+    if (e.key == "def") return b.dispatch_key.empty();
+    return b.dispatch_key.empty() || b.dispatch_key == e.key;
+  }
+
+  // A block's function in a binary holds the registrations written in it: a registration is in
+  // the binary at file:line when a block that can hold it, built from that file, has code at that
+  // line. In a binary without lines, a block that can hold it is all there is to match.
   void match_blocks() {
+    std::vector<const BinaryRegistrationRecord*> blocks;
+    for (const auto& b : *in_.binary)
+      if (b.kind == "block") blocks.push_back(&b);
     for (auto& [k, e] : entries_) {
-      if (!e.source) continue;
-      const SourceRegistration& s = *e.source;
-      for (const auto& b : *in_.binary) {
-        if (b.kind != "block" || b.ns != s.ns || b.file.empty() || !same_file(b.file, s.block_file)) continue;
-        if (!b.dispatch_key.empty() && s.kind != "def" && b.dispatch_key != s.dispatch_key) continue;
-        e.binary_block = &b;
-        break;
+      std::vector<std::string> sites;
+      if (!e.registry_at.empty()) sites.push_back(e.registry_at);
+      if (e.source) sites.push_back(site(e.source->file, e.source->line));
+      for (const BinaryRegistrationRecord* b : blocks) {
+        if (!block_holds(*b, e)) continue;
+        if (b->file.empty()) {
+          if (!e.binary_block) e.binary_block = b;
+          continue;
+        }
+        for (const auto& at : sites) {
+          const int line = line_of(at);
+          if (!same_file(b->file, file_of(at)) ||
+              !std::binary_search(b->code_lines.begin(), b->code_lines.end(), line))
+            continue;
+          e.binary_block = b;
+          e.binary_at = site(b->file, line);
+          break;
+        }
+        if (!e.binary_at.empty()) break;
       }
     }
+  }
+
+  // What the binaries could not show: their registration blocks (no .symtab) or where they are
+  // (no DWARF).
+  void notes(RegistrationView& view) const {
+    for (const auto& lib : in_.binary_libraries) {
+      if (!lib.has_symtab)
+        view.notes.push_back(lib.library + ": no .symtab (stripped): registration blocks are local symbols and "
+                             "cannot be found; its registrations are not compared");
+      else if (!lib.has_lines)
+        view.notes.push_back(lib.library + ": " + lib.line_message +
+                             ": its registration blocks are matched by namespace and key, without file:line");
+    }
+  }
+
+  // The binary (with symbols and lines) that was built from `file`, or "".
+  std::string compiled_into(const std::string& file) const {
+    const auto it = compiled_.find(base_name(file));
+    if (it == compiled_.end()) return "";
+    for (const auto& [unit, library] : it->second)
+      if (same_file(unit, file)) return library;
+    return "";
   }
 
   void read_registry(RegistrationView& view) {
@@ -149,8 +242,12 @@ class Joiner {
   bool keep(const Entry& e) const {
     const std::string& name = e.op.empty() ? std::string("(fallback)") : e.op;
     if (op_regex_ && (e.op.empty() || !std::regex_search(name, *op_regex_))) return false;
-    if (!filter_.key.empty() && e.key != "def" && e.key != filter_.key) return false;
+    if (!filter_.key.empty() && e.key != "def" && e.key != filter_.key && !serves(e, filter_.key)) return false;
     return true;
+  }
+
+  static bool serves(const Entry& e, const std::string& key) {
+    return ("," + e.serves + ",").find("," + key + ",") != std::string::npos;
   }
 
   // Registrations one source has and another does not, or at different places.
@@ -161,11 +258,19 @@ class Joiner {
     const std::string any_at = !e.registry_at.empty() ? e.registry_at : !src_at.empty() ? src_at : bin_at;
     if (in_.registry_json && !e.in_registry) out.push_back("not in the running registry");
     if (in_.sources && !e.source && was_scanned(file_of(any_at))) out.push_back("not found in the sources");
-    if (has_registration_records_ && !e.binary && !e.binary_block) out.push_back("not found in the binary");
+    if (!e.binary && !e.binary_block) {
+      const std::string library = any_at.empty() ? "" : compiled_into(file_of(any_at));
+      if (!library.empty())
+        out.push_back("not found in the binary: " + library + " is built from " + file_of(any_at) +
+                      " but no registration block of it has code at line " + std::to_string(line_of(any_at)));
+      else if (has_registration_records_)
+        out.push_back("not found in the binary");
+    }
     std::map<std::string, std::string> sites;  // who -> file:line
     if (e.in_registry) sites["registry"] = e.registry_at;
     if (e.source) sites["sources"] = src_at;
     if (e.binary && !e.binary->file.empty()) sites["binary"] = bin_at;
+    else if (!e.binary_at.empty()) sites["binary"] = e.binary_at;
     bool differ = false;
     for (const auto& [who, at] : sites) differ |= !same_site(at, sites.begin()->second);
     if (differ) {
@@ -242,54 +347,88 @@ class Joiner {
     std::map<std::string, graphs::NodeIndex> schema_of;
     for (const auto& [k, e] : entries_) {  // schemas first: the impls hang off them
       if (e.key != "def" || !ops.count(e.op)) continue;
+      RegistrationRow row = make_row(e);
       const auto op = g.ensure_node("op:" + e.op, graphs::NodeKind::Operator, e.op);
       const SourceRegistration* s = e.source;
-      const std::string yaml = s && !s->yaml_file.empty() ? site(s->yaml_file, s->yaml_line) : "";
       graphs::Attributes attrs{{"schema", s ? s->schema : ""}};
-      if (!yaml.empty()) attrs.emplace("path", s->yaml_file), attrs.emplace("file", s->yaml_file), attrs.emplace("line", std::to_string(s->yaml_line));
+      if (!row.schema_at.empty()) {
+        const std::string yaml = file_of(row.schema_at);
+        attrs.emplace("path", yaml), attrs.emplace("file", yaml), attrs.emplace("line", std::to_string(line_of(row.schema_at)));
+      }
       const auto schema = g.ensure_node("schema:" + e.op, graphs::NodeKind::Source,
-                                        yaml.empty() ? "schema" : base_name(yaml), attrs);
+                                        row.schema_at.empty() ? "schema" : base_name(row.schema_at), attrs);
       g.add_edge(op, schema, graphs::EdgeKind::Defines, "declared in");
       schema_of[e.op] = schema;
-      const std::string at = registered_at(e);
-      const auto d = disagreements(e);
-      for (const auto& w : d) view.disagreements.push_back({e.op, "def", w});
-      if (at.empty()) continue;
-      const auto reg = site_node(g, at);
-      const auto edge = g.add_edge(schema, reg, graphs::EdgeKind::Registers, "def");
-      mark(g, reg, d);
-      if (!d.empty()) g.set_edge_attribute(edge, "disagreement", g.node(reg).attribute("disagreement").data());
+      for (const auto& w : row.disagreements) view.disagreements.push_back({e.op, "def", w});
+      if (!row.registered_at.empty()) {
+        const auto reg = site_node(g, row.registered_at);
+        const auto edge = g.add_edge(schema, reg, graphs::EdgeKind::Registers, "def");
+        mark(g, reg, row.disagreements);
+        if (!row.disagreements.empty())
+          g.set_edge_attribute(edge, "disagreement", g.node(reg).attribute("disagreement").data());
+      }
+      view.schemas.push_back(std::move(row));
     }
 
     for (const auto& [k, e] : entries_) {
       if (e.key == "def" || !keep(e) || (!e.op.empty() && !ops.count(e.op))) continue;
-      RegistrationRow row;
-      row.op = e.op.empty() ? "(fallback)" : e.op;
-      row.key = e.key;
-      row.serves = e.serves;
-      const SourceRegistration* s = e.source;
-      const BinaryRegistrationRecord* b = e.binary ? e.binary : e.binary_block;
-      row.kernel = s ? s->kernel : e.binary ? e.binary->demangled : "";
-      row.registered_at = registered_at(e);
-      row.kernel_at = s ? site(s->kernel_file, s->kernel_line) : "";
-      row.schema_at = s ? site(s->yaml_file, s->yaml_line) : "";
-      auto [target, artifact] = target_of(s ? s->kernel_file : "");
-      row.target = target;
-      row.library = artifact;
-      if (b && !b->library.empty()) {
-        if (!artifact.empty() && base_name(b->library) != base_name(artifact))
-          row.disagreements.push_back("library differs: file API " + artifact + ", binary " + b->library);
-        row.library = b->library;
-      }
-      for (const char* who : {"registry", "sources", "binary"}) {
-        const bool has = std::string(who) == "registry" ? e.in_registry : std::string(who) == "sources" ? s != nullptr : b != nullptr;
-        if (has) row.found_in += (row.found_in.empty() ? "" : ",") + std::string(who);
-      }
-      for (auto& w : disagreements(e)) row.disagreements.push_back(std::move(w));
+      RegistrationRow row = make_row(e);
       for (const auto& w : row.disagreements) view.disagreements.push_back({row.op, row.key, w});
       add_to_graph(g, e, row, schema_of);
       view.rows.push_back(std::move(row));
     }
+  }
+
+  // `path` relative to the build directory (as given, or absolute) when it lies inside it.
+  std::string in_build_dir(const std::string& path) const {
+    for (const std::string& dir : {in_.reply->build_dir, in_.reply->codemodel.build_dir}) {
+      std::string rel = graphs::path_relative_to(path, dir);
+      if (!dir.empty() && rel != path) return rel;
+    }
+    return path;
+  }
+
+  // The YAML line an operator's generated registrations name (any of them: the def's unit may not
+  // have been scanned).
+  std::string yaml_of(const std::string& op) const {
+    for (auto it = entries_.lower_bound({op, ""}); it != entries_.end() && it->first.first == op; ++it)
+      if (const SourceRegistration* s = it->second.source; s && !s->yaml_file.empty()) return site(s->yaml_file, s->yaml_line);
+    return "";
+  }
+
+  // One registration as the table shows it: the kernel, where each source of truth has it, the
+  // library and target, and what they disagree on. A def's row names the target building the
+  // registration; a kernel's, the one building the kernel.
+  RegistrationRow make_row(const Entry& e) const {
+    RegistrationRow row;
+    row.op = e.op.empty() ? "(fallback)" : e.op;
+    row.key = e.key;
+    row.serves = e.serves;
+    const SourceRegistration* s = e.source;
+    const BinaryRegistrationRecord* b = e.binary ? e.binary : e.binary_block;
+    if (e.key != "def") row.kernel = s ? s->kernel : e.binary ? e.binary->demangled : "";
+    row.registered_at = registered_at(e);
+    row.registry_at = e.registry_at;
+    row.sources_at = s ? site(s->file, s->line) : "";
+    row.binary_at = e.binary && !e.binary->file.empty() ? site(e.binary->file, e.binary->line) : e.binary_at;
+    row.kernel_at = s && e.key != "def" ? site(s->kernel_file, s->kernel_line) : "";
+    row.schema_at = s ? site(s->yaml_file, s->yaml_line) : "";
+    if (e.key == "def" && row.schema_at.empty()) row.schema_at = yaml_of(e.op);
+    auto [target, artifact] = target_of(e.key == "def" ? file_of(row.registered_at) : s ? s->kernel_file : "");
+    row.target = target;
+    row.library = artifact;
+    if (b && !b->library.empty()) {
+      if (!artifact.empty() && base_name(b->library) != base_name(artifact))
+        row.disagreements.push_back("library differs: file API " + artifact + ", binary " + b->library);
+      // Spelled as the File API spells artifacts: relative to the build directory when inside it.
+      if (artifact.empty()) row.library = in_.reply ? in_build_dir(b->library) : b->library;
+    }
+    for (const char* who : {"registry", "sources", "binary"}) {
+      const bool has = std::string(who) == "registry" ? e.in_registry : std::string(who) == "sources" ? s != nullptr : b != nullptr;
+      if (has) row.found_in += (row.found_in.empty() ? "" : ",") + std::string(who);
+    }
+    for (auto& w : disagreements(e)) row.disagreements.push_back(std::move(w));
+    return row;
   }
 
   void add_to_graph(graphs::Graph& g, const Entry& e, const RegistrationRow& row,
@@ -332,6 +471,7 @@ class Joiner {
   std::optional<std::regex> op_regex_;
   std::optional<BuildIndex> index_;
   std::set<std::string> scanned_;
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> compiled_;  // base name -> (unit, library)
   bool has_registration_records_ = false;  // the binary side lists single registrations, not only blocks
   std::map<std::pair<std::string, std::string>, Entry> entries_;  // ordered: by operator, then key
 };
@@ -359,13 +499,20 @@ std::string registration_view_to_json(const RegistrationView& view) {
   nlohmann::ordered_json j;
   j["format"] = "glassbox-registrations";
   j["sources_used"] = view.sources_used;
-  j["rows"] = nlohmann::ordered_json::array();
-  for (const auto& r : view.rows) {
-    j["rows"].push_back({{"operator", r.op}, {"key", r.key}, {"serves", r.serves}, {"kernel", r.kernel},
-                         {"registered_at", r.registered_at}, {"kernel_at", r.kernel_at}, {"schema_at", r.schema_at},
-                         {"library", r.library}, {"target", r.target}, {"found_in", r.found_in},
-                         {"agreement", r.agreement()}, {"disagreements", r.disagreements}});
-  }
+  j["notes"] = view.notes;
+  auto rows = [](const std::vector<RegistrationRow>& list) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& r : list) {
+      out.push_back({{"operator", r.op}, {"key", r.key}, {"serves", r.serves}, {"kernel", r.kernel},
+                     {"registered_at", r.registered_at}, {"kernel_at", r.kernel_at}, {"schema_at", r.schema_at},
+                     {"library", r.library}, {"target", r.target}, {"found_in", r.found_in},
+                     {"registry_at", r.registry_at}, {"sources_at", r.sources_at}, {"binary_at", r.binary_at},
+                     {"agreement", r.agreement()}, {"disagreements", r.disagreements}});
+    }
+    return out;
+  };
+  j["rows"] = rows(view.rows);
+  j["schemas"] = rows(view.schemas);
   j["disagreements"] = nlohmann::ordered_json::array();
   for (const auto& d : view.disagreements) j["disagreements"].push_back({{"operator", d.op}, {"key", d.key}, {"what", d.what}});
   j["graph"] = nlohmann::ordered_json::parse(graphs::to_json(view.graph));
@@ -374,16 +521,22 @@ std::string registration_view_to_json(const RegistrationView& view) {
 
 std::string registry_json_from_libraries(const std::vector<std::string>& libraries) {
   if (libraries.empty()) throw ValueError("registry: no library to load");
-  void* last = nullptr;
+  std::vector<void*> handles;
   for (const auto& lib : libraries) {
     // RTLD_GLOBAL: a later library resolves the registry's symbols against the earlier ones.
-    last = dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (!last) throw Error(lib + ": cannot be loaded: " + dlerror());
+    void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (!handle) throw Error(lib + ": cannot be loaded: " + dlerror());
+    handles.push_back(handle);
   }
   using JsonFn = char* (*)(int);
   using FreeFn = void (*)(char*);
-  auto json_fn = reinterpret_cast<JsonFn>(dlsym(last, "glassbox_registry_json"));
-  auto free_fn = reinterpret_cast<FreeFn>(dlsym(last, "glassbox_registry_json_free"));
+  // Any of them may be the one linked with glassbox_core (e.g. core itself, loaded first).
+  JsonFn json_fn = nullptr;
+  FreeFn free_fn = nullptr;
+  for (auto it = handles.rbegin(); it != handles.rend() && !(json_fn && free_fn); ++it) {
+    json_fn = reinterpret_cast<JsonFn>(dlsym(*it, "glassbox_registry_json"));
+    free_fn = reinterpret_cast<FreeFn>(dlsym(*it, "glassbox_registry_json_free"));
+  }
   if (!json_fn || !free_fn)
     throw Error(libraries.back() + ": no glassbox_registry_json() (not linked with glassbox_core, or an older glassbox)");
   char* text = json_fn(0);

@@ -50,13 +50,17 @@ struct SourceScanOptions {
   int jobs = 0;               // threads; 0: one per core
   std::string unit_filter;    // ECMAScript regex on a unit's file: scan only matching units
   std::string source_root;    // paths under it are reported relative to it; "" keeps them absolute
+  // Parse only the units with a line that opens a registration block: much faster, but kernels
+  // are then placed at their declarations unless a registering unit defines them.
+  bool registering_units_only = false;
 };
 
 struct SourceScan {
   std::vector<SourceRegistration> registrations;  // by file, then line
   std::vector<UnitError> errors;                  // units that did not parse, by file
   std::vector<std::string> units;                 // units scanned (relative like the rest)
-  std::size_t skipped_units = 0;                  // not C or C++ (e.g. CUDA) and naming no registration macro
+  std::size_t skipped_units = 0;                  // without registration blocks, and CUDA units or
+                                                  // registering_units_only
   std::string source_root;
 };
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -331,6 +332,27 @@ class UnitScanner {
   std::vector<SourceRegistration>* out_ = nullptr;
 };
 
+bool names_registration_macro(const std::string& text) {
+  return text.find("GLASSBOX_LIBRARY") != std::string::npos || text.find("TORCH_LIBRARY") != std::string::npos;
+}
+
+// A line that starts with a block macro and its "(": a block is written there (a mention in a
+// comment or an error message is not).
+bool opens_registration_block(const std::string& text) {
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::size_t i = text.find_first_not_of(" \t", pos);
+    if (i < end && (text.compare(i, 16, "GLASSBOX_LIBRARY") == 0 || text.compare(i, 13, "TORCH_LIBRARY") == 0)) {
+      while (i < end && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
+      while (i < end && (text[i] == ' ' || text[i] == '\t')) ++i;
+      if (i < end && text[i] == '(') return true;
+    }
+    pos = end + 1;
+  }
+  return false;
+}
+
 std::optional<UnitError> first_error(CXTranslationUnit tu, const std::string& unit) {
   const unsigned n = clang_getNumDiagnostics(tu);
   std::string first;
@@ -368,8 +390,7 @@ UnitResult scan_unit(CXIndex index, const CompileCommand& c, const std::string& 
   std::ostringstream text;
   text << in.rdbuf();
   const std::string main_text = text.str();
-  const bool has_blocks =
-      main_text.find("GLASSBOX_LIBRARY") != std::string::npos || main_text.find("TORCH_LIBRARY") != std::string::npos;
+  const bool has_blocks = names_registration_macro(main_text);
   // Without blocks only definitions matter: bodies are skipped. With blocks the bodies must be
   // parsed (a block is a function body); the visit below still enters only the blocks.
   const unsigned flags = has_blocks ? CXTranslationUnit_DetailedPreprocessingRecord : CXTranslationUnit_SkipFunctionBodies;
@@ -410,10 +431,11 @@ SourceScan scan_sources(const CompileDatabase& db, const SourceScanOptions& opti
   for (const auto& c : db.commands) {
     if (filter && !std::regex_search(c.file, *filter)) continue;
     if (!seen.insert(c.file).second) continue;
-    if (is_cuda_unit(c)) {
+    if (is_cuda_unit(c) || options.registering_units_only) {
       std::ifstream in(c.file);
       const std::string text((std::istreambuf_iterator<char>(in)), {});
-      if (text.find("GLASSBOX_LIBRARY") == std::string::npos && text.find("TORCH_LIBRARY") == std::string::npos) {
+      const bool registers = options.registering_units_only ? opens_registration_block(text) : names_registration_macro(text);
+      if (in && !registers) {
         ++scan.skipped_units;
         continue;
       }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "registry/debugger_hooks.h"
+#include "registry/dispatch_trace_quiet.h"
 
 namespace glassbox {
 
@@ -18,6 +19,7 @@ std::atomic<bool> g_print_enabled{false};
 std::atomic<int> g_active_captures{0};
 thread_local int t_depth = 0;
 thread_local DispatchTraceCapture* t_capture = nullptr;
+thread_local int t_quiet = 0;  // live QuietDispatchTrace objects on this thread
 
 void update_active() {
   detail::dispatch_trace_active.store(
@@ -72,10 +74,13 @@ std::string DispatchTraceCapture::to_string() const {
   return out;
 }
 
+QuietDispatchTrace::QuietDispatchTrace() { ++t_quiet; }
+QuietDispatchTrace::~QuietDispatchTrace() { --t_quiet; }
+
 DispatchTraceScope::DispatchTraceScope(DispatchTraceEvent::Kind kind, const OperatorName& op, DispatchKeySet keys,
                                        const KernelFunction& kernel) {
   if (detail::dispatch_debugger_hook.load(std::memory_order_relaxed)) detail::dispatch_event(&op, keys, &kernel);
-  const bool print = g_print_enabled.load(std::memory_order_relaxed);
+  const bool print = g_print_enabled.load(std::memory_order_relaxed) && t_quiet == 0;
   if (print || t_capture) {
     DispatchTraceEvent e{kind, op.full(), keys.highest_priority_key(), t_depth};
     if (print) std::fprintf(stderr, "%s\n", e.to_string().c_str());

@@ -7,8 +7,8 @@ for each differentiable input, and which outputs are differentiable.
 
 A formula is a C++ expression. It may name `grad` (the first output's gradient) or `grads[i]`,
 the outputs (`result`, `resultN`, or the schema's return names), any argument by name, and
-`<arg>_sizes` / `<arg>_dtype` / `<arg>_numel` of a tensor argument (only that metadata is kept
-then). Its value is brought back to the input's shape and dtype in one shared place
+`<arg>_sizes` / `<arg>_dtype` / `<arg>_numel` / `<arg>_strides` / `<arg>_storage_offset` of a
+tensor argument (only that metadata is kept then). Its value is brought back to the input's shape and dtype in one shared place
 (autograd::to_input), so a formula never undoes broadcasting itself.
 """
 from __future__ import annotations

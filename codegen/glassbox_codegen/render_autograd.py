@@ -3,9 +3,11 @@
     saved inputs/outputs its formulas name and computing each input's gradient;
   - the operator's kernel for the Autograd key: it records the node (when an input requires grad)
     and redispatches below autograd;
-  - the registration of those kernels (GLASSBOX_LIBRARY_IMPL(glassbox, Autograd, m)).
+and autograd/Register.cpp, the registration of all those kernels (GLASSBOX_LIBRARY_IMPL(glassbox,
+Autograd, m)) in one block, as Register<Key>.cpp holds those of the other keys.
 In-place operators (add_) reuse the formulas of their functional form (add); out= operators get a
-kernel that refuses inputs which require grad. One file per family, so an edit to one formula
+kernel that refuses inputs which require grad; operators without a derivative record a node that
+raises when a backward pass reaches it (unless their result is not floating point: eq, argmax). One file per family, so an edit to one formula
 rebuilds one file.
 """
 from __future__ import annotations
@@ -96,43 +98,89 @@ def autograd_ops(plan: Plan) -> list[AutogradOp]:
 
     out: list[AutogradOp] = []
     for op in plan.ops:
+        fn = _functional_entry(op, by_name, entries) if op.entry.name.endswith("_") else None
         if op.entry.schema.is_out:
             out.append(AutogradOp(op, "out"))
         elif _entry_key(op) in entries:
             out.append(AutogradOp(op, "functional", entries[_entry_key(op)], node_of[_entry_key(op)]))
-        elif op.entry.name.endswith("_") and _functional_name(op) in entries:
-            fn = _functional_name(op)
+        elif fn is not None:
             out.append(AutogradOp(op, "inplace", entries[fn], node_of[fn]))
+        elif _needs_refusal(op):
+            out.append(AutogradOp(op, "not_implemented"))
     return out
 
 
+def _signature(op: Op) -> list[tuple[str, str]]:
+    return [(p.schema_name, "const Tensor&" if p.type == "Tensor&" else p.type) for p in op.params]
+
+
+def _functional_entry(op: Op, by_name: dict[str, Op], entries: dict) -> Optional[str]:
+    """The derivatives entry an in-place operator reuses: its functional form's, found by name
+    (add_.Tensor -> add.Tensor) or, where the overload names differ (pow_.Tensor ->
+    pow.Tensor_Tensor), by the functional operator with the same parameters."""
+    if _functional_name(op) in entries:
+        return _functional_name(op)
+    for name in entries:
+        other = by_name.get(name)
+        if (other is not None and other.entry.name == op.entry.name[:-1] and not other.entry.schema.is_out
+                and _signature(other) == _signature(op)):
+            return name
+    return None
+
+
+def _needs_refusal(op: Op) -> bool:
+    """An operator with tensor inputs and outputs, no derivative and no CompositeImplicitAutograd
+    kernel (which would be differentiated through the operators it calls): where an input requires
+    grad, its floating-point results get a node that refuses the backward pass, instead of being
+    silently cut off the graph."""
+    if any(k.key == "CompositeImplicitAutograd" for k in op.kernels):
+        return False
+    return any(p.type in TENSOR_TYPES for p in op.params) and "Tensor" in op.ret
+
+
+REGISTER = "autograd/Register.cpp"
+
+
 def outputs(plan: Plan) -> list[str]:
-    return sorted({f"autograd/{a.op.base_name}.cpp" for a in autograd_ops(plan)})
+    ops = autograd_ops(plan)
+    return sorted({f"autograd/{a.op.base_name}.cpp" for a in ops}) + ([REGISTER] if ops else [])
 
 
 def render_all(plan: Plan) -> dict[str, str]:
+    ops = autograd_ops(plan)
     families: dict[str, list[AutogradOp]] = {}
-    for a in autograd_ops(plan):
+    for a in ops:
         families.setdefault(a.op.base_name, []).append(a)
     files = {}
     for base, items in families.items():
-        nodes, kernels, registrations = [], [], []
+        nodes, kernels = [], []
         rendered_nodes: set[str] = set()
         for a in items:
-            if a.kind != "out" and a.node not in rendered_nodes:
+            if a.kind in ("functional", "inplace") and a.node not in rendered_nodes:
                 nodes.append(_node(plan, a))
                 rendered_nodes.add(a.node)
             kernels.append(_kernel(plan, a))
-            registrations.append(f"  m.impl({string_literal(a.op.entry.full_name)}, &{a.op.struct}_autograd);"
-                                 f"  // {location(plan, a.op)}")
         files[f"autograd/{base}.cpp"] = render_file(
-            "autograd_family.cpp", plan, base=base, nodes="\n".join(nodes), kernels="\n".join(kernels),
-            registrations="\n".join(registrations))
+            "autograd_family.cpp", plan, base=base, nodes="\n".join(nodes), kernels="\n".join(kernels))
+    if ops:
+        declarations = [f"{a.op.ret} {a.op.struct}_autograd({_kernel_params(a.op)});" for a in ops]
+        registrations = [f"  m.impl({string_literal(a.op.entry.full_name)}, &autograd_kernels::{a.op.struct}_autograd);"
+                         f"  // {location(plan, a.op)}" for a in ops]
+        files[REGISTER] = render_file("autograd_register.cpp", plan, declarations="\n".join(declarations),
+                                      registrations="\n".join(registrations))
     return files
 
 
 # ---------------------------------------------------------------------------------------------
 # What a node keeps.
+
+# Layout of a tensor argument a formula may name as <arg>_strides / <arg>_storage_offset (as_strided's
+# backward needs where its input sat in storage): member type, and how it is taken from the argument.
+_GEOMETRY = {
+    "strides": ("std::vector<int64_t>", "{x}.strides().vec()"),
+    "storage_offset": ("int64_t", "{x}.storage_offset()"),
+}
+
 
 def _names(key: str) -> list[str]:
     """`input, weight, bias` -> the inputs one formula (returning a tuple) differentiates."""
@@ -165,6 +213,7 @@ class _Saved:
     inputs: list[Param]  # saved tensor/tensor-list/optional inputs
     values: list[Param]  # saved non-tensor arguments
     metadata: list[Param]  # tensor args whose InputMetadata is kept (differentiable or *_sizes used)
+    geometry: list[tuple[Param, str]]  # (tensor arg, "strides" or "storage_offset") kept for views
     results: list[int]  # indices of saved outputs
     differentiable: list[Param]  # tensor args with a formula, schema order
 
@@ -173,7 +222,7 @@ def _saved(a: AutogradOp) -> _Saved:
     e = a.entry
     assert e is not None
     formulas = list(e.formulas.values())
-    inputs, values, metadata, diff = [], [], [], []
+    inputs, values, metadata, geometry, diff = [], [], [], [], []
     with_formula = _formula_of(e)
     for p in a.op.params:
         is_tensor = p.type in TENSOR_TYPES
@@ -184,8 +233,10 @@ def _saved(a: AutogradOp) -> _Saved:
         if is_tensor and (p.schema_name in with_formula or any(
                 _uses(formulas, f"{p.schema_name}_{m}") for m in ("sizes", "dtype", "numel"))):
             metadata.append(p)
+        if p.type == TENSOR:
+            geometry += [(p, m) for m in _GEOMETRY if _uses(formulas, f"{p.schema_name}_{m}")]
     results = [i for i, r in enumerate(_returns(a.op)) if _uses(formulas, r)]
-    return _Saved(inputs, values, metadata, results, diff)
+    return _Saved(inputs, values, metadata, geometry, results, diff)
 
 
 def _member_type(p: Param) -> str:
@@ -211,6 +262,7 @@ def _node(plan: Plan, a: AutogradOp) -> str:
     rets = _returns(a.op)
     members = [f"  {_member_type(p)} {p.name}_;" for p in s.inputs + s.values]
     members += [f"  {_meta_type(p)} {p.name}_info_;" for p in s.metadata]
+    members += [f"  {_GEOMETRY[m][0]} {p.name}_{m}_{{}};" for p, m in s.geometry]
     members += [f"  autograd::SavedVariable {rets[i]}_;" for i in s.results]
     releases = [f"{p.name}_.clear();" if p.type == TENSOR_LIST else f"{p.name}_.reset();" for p in s.inputs]
     releases += [f"{rets[i]}_.reset();" for i in s.results]
@@ -241,6 +293,8 @@ def _node(plan: Plan, a: AutogradOp) -> str:
             else:
                 body.append(f"  const auto& {p.schema_name}_{m} = {expr.format(x=x)};" if m != "numel"
                             else f"  const int64_t {p.schema_name}_{m} = {expr.format(x=x)};")
+    for p, m in s.geometry:
+        body.append(f"  const auto& {p.schema_name}_{m} = {p.name}_{m}_;")
     for i in s.results:
         body.append(f"  Tensor {rets[i]} = {rets[i]}_.unpack(*this);")
     body.append("  autograd::variable_list out(num_outputs());")
@@ -302,6 +356,25 @@ def _kernel_params(op: Op) -> str:
     return ", ".join(["DispatchKeySet ks"] + [f"{p.type} {p.name}" for p in op.params])
 
 
+def _refusing_kernel(op: Op, head: str, redispatch: str, tensors: list[str]) -> str:
+    """Records a node that raises when a backward pass reaches it, as PyTorch's NotImplemented
+    nodes do: a first derivative taken with create_graph through a backward operator still works,
+    differentiating it again says which derivative is missing."""
+    name = string_literal(op.entry.full_name)
+    lines = [head, f"  if (!autograd::compute_requires_grad({', '.join(tensors)})) return {redispatch};"]
+    if op.entry.name.endswith("_"):
+        lines.append(f"  autograd::check_inplace(self, {name});")
+    lines += [f"  auto grad_fn = autograd::not_implemented_node({name}, autograd::collect_next_edges({', '.join(tensors)}));",
+              "  auto&& result = [&]() -> decltype(auto) {",
+              "    autograd::BelowAutogradGuard below;",
+              f"    return {redispatch};",
+              "  }();"]
+    lines.append("  if (autograd::any_floating_point(self)) autograd::rebase_history(self, grad_fn);"
+                 if op.entry.name.endswith("_") else "  autograd::set_not_implemented_history(result, grad_fn);")
+    lines += ["  return result;", "}", ""]
+    return "\n".join(lines)
+
+
 def _kernel(plan: Plan, a: AutogradOp) -> str:
     op = a.op
     args = ", ".join(p.name for p in op.params)
@@ -313,6 +386,9 @@ def _kernel(plan: Plan, a: AutogradOp) -> str:
                  f"    autograd::throw_out_not_differentiable({string_literal(op.entry.full_name)});\n") if tensors else ""
         # No input requires grad (else the check threw): nothing below can record, no guard needed.
         return "\n".join([head, check + f"  return {redispatch};", "}", ""])
+
+    if a.kind == "not_implemented":
+        return _refusing_kernel(op, head, redispatch, tensors)
 
     s = _saved(a)
     rets = _returns(op)
@@ -326,6 +402,8 @@ def _kernel(plan: Plan, a: AutogradOp) -> str:
     lines.append(f"    grad_fn->set_next_edges(autograd::collect_next_edges({', '.join(diff)}));")
     for p in s.metadata:
         lines.append(f"    grad_fn->{p.name}_info_ = autograd::metadata_of({p.name});")
+    for p, m in s.geometry:
+        lines.append(f"    grad_fn->{p.name}_{m}_ = {_GEOMETRY[m][1].format(x=p.name)};")
     for p in s.inputs:
         if a.kind == "inplace" and p.schema_name == "self":
             # The formula needs self's value from before the in-place write.

@@ -37,6 +37,12 @@ def location(plan: Plan, op: Op) -> str:
     return f"{plan.display}:{op.line}"
 
 
+def entry_ref(plan: Plan, op: Op) -> str:
+    """`engine/ops/ops.yaml: var.correction`: names an entry without its line, for headers, so that
+    inserting a line into the YAML does not rewrite (and rebuild everything that includes) them."""
+    return f"{plan.display}: {op.entry.full_name}"
+
+
 def params_decl(params: list[Param], defaults: Optional[list[Optional[str]]] = None) -> str:
     parts = []
     for i, p in enumerate(params):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .api import Op, Plan
-from .render_common import indent, location, params_decl, render_file
+from .render_common import entry_ref, indent, location, params_decl, render_file
 
 
 def outputs(plan: Plan) -> list[str]:
@@ -24,7 +24,7 @@ def render_all(plan: Plan) -> dict[str, str]:
 def _member(plan: Plan, op: Op) -> str:
     m = op.method
     assert m is not None
-    text = f"\n// {location(plan, op)}\n"
+    text = f"\n// {entry_ref(plan, op)}\n"
     # List defaults need storage that exists before any header of the operator: a static member.
     text += "".join(f"static constexpr {a.element_type} {name}[] = {a.initializer()};\n" for name, a in m.arrays)
     text += f"{op.ret} {m.name}({params_decl(m.params, m.defaults)}) const;\n"

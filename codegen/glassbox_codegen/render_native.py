@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .api import Op, Plan
-from .render_common import location, params_decl, render_file
+from .render_common import entry_ref, params_decl, render_file
 
 
 def outputs(plan: Plan) -> list[str]:
@@ -24,6 +24,6 @@ def _declarations(plan: Plan, ops: list[Op]) -> str:
         for kernel in op.kernels:
             keys_by_kernel.setdefault(kernel.name, []).append(kernel.key)
         for name, keys in keys_by_kernel.items():
-            out.append(f"\n// {location(plan, op)} {op.entry.full_name} ({', '.join(keys)})\n"
+            out.append(f"\n// {entry_ref(plan, op)} ({', '.join(keys)})\n"
                        f"{op.ret} {name}({params_decl(op.params)});\n")
     return "".join(out)

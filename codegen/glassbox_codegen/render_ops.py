@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from .api import Op, Plan, Variant
-from .render_common import location, params_decl, render, render_file, string_literal
+from .render_common import entry_ref, location, params_decl, render, render_file, string_literal
 
 
 def outputs(plan: Plan) -> list[str]:
@@ -43,7 +43,7 @@ def _header(plan: Plan, base: str, ops: list[Op]) -> str:
 
 
 def _struct(plan: Plan, op: Op) -> str:
-    text = render("op_struct.h", location=location(plan, op), struct=op.struct,
+    text = render("op_struct.h", location=entry_ref(plan, op), struct=op.struct,
                   function_type=_global_std(op.function_type), qualified_name=op.qualified_name,
                   overload=op.entry.overload, schema_literal=string_literal(op.entry.schema.text),
                   ret=_global_std(op.ret), params=_global_std(params_decl(op.params)),
@@ -60,7 +60,7 @@ def _redispatch_params(op: Op) -> str:
 
 
 def _function(plan: Plan, op: Op, v: Variant) -> str:
-    return render("op_function.h", location=location(plan, op), ret=op.ret, name=v.name,
+    return render("op_function.h", location=entry_ref(plan, op), ret=op.ret, name=v.name,
                   params=params_decl(v.params, v.defaults), struct=op.struct, args=", ".join(v.call_args))
 
 

@@ -13,7 +13,7 @@ import zlib
 
 from .api import Op, Param, Plan
 from .cpp_types import ArrayDefault, default_value
-from .render_common import location, render_file, string_literal
+from .render_common import entry_ref, render_file, string_literal
 
 
 SHARDS = 8
@@ -34,6 +34,8 @@ def render_all(plan: Plan) -> dict[str, str]:
         ordered = [op for op in ops if not op.entry.schema.is_out] + [op for op in ops if op.entry.schema.is_out]
         functions = [_binding(plan, op, method=False) for op in ordered if "function" in op.entry.variants]
         methods = [_binding(plan, op, method=True) for op in ordered if op.method is not None]
+        # Tried last, so that a list, a dtype or any typed overload wins when it fits.
+        methods += [_varargs_binding(plan, op) for op in ordered if _takes_varargs(op)]
         n = shard_of(base)
         includes[n].append(f'#include "glassbox/ops/{base}.h"')
         shards[n].append(f"  // ---- {base}\n" + "\n".join(functions + methods))
@@ -92,8 +94,39 @@ def _binding(plan: Plan, op: Op, method: bool) -> str:
     target = "tensor" if method else "m"
     pyname = op.entry.name
     extra = "".join(f", {a}" for a in args)
-    return (f"  // {location(plan, op)}: {op.entry.schema.text}\n"
+    return (f"  // {plan.display}: {op.entry.schema.text}\n"
             f"  {target}.def({string_literal(pyname)}, []({lambda_params}) -> {ret} {{ {body} }}{extra});")
+
+
+def _takes_varargs(op: Op) -> bool:
+    """t.view(2, 3), t.permute(1, 0), t.expand(4, -1): as in PyTorch, a method whose only positional
+    argument (besides self) is a list of ints also takes the ints one by one."""
+    if op.method is None or op.entry.schema.is_out:
+        return False
+    positional = [p for p in op.params if p.schema_name != "self" and not p.kwarg_only]
+    return len(positional) == 1 and positional[0].type == "IntArrayRef" and not _python_default(positional[0], op)
+
+
+def _varargs_binding(plan: Plan, op: Op) -> str:
+    listed = next(p for p in op.params if p.schema_name != "self" and not p.kwarg_only)
+    keywords = [p for p in op.params if p.kwarg_only]
+    lambda_params = ", ".join(["const Tensor& self", "py::args items"] + [f"{p.type} {p.name}" for p in keywords])
+    ret = "Tensor" if op.ret == "Tensor&" else op.ret
+    call = f"ops::{op.struct}::call({', '.join(p.name if p is not listed else 'ints' for p in op.params)})"
+    message = string_literal(f"{op.entry.name}(): {listed.schema_name} must be ints, got ")
+    convert = ("std::vector<int64_t> ints; ints.reserve(items.size()); "
+               "for (const py::handle item : items) { if (!is_python_int(item)) throw py::type_error("
+               f"{message} + std::string(py::str(py::type::of(item).attr(\"__name__\")))); "
+               "ints.push_back(py::cast<int64_t>(item)); } ")
+    args = []
+    for p in keywords:
+        default = _python_default(p, op)
+        name = string_literal(p.schema_name)
+        args.append(f"py::arg_v({name}, {default}, {string_literal(_default_text(op, p))})" if default
+                    else f"py::arg({name})" + (".none(true)" if "optional" in p.type else ""))
+    extra = "".join(f", {a}" for a in args)
+    return (f"  // {plan.display}: {op.entry.schema.text} (ints one by one)\n"
+            f"  tensor.def({string_literal(op.entry.name)}, []({lambda_params}) -> {ret} {{ {convert}return {call}; }}{extra});")
 
 
 def _default_text(op: Op, p: Param) -> str:

@@ -1,9 +1,9 @@
 ${banner}
 // Autograd for operator ${base}: the backward nodes its formulas define (engine/ops/derivatives.yaml)
-// and its kernels for the Autograd key, which record a node and redispatch below autograd.
+// and its kernels for the Autograd key, which record a node and redispatch below autograd. The
+// kernels are registered in autograd/Register.cpp.
 #include "engine/autograd/generated_support.h"
 #include "glassbox/ops/Functions.h"
-#include "registry/library.h"
 
 namespace glassbox {
 namespace {
@@ -11,11 +11,11 @@ namespace {
 using namespace autograd;
 
 ${nodes}
-${kernels}
 }  // namespace
 
-GLASSBOX_LIBRARY_IMPL(glassbox, Autograd, m) {
-${registrations}
-}
+namespace autograd_kernels {
+
+${kernels}
+}  // namespace autograd_kernels
 
 }  // namespace glassbox

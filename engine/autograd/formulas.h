@@ -95,3 +95,39 @@ Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& 
 Tensor l1_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction);
 
 }  // namespace glassbox::autograd
+
+namespace glassbox::autograd {
+
+// unfold's gradient: each window element's gradient added back at the input position it was read
+// from (windows overlap when step < size).
+Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step);
+// as_strided's gradient, worked out in storage: the output's gradient added at the storage
+// positions its elements read, then read back at the input's positions (divided among input
+// elements that share one position, as an expanded input's do).
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
+                           int64_t input_storage_offset, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset);
+
+}  // namespace glassbox::autograd
+
+namespace glassbox::autograd {
+
+// Second derivatives: the gradients of the activation, softmax and loss backward operators with
+// respect to their non-gradient input (the gradient input is linear and reuses the operator).
+Tensor sigmoid_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output);
+Tensor tanh_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output);
+Tensor silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self);
+Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
+                            std::string_view approximate);
+Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
+// log_softmax's backward is go - exp(output) * sum(go): its gradient for go and for output.
+Tensor log_softmax_double_backward_grad_output(const Tensor& grad, const Tensor& output, int64_t dim);
+Tensor log_softmax_double_backward_output(const Tensor& grad, const Tensor& grad_output, const Tensor& output,
+                                          int64_t dim);
+// mse_loss's backward is go * 2 (self - target) / N: its gradient for go and for self.
+Tensor mse_loss_double_backward_grad_output(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            int64_t reduction);
+Tensor mse_loss_double_backward_self(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
+                                     int64_t reduction);
+
+}  // namespace glassbox::autograd

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "engine/autograd/autograd_meta.h"
@@ -25,6 +26,19 @@ class BelowAutogradGuard {
 };
 
 [[noreturn]] void throw_out_not_differentiable(const char* op);
+// The grad_fn of results of an operator without a derivative, whose inputs require grad: a backward
+// pass that reaches it raises "the derivative for '<op>' is not implemented".
+std::shared_ptr<Node> not_implemented_node(const char* op, std::vector<Edge> next_edges);
+
+inline bool any_floating_point(const Tensor& t) { return t.defined() && is_floating_point(t.dtype()); }
+void set_not_implemented_history(const Tensor& result, const std::shared_ptr<Node>& node);
+inline void set_not_implemented_history(const std::vector<Tensor>& results, const std::shared_ptr<Node>& node) {
+  for (const Tensor& t : results) set_not_implemented_history(t, node);
+}
+template <class... Ts>
+void set_not_implemented_history(const std::tuple<Ts...>& results, const std::shared_ptr<Node>& node) {
+  std::apply([&](const auto&... t) { (set_not_implemented_history(t, node), ...); }, results);
+}
 
 inline InputMetadata metadata_of(const Tensor& t) { return InputMetadata{t.sizes(), t.dtype(), t.device()}; }
 inline std::optional<InputMetadata> metadata_of(const std::optional<Tensor>& t) {

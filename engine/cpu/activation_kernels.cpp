@@ -5,7 +5,15 @@
 
 #include "engine/cpu/pointwise_kernel.h"
 #include "engine/cpu/vec_math.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/gelu.h"
+#include "glassbox/ops/native/gelu_backward.h"
+#include "glassbox/ops/native/relu.h"
+#include "glassbox/ops/native/sigmoid.h"
+#include "glassbox/ops/native/sigmoid_backward.h"
+#include "glassbox/ops/native/silu.h"
+#include "glassbox/ops/native/silu_backward.h"
+#include "glassbox/ops/native/tanh_backward.h"
+#include "glassbox/ops/native/threshold_backward.h"
 
 namespace glassbox::native {
 

@@ -3,7 +3,10 @@
 #include "engine/core/error.h"
 #include "engine/cpu/reduce_ops.h"
 #include "engine/ops/reduction_shape.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/argmax.h"
+#include "glassbox/ops/native/argmin.h"
+#include "glassbox/ops/native/max.h"
+#include "glassbox/ops/native/min.h"
 
 namespace glassbox::native {
 

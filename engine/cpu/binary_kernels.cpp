@@ -9,7 +9,11 @@
 #include "engine/core/error.h"
 #include "engine/cpu/pointwise_kernel.h"
 #include "engine/ops/elementwise_shape.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/add.h"
+#include "glassbox/ops/native/div.h"
+#include "glassbox/ops/native/mul.h"
+#include "glassbox/ops/native/neg.h"
+#include "glassbox/ops/native/sub.h"
 
 namespace glassbox::native {
 

@@ -4,7 +4,19 @@
 
 #include "engine/cpu/pointwise_kernel.h"
 #include "engine/ops/copy.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/clamp.h"
+#include "glassbox/ops/native/eq.h"
+#include "glassbox/ops/native/ge.h"
+#include "glassbox/ops/native/gt.h"
+#include "glassbox/ops/native/le.h"
+#include "glassbox/ops/native/logical_and.h"
+#include "glassbox/ops/native/logical_or.h"
+#include "glassbox/ops/native/logical_xor.h"
+#include "glassbox/ops/native/lt.h"
+#include "glassbox/ops/native/maximum.h"
+#include "glassbox/ops/native/minimum.h"
+#include "glassbox/ops/native/ne.h"
+#include "glassbox/ops/native/where.h"
 
 namespace glassbox::native {
 

@@ -10,7 +10,8 @@
 #include "engine/cpu/parallel.h"
 #include "engine/ops/linalg_shape.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/conv2d.h"
+#include "glassbox/ops/native/convolution_backward.h"
 
 namespace glassbox::native {
 

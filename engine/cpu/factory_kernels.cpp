@@ -4,7 +4,9 @@
 #include "engine/cpu/loops.h"
 #include "engine/ops/copy.h"
 #include "engine/ops/factory_options.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/copy.h"
+#include "glassbox/ops/native/empty.h"
+#include "glassbox/ops/native/fill.h"
 
 namespace glassbox::native {
 

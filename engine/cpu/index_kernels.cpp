@@ -8,7 +8,11 @@
 #include "engine/core/error.h"
 #include "engine/cpu/index_loops.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/embedding_dense_backward.h"
+#include "glassbox/ops/native/index.h"
+#include "glassbox/ops/native/index_put.h"
+#include "glassbox/ops/native/masked_fill.h"
+#include "glassbox/ops/native/one_hot.h"
 
 namespace glassbox::native {
 

@@ -4,7 +4,7 @@
 #include "engine/core/error.h"
 #include "engine/ops/join_reorder_shape.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/cat.h"
 
 namespace glassbox::native {
 

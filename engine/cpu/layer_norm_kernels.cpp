@@ -10,7 +10,8 @@
 #include "engine/cpu/parallel.h"
 #include "engine/ops/linalg_shape.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/native_layer_norm.h"
+#include "glassbox/ops/native/native_layer_norm_backward.h"
 
 namespace glassbox::native {
 

@@ -5,7 +5,15 @@
 #include "engine/core/error.h"
 #include "engine/cpu/reduce_ops.h"
 #include "engine/ops/loss_shape.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/binary_cross_entropy.h"
+#include "glassbox/ops/native/binary_cross_entropy_backward.h"
+#include "glassbox/ops/native/binary_cross_entropy_with_logits.h"
+#include "glassbox/ops/native/binary_cross_entropy_with_logits_backward.h"
+#include "glassbox/ops/native/l1_loss.h"
+#include "glassbox/ops/native/mse_loss.h"
+#include "glassbox/ops/native/mse_loss_backward.h"
+#include "glassbox/ops/native/nll_loss.h"
+#include "glassbox/ops/native/nll_loss_backward.h"
 
 namespace glassbox::native {
 

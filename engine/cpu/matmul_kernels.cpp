@@ -9,7 +9,10 @@
 #include "engine/cpu/parallel.h"
 #include "engine/ops/linalg_shape.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/addmm.h"
+#include "glassbox/ops/native/bmm.h"
+#include "glassbox/ops/native/dot.h"
+#include "glassbox/ops/native/mm.h"
 
 namespace glassbox::native {
 

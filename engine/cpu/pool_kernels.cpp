@@ -11,7 +11,10 @@
 #include "engine/cpu/parallel.h"
 #include "engine/ops/linalg_shape.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/avg_pool2d.h"
+#include "glassbox/ops/native/avg_pool2d_backward.h"
+#include "glassbox/ops/native/max_pool2d_with_indices.h"
+#include "glassbox/ops/native/max_pool2d_with_indices_backward.h"
 
 namespace glassbox::native {
 

@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "engine/cpu/pointwise_kernel.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/pow.h"
 
 namespace glassbox::native {
 

@@ -14,7 +14,10 @@
 #include "engine/ops/copy.h"
 #include "engine/ops/random_ops.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/bernoulli.h"
+#include "glassbox/ops/native/normal.h"
+#include "glassbox/ops/native/random.h"
+#include "glassbox/ops/native/uniform.h"
 
 namespace glassbox::native {
 

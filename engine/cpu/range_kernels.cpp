@@ -10,7 +10,10 @@
 #include "engine/ops/factories.h"
 #include "engine/ops/factory_options.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/arange.h"
+#include "glassbox/ops/native/empty_strided.h"
+#include "glassbox/ops/native/eye.h"
+#include "glassbox/ops/native/linspace.h"
 
 namespace glassbox::native {
 

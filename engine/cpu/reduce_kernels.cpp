@@ -4,7 +4,13 @@
 #include "engine/cpu/reduce_ops.h"
 #include "engine/ops/reduction_shape.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/amax.h"
+#include "glassbox/ops/native/amin.h"
+#include "glassbox/ops/native/max.h"
+#include "glassbox/ops/native/mean.h"
+#include "glassbox/ops/native/min.h"
+#include "glassbox/ops/native/prod.h"
+#include "glassbox/ops/native/sum.h"
 
 namespace glassbox::cpu {
 

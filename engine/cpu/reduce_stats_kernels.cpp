@@ -6,7 +6,9 @@
 #include "engine/cpu/reduce_ops.h"
 #include "engine/ops/reduction_shape.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/logsumexp.h"
+#include "glassbox/ops/native/std.h"
+#include "glassbox/ops/native/var.h"
 
 namespace glassbox::native {
 

@@ -9,7 +9,10 @@
 #include "engine/cpu/parallel.h"
 #include "engine/ops/join_reorder_shape.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/flip.h"
+#include "glassbox/ops/native/roll.h"
+#include "glassbox/ops/native/tril.h"
+#include "glassbox/ops/native/triu.h"
 
 namespace glassbox::native {
 

@@ -3,7 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/cpu/reduce_ops.h"
 #include "engine/ops/reduction_shape.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/cumsum.h"
 
 namespace glassbox::native {
 

@@ -6,7 +6,11 @@
 #include "engine/cpu/index_loops.h"
 #include "engine/ops/view_geometry.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/gather.h"
+#include "glassbox/ops/native/index_add.h"
+#include "glassbox/ops/native/index_select.h"
+#include "glassbox/ops/native/scatter.h"
+#include "glassbox/ops/native/scatter_add.h"
 
 namespace glassbox::cpu {
 

@@ -7,7 +7,10 @@
 #include "engine/core/error.h"
 #include "engine/cpu/reduce_ops.h"
 #include "engine/ops/reduction_shape.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/_log_softmax_backward_data.h"
+#include "glassbox/ops/native/_softmax_backward_data.h"
+#include "glassbox/ops/native/log_softmax.h"
+#include "glassbox/ops/native/softmax.h"
 
 namespace glassbox::native {
 

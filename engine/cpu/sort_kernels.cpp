@@ -8,7 +8,8 @@
 #include "engine/core/error.h"
 #include "engine/cpu/reduce_ops.h"
 #include "engine/ops/reduction_shape.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/sort.h"
+#include "glassbox/ops/native/topk.h"
 
 namespace glassbox::native {
 

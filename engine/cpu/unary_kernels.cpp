@@ -7,7 +7,19 @@
 #include "engine/cpu/pointwise_kernel.h"
 #include "engine/cpu/vec_math.h"
 #include "engine/ops/elementwise_shape.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/abs.h"
+#include "glassbox/ops/native/cos.h"
+#include "glassbox/ops/native/exp.h"
+#include "glassbox/ops/native/expm1.h"
+#include "glassbox/ops/native/log.h"
+#include "glassbox/ops/native/log1p.h"
+#include "glassbox/ops/native/logical_not.h"
+#include "glassbox/ops/native/neg.h"
+#include "glassbox/ops/native/rsqrt.h"
+#include "glassbox/ops/native/sign.h"
+#include "glassbox/ops/native/sin.h"
+#include "glassbox/ops/native/sqrt.h"
+#include "glassbox/ops/native/tanh.h"
 
 namespace glassbox::native {
 

@@ -3,7 +3,10 @@
 
 #include <string>
 
+#include "engine/core/error.h"
 #include "engine/cuda/cuda_device.h"
+#include "engine/cuda/cuda_error.h"
+#include "engine/cuda/device_guard.h"
 
 namespace glassbox::cuda {
 
@@ -36,6 +39,35 @@ std::string describe() {
                     ", cuBLAS; " + std::to_string(probe().count) + " device(s)";
   if (probe().status != cudaSuccess) out += std::string(" (") + cudaGetErrorString(probe().status) + ")";
   return out;
+}
+
+void check_available(const char* what) {
+  if (probe().count > 0) return;
+  throw Error(std::string(what) + ": CUDA is not available (" + describe() + ")");
+}
+
+int checked_device_index(int index, const char* what) {
+  check_available(what);
+  if (index < 0) return current_device();
+  if (index >= probe().count) {
+    throw ValueError(std::string(what) + ": device cuda:" + std::to_string(index) + " does not exist (" +
+                     std::to_string(probe().count) + " CUDA device(s))");
+  }
+  return index;
+}
+
+int current_device() {
+  check_available("current_device");
+  int index = 0;
+  GB_CUDA_CHECK(cudaGetDevice(&index));
+  return index;
+}
+
+void set_device(int index) { GB_CUDA_CHECK(cudaSetDevice(checked_device_index(index, "set_device"))); }
+
+void synchronize(int device) {
+  DeviceGuard guard(checked_device_index(device, "synchronize"));
+  GB_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 }  // namespace glassbox::cuda

@@ -2,7 +2,15 @@
 // backend, and autograd differentiates what they call.
 #include "engine/core/empty.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/add.h"
+#include "glassbox/ops/native/clone.h"
+#include "glassbox/ops/native/div.h"
+#include "glassbox/ops/native/full.h"
+#include "glassbox/ops/native/mul.h"
+#include "glassbox/ops/native/ones.h"
+#include "glassbox/ops/native/sub.h"
+#include "glassbox/ops/native/to.h"
+#include "glassbox/ops/native/zeros.h"
 
 namespace glassbox::native {
 

@@ -5,7 +5,8 @@
 #include "engine/ops/index_shape.h"
 #include "engine/ops/tensor_iterator.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/embedding.h"
+#include "glassbox/ops/native/masked_select.h"
 
 namespace glassbox::native {
 

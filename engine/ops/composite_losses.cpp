@@ -2,7 +2,7 @@
 // class dim, then nll_loss. Autograd differentiates the two, so it needs no formula of its own.
 #include "engine/core/error.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/cross_entropy.h"
 
 namespace glassbox::native {
 

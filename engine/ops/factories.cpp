@@ -8,7 +8,9 @@
 #include "engine/core/error.h"
 #include "engine/ops/factory_options.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/arange.h"
+#include "glassbox/ops/native/eye.h"
+#include "glassbox/ops/native/linspace.h"
 
 namespace glassbox {
 

@@ -3,7 +3,9 @@
 #include "engine/core/error.h"
 #include "engine/ops/tensor_iterator.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/linear.h"
+#include "glassbox/ops/native/matmul.h"
+#include "glassbox/ops/native/outer.h"
 
 namespace glassbox::native {
 

@@ -3,7 +3,8 @@
 // native_layer_norm (whose mean and rstd autograd saves for the backward).
 #include "engine/ops/linalg_shape.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/layer_norm.h"
+#include "glassbox/ops/native/max_pool2d.h"
 
 namespace glassbox::native {
 

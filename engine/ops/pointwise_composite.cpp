@@ -5,7 +5,20 @@
 #include "engine/core/error.h"
 #include "engine/ops/pointwise_iterator.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/clamp.h"
+#include "glassbox/ops/native/clamp_max.h"
+#include "glassbox/ops/native/clamp_min.h"
+#include "glassbox/ops/native/eq.h"
+#include "glassbox/ops/native/ge.h"
+#include "glassbox/ops/native/gt.h"
+#include "glassbox/ops/native/le.h"
+#include "glassbox/ops/native/logical_and.h"
+#include "glassbox/ops/native/logical_or.h"
+#include "glassbox/ops/native/logical_xor.h"
+#include "glassbox/ops/native/lt.h"
+#include "glassbox/ops/native/ne.h"
+#include "glassbox/ops/native/pow.h"
+#include "glassbox/ops/native/where.h"
 
 namespace glassbox::native {
 

@@ -22,7 +22,7 @@ namespace {
 Tensor converted(const Tensor& t, ScalarType dtype) {
   if (t.dtype() == dtype) return t;
   Tensor c = empty_tensor(t.sizes(), dtype, t.device());
-  if (t.device().type != DeviceType::Meta) copy_(c, t);
+  if (t.device().type != DeviceType::Meta) copy_between(c, t);
   c.unsafe_impl()->set_wrapped_number(t.unsafe_impl()->is_wrapped_number());
   return c;
 }

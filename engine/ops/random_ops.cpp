@@ -7,7 +7,10 @@
 
 #include "engine/core/error.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/dropout.h"
+#include "glassbox/ops/native/rand.h"
+#include "glassbox/ops/native/randint.h"
+#include "glassbox/ops/native/randn.h"
 
 namespace glassbox {
 

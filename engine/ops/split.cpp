@@ -3,7 +3,10 @@
 #include "engine/core/error.h"
 #include "engine/ops/view_geometry.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/chunk.h"
+#include "glassbox/ops/native/split.h"
+#include "glassbox/ops/native/split_with_sizes.h"
+#include "glassbox/ops/native/stack.h"
 
 namespace glassbox::native {
 

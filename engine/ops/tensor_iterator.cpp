@@ -5,8 +5,19 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/ops/copy.h"
+#include "registry/dispatcher.h"
 
 namespace glassbox {
+
+void copy_between(Tensor& dst, const Tensor& src) {
+  if (dst.device().type == DeviceType::CPU && src.device().type == DeviceType::CPU) {
+    copy_(dst, src);
+    return;
+  }
+  static const auto dispatched =
+      Dispatcher::singleton().find_schema_or_throw("glassbox::copy_").typed<Tensor&(Tensor&, const Tensor&, bool)>();
+  dispatched.call(dst, src, false);
+}
 
 DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op_name) {
   const size_t n = std::max(a.size(), b.size());
@@ -102,6 +113,9 @@ TensorIterator TensorIteratorConfig::build() {
     }
     device = in->device();
   }
+  // No device-bound input (fill_, or only Python numbers): the given output's device.
+  for (const Tensor* out : outputs_)
+    if (!device && out->defined()) device = out->device();
   if (!device) device = Device(DeviceType::CPU);
   // 3. Dtypes: compute in the promoted dtype unless told otherwise.
   ScalarType compute =
@@ -141,18 +155,22 @@ TensorIterator TensorIteratorConfig::build() {
       it.owned_.push_back(empty_tensor(shape, loop_dtype, *device));
       it.writebacks_.emplace_back(out, it.owned_[it.owned_.size() - 1]);
       operands.push_back(&it.owned_[it.owned_.size() - 1]);
+      it.operand_refs_.push_back({nullptr, static_cast<int>(it.owned_.size() - 1)});
     } else {
       operands.push_back(out);
+      it.operand_refs_.push_back({out, -1});
     }
   }
   for (const Tensor* in : inputs_) {
     if (!keep_dtypes_ && in->dtype() != compute) {
       Tensor converted = empty_tensor(in->sizes(), compute, in->device());
-      copy_(converted, *in);
+      copy_between(converted, *in);
       it.owned_.push_back(std::move(converted));
       operands.push_back(&it.owned_[it.owned_.size() - 1]);
+      it.operand_refs_.push_back({nullptr, static_cast<int>(it.owned_.size() - 1)});
     } else {
       operands.push_back(in);
+      it.operand_refs_.push_back({in, -1});
     }
   }
   for (const Tensor* t : operands) it.ptrs_.push_back(static_cast<char*>(t->data_ptr()));
@@ -275,7 +293,7 @@ void TensorIterator::run(int64_t grain, Loop loop, void* ctx) const {
 }
 
 void TensorIterator::finish() {
-  for (auto& [out, tmp] : writebacks_) copy_(*out, tmp);
+  for (auto& [out, tmp] : writebacks_) copy_between(*out, tmp);
   writebacks_.clear();
 }
 

@@ -186,6 +186,13 @@ class TensorIterator {
   bool is_contiguous_1d() const { return shape_.size() <= 1; }
   // True when build() allocated the outputs (none was given).
   bool allocated_outputs() const { return allocated_outputs_; }
+  // Operand i as the loop sees it (outputs first, then inputs after any conversion) and the
+  // address of its first element: what a device kernel launches with.
+  const Tensor& operand(int i) const {
+    const OperandRef& r = operand_refs_[i];
+    return r.borrowed ? *r.borrowed : owned_[r.owned];
+  }
+  char* data_ptr(int i) const { return ptrs_[i]; }
 
   // Calls loop over the whole iteration space, split across threads above `grain` elements.
   template <class F>
@@ -202,7 +209,14 @@ class TensorIterator {
   void serial_run(int64_t begin, int64_t end, Loop loop, void* ctx) const;
 
   static constexpr size_t kInlineOperands = 4;
+  // Where operand i lives: the caller's tensor (borrowed) or a temporary in owned_ (by index, since
+  // moving the iterator moves its inline temporaries).
+  struct OperandRef {
+    const Tensor* borrowed;
+    int owned;
+  };
   detail::SmallVec<Tensor*, 2> outputs_;
+  detail::SmallVec<OperandRef, kInlineOperands> operand_refs_;
   detail::SmallVec<Tensor, kInlineOperands> owned_;  // temporaries (converted inputs, outputs of another dtype)
   std::vector<std::pair<Tensor*, Tensor>> writebacks_;  // (user output, temporary)
   detail::SmallVec<char*, kInlineOperands> ptrs_;
@@ -212,6 +226,10 @@ class TensorIterator {
   ScalarType compute_dtype_ = ScalarType::Float32;
   bool allocated_outputs_ = false;
 };
+
+// dst = src (broadcast, converted) on any device: CPU tensors through the CPU loop directly,
+// others through copy_'s dispatcher entry (their backend's copy_ kernel).
+void copy_between(Tensor& dst, const Tensor& src);
 
 // Broadcast shape of a and b (numpy rules); throws ValueError naming the op and both shapes.
 DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op_name);

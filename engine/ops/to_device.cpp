@@ -3,7 +3,7 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/to.h"
 
 namespace glassbox::native {
 

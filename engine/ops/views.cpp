@@ -7,7 +7,21 @@
 #include "engine/core/error.h"
 #include "engine/ops/view_geometry.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/as_strided.h"
+#include "glassbox/ops/native/contiguous.h"
+#include "glassbox/ops/native/expand.h"
+#include "glassbox/ops/native/flatten.h"
+#include "glassbox/ops/native/narrow.h"
+#include "glassbox/ops/native/permute.h"
+#include "glassbox/ops/native/reshape.h"
+#include "glassbox/ops/native/select.h"
+#include "glassbox/ops/native/slice.h"
+#include "glassbox/ops/native/squeeze.h"
+#include "glassbox/ops/native/t.h"
+#include "glassbox/ops/native/transpose.h"
+#include "glassbox/ops/native/unfold.h"
+#include "glassbox/ops/native/unsqueeze.h"
+#include "glassbox/ops/native/view.h"
 
 namespace glassbox::native {
 

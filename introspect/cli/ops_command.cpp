@@ -1,5 +1,5 @@
 // glassbox ops: the registration table and graph of operators, joined from the running registry
-// (JSON), the sources (libclang) and the build (CMake File API).
+// (JSON), the sources (libclang), the binaries (ELF symbols and DWARF) and the build (CMake File API).
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -9,9 +9,9 @@
 #include "introspect/cli/graph_output.h"
 #include "introspect/cli/text_table.h"
 #include "engine/core/error.h"
-#include "introspect/binary_registrations.h"
 #include "introspect/file_api.h"
 #include "introspect/registration_graph.h"
+#include "introspect/registration_inputs.h"
 #include "introspect/source_scan.h"
 
 namespace glassbox::introspect::cli {
@@ -23,9 +23,11 @@ ArgumentParser ops_parser() {
                    "table like a dispatcher's table dump with the kernel, the registration's and the\n"
                    "kernel's file:line, the library and the CMake target, and the graph\n"
                    "  operator -> schema (ops.yaml line) -> registration -> key -> kernel -> source -> library -> target.\n"
-                   "The running registry (--registry FILE, or --load LIB, or the build's glassbox_cpu library)\n"
-                   "and the sources (--build: scanned with libclang) are compared; where they disagree the\n"
-                   "agreement column, the graph (red) and the JSON's \"disagreements\" say so.");
+                   "The running registry (--registry FILE, or --load LIB, or the build's engine libraries),\n"
+                   "the sources (--build: scanned with libclang) and the binaries (their registration blocks'\n"
+                   "code lines, from ELF symbols and DWARF) are compared; where they disagree the agreement\n"
+                   "column, the graph (red) and the JSON's \"disagreements\" say so. A binary without\n"
+                   ".symtab or DWARF cannot show its registrations (or their lines): a note says so.");
   add_graph_options(p);
   p.option("op", "REGEX", "operators whose \"ns::name.overload\" matches")
       .option("key", "KEY", "registrations for this dispatch key only (CPU, Meta, CompositeImplicitAutograd, ...)")
@@ -34,8 +36,12 @@ ArgumentParser ops_parser() {
       .option("load", "LIB", "dlopen LIB (repeatable, in order) and read the registry it fills", "", true)
       .flag("no-registry", "do not load the build's libraries for the registry")
       .flag("no-binary", "do not read the libraries' symbols and DWARF (the third source of truth)")
+      .option("binary", "LIB", "read this binary's registrations (repeatable; default: the --load libraries, "
+              "else the build's engine libraries)", "", true)
       .option("units", "REGEX", "with --build: scan only the translation units whose path matches")
       .option("jobs", "N", "with --build: parse N units at a time (default: one per core)", "j")
+      .flag("registering-units", "with --build: parse only units with a line opening a registration block (faster; "
+            "kernels are then placed at their declarations)")
       .epilog("examples:\n"
               "  glassbox ops --build build/dev --op '^glassbox::add\\.Tensor$'\n"
               "  glassbox ops --build build/dev --op matmul --format svg -o matmul.svg\n"
@@ -51,19 +57,6 @@ std::string read_text(const std::string& file) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// The libraries of a glassbox build that register the engine's operators.
-std::vector<std::string> engine_libraries(const FileApiReply& reply) {
-  std::vector<std::string> out;
-  const Configuration& config = reply.configuration();
-  for (const char* name : {"glassbox_cpu", "glassbox_cuda"}) {
-    const Target* t = config.find_target(name);
-    if (!t || t->artifacts.empty()) continue;
-    const std::filesystem::path lib = std::filesystem::path(reply.build_dir) / t->artifacts.front();
-    if (std::filesystem::exists(lib)) out.push_back(lib.string());
-  }
-  return out;
-}
-
 void print_ops_table(const RegistrationView& view, std::ostream& out) {
   TextTable table({"operator", "key", "serves", "kernel", "registered at", "kernel at", "library", "target", "agreement"});
   for (const auto& r : view.rows)
@@ -71,8 +64,10 @@ void print_ops_table(const RegistrationView& view, std::ostream& out) {
   table.print(out);
   std::string used;
   for (const auto& s : view.sources_used) used += (used.empty() ? "" : ", ") + s;
-  out << "\n" << view.rows.size() << " registrations; " << view.disagreements.size() << " disagreements; from "
-      << (used.empty() ? "nothing" : used) << " (--format json|dot|svg|png for the graph)\n";
+  out << "\n" << view.rows.size() << " registrations and " << view.schemas.size() << " schemas; "
+      << view.disagreements.size() << " disagreements; from " << (used.empty() ? "nothing" : used)
+      << " (--format json|dot|svg|png for the graph)\n";
+  for (const auto& n : view.notes) out << "note: " << n << "\n";
 }
 
 void write_text(const std::string& text, const std::string& file, std::ostream& out) {
@@ -108,6 +103,7 @@ int run_ops(const CommandArgs& args, std::ostream& out) {
     SourceScanOptions options;
     options.jobs = parsed.integer("jobs", 0);
     options.unit_filter = parsed.value("units");
+    options.registering_units_only = parsed.has("registering-units");
     if (reply) options.source_root = reply->codemodel.source_dir;
     if (source_scan_available()) {
       scan = scan_sources(read_compile_database(build), options);
@@ -130,17 +126,14 @@ int run_ops(const CommandArgs& args, std::ostream& out) {
 
   // The binary side: registration blocks and their lines, read from the same libraries' ELF/DWARF.
   std::vector<std::string> binaries;
-  if (parsed.has("load")) binaries = parsed.values("load");
+  if (parsed.has("binary")) binaries = parsed.values("binary");
+  else if (parsed.has("load")) binaries = parsed.values("load");
   else if (reply) binaries = engine_libraries(*reply);
   if (!binaries.empty() && !parsed.has("no-binary")) {
-    std::vector<BinaryRegistrationRecord> records;
     try {
-      for (const std::string& lib : binaries) {
-        auto found = binary_registration_records_from(find_binary_registrations(lib));
-        records.insert(records.end(), found.begin(), found.end());
-      }
-      inputs.binary = std::move(records);
+      read_binary_side(binaries, inputs);
     } catch (const glassbox::Error& e) {
+      if (parsed.has("binary")) throw;  // asked for by name
       std::cerr << "glassbox: warning: the binaries are not read: " << e.what() << "\n";
     }
   }
@@ -149,6 +142,8 @@ int run_ops(const CommandArgs& args, std::ostream& out) {
   filter.op_regex = parsed.value("op");
   filter.key = parsed.value("key");
   const RegistrationView view = build_registration_view(inputs, filter);
+  if (output.format != OutputFormat::Table)  // the table prints them below itself
+    for (const auto& n : view.notes) std::cerr << "glassbox: note: " << n << "\n";
   if (output.format == OutputFormat::Table) {
     std::ostringstream text;
     print_ops_table(view, text);

@@ -22,6 +22,8 @@ ArgumentParser sources_parser() {
   p.option("grep", "REGEX", "keep registrations whose operator, kernel, key or file matches")
       .option("units", "REGEX", "scan only the translation units whose path matches")
       .option("jobs", "N", "parse N units at a time (default: one per core)", "j")
+      .flag("registering-units", "parse only units with a line opening a registration block (faster; kernels are then "
+            "placed at their declarations)")
       .option("source-root", "DIR", "print paths relative to DIR (default: the File API's source dir)")
       .flag("json", "print JSON instead of a table")
       .epilog("examples:\n"
@@ -43,7 +45,7 @@ void print_table(const SourceScan& scan, const std::vector<const SourceRegistrat
   }
   table.print(out);
   out << "\n" << rows.size() << " registrations in " << scan.units.size() << " translation units";
-  if (scan.skipped_units) out << " (" << scan.skipped_units << " CUDA units without registration blocks skipped)";
+  if (scan.skipped_units) out << " (" << scan.skipped_units << " units without registration blocks skipped)";
   if (!scan.errors.empty()) out << "; " << scan.errors.size() << " did not parse";
   out << "\n";
 }
@@ -62,6 +64,7 @@ int run_sources(const CommandArgs& args, std::ostream& out) {
   if (options.jobs < 0) throw UsageError("--jobs must be at least 1");
   options.unit_filter = parsed.value("units");
   options.source_root = parsed.value("source-root");
+  options.registering_units_only = parsed.has("registering-units");
   std::optional<std::regex> grep;
   if (parsed.has("grep")) {
     try {

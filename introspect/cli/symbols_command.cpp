@@ -117,7 +117,7 @@ nlohmann::json symbol_json(const SymbolListing& listing, const ListedSymbol& ls,
 nlohmann::json registration_json(const BinaryRegistration& r) {
   return {{"kind", to_string(r.kind)}, {"namespace", r.ns}, {"dispatch_key", r.dispatch_key}, {"operator", r.op},
           {"symbol", r.symbol}, {"demangled", r.demangled}, {"address", r.address}, {"file", r.file},
-          {"line", r.line}, {"library", r.library}};
+          {"line", r.line}, {"code_lines", r.code_lines}, {"library", r.library}};
 }
 
 nlohmann::json size_json(const SizeTotal& t) {
@@ -152,6 +152,8 @@ int print_registrations(const SymbolListing& listing, bool json, std::ostream& o
   }
   out << listing.elf.path() << ": " << found.size() << " registrations";
   if (!listing.elf.has_symtab()) out << " (no .symtab: registration blocks are local symbols, lost when stripped)";
+  else if (listing.dwarf && listing.dwarf->status() != DwarfLines::Status::Present)
+    out << " (without lines: " << listing.dwarf->message() << ")";
   out << "\n\n";
   TextTable table({"kind", "namespace", "key", "operator", "location", "symbol"});
   for (const auto& r : found) {

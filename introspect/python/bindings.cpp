@@ -22,6 +22,7 @@
 #include "introspect/binary_registrations.h"
 #include "introspect/symbol_listing.h"
 #include "introspect/registration_graph.h"
+#include "introspect/registration_inputs.h"
 #include "introspect/source_scan.h"
 
 namespace py = pybind11;
@@ -425,7 +426,7 @@ PYBIND11_MODULE(_introspect, m) {
       py::dict x;
       x["kind"] = std::string(gi::to_string(r.kind)), x["namespace"] = r.ns, x["dispatch_key"] = r.dispatch_key;
       x["operator"] = r.op, x["symbol"] = r.symbol, x["demangled"] = r.demangled, x["address"] = r.address;
-      x["file"] = r.file, x["line"] = r.line, x["library"] = r.library;
+      x["file"] = r.file, x["line"] = r.line, x["code_lines"] = r.code_lines, x["library"] = r.library;
       out.append(x);
     }
     return out;
@@ -461,12 +462,13 @@ PYBIND11_MODULE(_introspect, m) {
     return text;
   }, py::arg("build_dir"), py::arg("units") = "", py::arg("jobs") = 0);
   m.def("registration_view", [](std::optional<std::string> registry_json, const std::string& build_dir,
-                                const std::string& op, const std::string& key, const std::string& units, int jobs) {
+                                const std::string& op, const std::string& key, const std::string& units, int jobs,
+                                std::optional<std::vector<std::string>> binaries) {
     std::optional<gi::FileApiReply> reply;
     std::optional<gi::SourceScan> scan;
     gi::RegistrationInputs in;
     in.registry_json = std::move(registry_json);
-    std::string json;
+    std::string json, binary_warning;
     gg::Graph graph;
     {
       py::gil_scoped_release unlocked;
@@ -481,10 +483,24 @@ PYBIND11_MODULE(_introspect, m) {
         }
         in.reply = reply ? &*reply : nullptr;
       }
+      // The binaries: as given (an unreadable one is an error), else the build's engine libraries
+      // (unreadable: a warning, and the view is made without them).
+      if (binaries) {
+        if (!binaries->empty()) gi::read_binary_side(*binaries, in);
+      } else if (reply) {
+        try {
+          gi::read_binary_side(gi::engine_libraries(*reply), in);
+        } catch (const glassbox::Error& e) {
+          in.binary.reset(), in.binary_libraries.clear();
+          binary_warning = std::string("the binaries are not read: ") + e.what();
+        }
+      }
       const gi::RegistrationView view = gi::build_registration_view(in, gi::RegistrationFilter{op, key});
       json = gi::registration_view_to_json(view);
       graph = view.graph;
     }
+    if (!binary_warning.empty() && PyErr_WarnEx(PyExc_RuntimeWarning, binary_warning.c_str(), 1) != 0)
+      throw py::error_already_set();
     py::dict out;
     out["json"] = json, out["graph"] = graph;
     py::list errors;
@@ -493,5 +509,5 @@ PYBIND11_MODULE(_introspect, m) {
     out["errors"] = errors;
     return out;
   }, py::arg("registry_json"), py::arg("build_dir") = "", py::arg("op") = "", py::arg("key") = "",
-     py::arg("units") = "", py::arg("jobs") = 0);
+     py::arg("units") = "", py::arg("jobs") = 0, py::arg("binaries") = std::nullopt);
 }

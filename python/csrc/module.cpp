@@ -19,6 +19,10 @@ void bind_generated(py::module_& m, py::class_<Tensor>& tensor);
 }
 void bind_indexing(py::module_& m);
 void bind_random(py::module_& m);
+void bind_cuda(py::module_& cuda);
+void bind_dlpack(py::module_& m);
+void bind_library(py::module_& m);
+void bind_trace(py::module_& m);
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "glassbox engine bindings";
@@ -47,9 +51,13 @@ PYBIND11_MODULE(_C, m) {
   glassbox::bind_generated(functions, tensor);
   bind_indexing(m);
   bind_random(m);
+  bind_dlpack(m);
+  bind_library(m);
+  bind_trace(m);
 
   py::module_ cuda = m.def_submodule("_cuda", "what glassbox_cuda was built with and sees");
   cuda.def("built_with_cuda", &glassbox::cuda::built_with_cuda);
   cuda.def("device_count", &glassbox::cuda::device_count);
   cuda.def("describe", &glassbox::cuda::describe);
+  bind_cuda(cuda);
 }

@@ -14,9 +14,10 @@ namespace py = pybind11;
 using namespace glassbox;
 
 namespace {
-// Elements in logical (row-major) order as nested Python lists.
-py::object to_list(const Tensor& t) {
-  if (!t.defined()) throw ValueError("tolist: undefined tensor");
+// Elements in logical (row-major) order as nested Python lists (a CUDA tensor's copied to the CPU).
+py::object to_list(const Tensor& self) {
+  if (!self.defined()) throw ValueError("tolist: undefined tensor");
+  const Tensor t = self.device().type == DeviceType::CUDA ? self.to(Device(DeviceType::CPU)) : self;
   if (!t.data_ptr() && t.numel() > 0)
     throw ValueError("tolist: a tensor on " + t.device().to_string() + " has no data to read");
   return visit_scalar_type(t.dtype(), [&]<class T>() -> py::object {
@@ -26,7 +27,8 @@ py::object to_list(const Tensor& t) {
       std::memcpy(&v, base + offset * static_cast<int64_t>(sizeof(T)), sizeof(T));
       if constexpr (std::is_same_v<T, bool>) return py::bool_(v);
       else if constexpr (std::is_integral_v<T>) return py::int_(static_cast<int64_t>(v));
-      else return py::float_(static_cast<double>(static_cast<float>(v)));
+      else if constexpr (std::is_same_v<T, double>) return py::float_(v);
+      else return py::float_(static_cast<double>(static_cast<float>(v)));  // float, half, bfloat16
     };
     std::function<py::object(size_t, int64_t)> level = [&](size_t d, int64_t offset) -> py::object {
       if (d == t.sizes().size()) return element(offset);

@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "engine/core/device.h"
@@ -130,3 +131,16 @@ struct type_caster<glassbox::Device> {
 };
 
 }  // namespace pybind11::detail
+
+namespace glassbox {
+
+// An int as a size or a dim: Python ints and NumPy's integer scalars; not bools, and not enums
+// such as gb.int64 (which would otherwise pass as their index).
+inline bool is_python_int(py::handle item) {
+  if (PyBool_Check(item.ptr())) return false;
+  if (PyLong_CheckExact(item.ptr())) return true;
+  const std::string_view type = Py_TYPE(item.ptr())->tp_name;
+  return type.starts_with("numpy.") && PyIndex_Check(item.ptr());
+}
+
+}  // namespace glassbox

@@ -1,14 +1,18 @@
 """glassbox: a tensor engine you can see through, and the tools to look inside any C++ build.
 
-The compiled parts (glassbox._C and friends) live in the CMake build, by default
-<repo>/build/dev/python/glassbox; set GLASSBOX_BUILD_DIR to use another build (e.g. build/debug).
+Installed (`pip install .`), the compiled parts (glassbox._C and friends) sit in this package with
+the engine's libraries in glassbox/lib. In a source checkout they live in the CMake build, by
+default <repo>/build/dev/python/glassbox; set GLASSBOX_BUILD_DIR to use another build (e.g. build/debug).
 """
+import importlib.machinery as _machinery
 import os as _os
 
-_repo = _os.path.dirname(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))))
+_here = _os.path.dirname(_os.path.abspath(__file__))
+_installed = any(_os.path.exists(_os.path.join(_here, "_C" + s)) for s in _machinery.EXTENSION_SUFFIXES)
+_repo = _os.path.dirname(_os.path.dirname(_here))
 _build = _os.environ.get("GLASSBOX_BUILD_DIR", _os.path.join(_repo, "build", "dev"))
-_ext_dir = _os.path.join(_build, "python", "glassbox")
-if _os.path.isdir(_ext_dir) and _ext_dir not in __path__:
+_ext_dir = _here if _installed else _os.path.join(_build, "python", "glassbox")
+if not _installed and _os.path.isdir(_ext_dir) and _ext_dir not in __path__:
     __path__.append(_ext_dir)
 
 try:
@@ -24,6 +28,9 @@ from .registry import trace_calls  # noqa: E402,F401
 from .ops import ops  # noqa: E402
 from ._C import Tensor, dtype, from_numpy  # noqa: E402
 from ._tensor_factory import tensor  # noqa: E402
+from ._dlpack import from_dlpack  # noqa: E402
+from ._trace import trace, TraceEvent  # noqa: E402
+from . import library  # noqa: E402
 
 # Every operator of ops.yaml with a function variant, typed: gb.add, gb.neg, gb.transpose, ...
 for _name in dir(_C._functions):
@@ -34,7 +41,10 @@ from ._factories import (  # noqa: E402,F401
     empty, zeros, ones, full, rand, randn, zeros_like, ones_like, manual_seed, seed, initial_seed,
 )
 from . import autograd  # noqa: E402
+from . import _device_methods  # noqa: E402,F401  (Tensor.cuda, .cpu, .is_cuda)
+from . import backends, cuda  # noqa: E402,F401
 from . import nn, optim  # noqa: E402,F401
+from . import graphs, paths  # noqa: E402,F401
 from .autograd import enable_grad, no_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
 
 float32, float64, float16, bfloat16 = dtype.float32, dtype.float64, dtype.float16, dtype.bfloat16
@@ -51,4 +61,4 @@ except ImportError:
     pass
 
 __all__ = ["registry", "trace_calls", "ops", "Tensor", "dtype", "from_numpy", "tensor", "autograd", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+           "enable_grad", "set_grad_enabled", "is_grad_enabled", "from_dlpack", "trace", "TraceEvent", "library"]

@@ -225,14 +225,18 @@ def sources(build_dir, units: str = "", jobs: int = 0) -> dict:
 
 
 class OpsView:
-    """Operators per dispatch key, joined from the running registry, the sources and the build:
-    .rows (one dict per registration), .disagreements, .graph (drawn inline in Jupyter)."""
+    """Operators per dispatch key, joined from the running registry, the sources, the binaries and
+    the build: .rows (one dict per kernel or fallback registration), .schemas (one per operator's
+    def), .disagreements, .notes (what a source could not show, e.g. a stripped binary), .graph
+    (drawn inline in Jupyter)."""
 
     _COLUMNS = ("operator", "key", "serves", "kernel", "registered_at", "kernel_at", "library", "target", "agreement")
 
     def __init__(self, data: dict, graph: "Graph", errors: List[tuple]):
         self.rows: List[dict] = data["rows"]
+        self.schemas: List[dict] = data["schemas"]
         self.disagreements: List[dict] = data["disagreements"]
+        self.notes: List[str] = data["notes"]
         self.sources_used: List[str] = data["sources_used"]
         self.errors = [{"file": f, "message": m} for f, m in errors]  # units that did not parse
         self.graph = graph
@@ -250,19 +254,22 @@ class OpsView:
         return self.graph._repr_svg_()
 
     def __repr__(self) -> str:
-        return (f"{self.table}\n\n{len(self.rows)} registrations, {len(self.disagreements)} disagreements "
-                f"(from {', '.join(self.sources_used) or 'nothing'})")
+        notes = "".join(f"\nnote: {n}" for n in self.notes)
+        return (f"{self.table}\n\n{len(self.rows)} registrations and {len(self.schemas)} schemas, "
+                f"{len(self.disagreements)} disagreements (from {', '.join(self.sources_used) or 'nothing'}){notes}")
 
 
 def ops(op: Optional[str] = None, key: Optional[str] = None, build_dir=None, registry=None,
-        units: str = "", jobs: int = 0) -> OpsView:
+        units: str = "", jobs: int = 0, binaries: Optional[List[str]] = None) -> OpsView:
     """Where each operator is declared, registered and implemented, per dispatch key.
 
-    op: a regex on "ns::name.overload"; key: one dispatch key. registry: the registry's JSON text
-    or a file holding it; by default this process's own registry (glassbox.registry.to_json()).
-    build_dir: also scan that build's sources (libclang; units= limits the scan) and read its CMake
-    File API reply for libraries and targets. Where the sources of truth disagree, the rows'
-    "agreement", .disagreements and the graph (red) say so."""
+    op: a regex on "ns::name.overload"; key: one dispatch key (registrations for it, or filling
+    its slot of the dispatch table). registry: the registry's JSON text or a file holding it; by
+    default this process's own registry (glassbox.registry.to_json()). build_dir: also scan that
+    build's sources (libclang; units= limits the scan) and read its CMake File API reply for
+    libraries and targets. binaries: the libraries whose registration blocks (ELF symbols, DWARF
+    lines) are compared; by default the engine libraries of build_dir, [] for none. Where the
+    sources of truth disagree, the rows' "agreement", .disagreements and the graph (red) say so."""
     if registry is None:
         try:
             from . import registry as _registry
@@ -272,8 +279,9 @@ def ops(op: Optional[str] = None, key: Optional[str] = None, build_dir=None, reg
     elif not str(registry).lstrip().startswith("{"):
         with open(_os.fspath(registry), encoding="utf-8") as f:
             registry = f.read()
+    libs = None if binaries is None else [_os.fspath(b) for b in binaries]
     out = _call(_native().registration_view, registry, _os.fspath(build_dir) if build_dir else "", op or "",
-                key or "", units, jobs)
+                key or "", units, jobs, libs)
     return OpsView(_json.loads(out["json"]), Graph(out["graph"]), out["errors"])
 
 
@@ -305,7 +313,8 @@ def compile_units(lib, debug_dirs: Optional[List[str]] = None) -> dict:
 def binary_registrations(lib, debug_dirs: Optional[List[str]] = None) -> List[dict]:
     """Operator registrations found from the binary alone: GLASSBOX_LIBRARY/_FRAGMENT/_IMPL and
     TORCH_LIBRARY/_FRAGMENT/_IMPL blocks and op_call/op_redispatch handles, as dicts with kind,
-    namespace, dispatch_key, operator, symbol, demangled, address, file, line and library."""
+    namespace, dispatch_key, operator, symbol, demangled, address, file, line, code_lines (a
+    block's lines with code: where its def/impl/fallback calls are) and library."""
     return _call(_native().binary_registrations, _os.fspath(lib), list(debug_dirs or []))
 
 

@@ -1,17 +1,30 @@
 """gb.ops.<namespace>.<operator>(...) calls any registered operator (glassbox's own, or one
 defined from C++ or Python): gb.ops.glassbox.add(x, y), or one overload,
-gb.ops.glassbox.add.Tensor(x, y, alpha=2)."""
+gb.ops.glassbox.add.Tensor(x, y, alpha=2).
+
+Finding an operator's overloads means a scan of the registry, so gb.ops keeps what it found:
+namespaces and packets are cached, and a packet remembers its overloads. gb.library clears the
+cache whenever it registers or removes something; a call that fails on a remembered list asks
+the registry again before it gives up (for libraries loaded some other way)."""
 from . import _C
 
 
 class OpOverloadPacket:
     """All overloads of ns::name; calling it picks the first whose schema accepts the arguments."""
 
-    def __init__(self, qualified):
+    def __init__(self, qualified, overload_names=None):
         self._qualified = qualified
+        self._names = _C._ops.overload_names(qualified) if overload_names is None else overload_names
 
     def __call__(self, *args, **kwargs):
-        return _C._ops.call(self._qualified, args, kwargs)
+        try:
+            return _C._ops.call(self._qualified, args, kwargs, self._names)
+        except (TypeError, AttributeError):
+            fresh = _C._ops.overload_names(self._qualified)
+            if fresh == self._names:
+                raise
+            self._names = fresh
+            return _C._ops.call(self._qualified, args, kwargs, fresh)
 
     def __getattr__(self, overload):
         if overload.startswith("__"):
@@ -48,16 +61,25 @@ class _Namespace:
         if name.startswith("__"):
             raise AttributeError(name)
         qualified = "%s::%s" % (self._ns, name)
-        if not _C._ops.overload_names(qualified):
+        names = _C._ops.overload_names(qualified)
+        if not names:
             raise AttributeError("no operator %s is registered" % qualified)
-        return OpOverloadPacket(qualified)
+        packet = OpOverloadPacket(qualified, names)
+        setattr(self, name, packet)  # found by plain attribute lookup from now on
+        return packet
 
 
 class _Ops:
     def __getattr__(self, ns):
         if ns.startswith("__"):
             raise AttributeError(ns)
-        return _Namespace(ns)
+        namespace = _Namespace(ns)
+        setattr(self, ns, namespace)
+        return namespace
+
+    def _clear_cache(self):
+        """Forgets the namespaces, packets and overload lists found so far."""
+        self.__dict__.clear()
 
 
 ops = _Ops()

@@ -1,5 +1,6 @@
 """gb.ops.<ns>.<op>: calling registered operators from Python, with overload resolution,
 defaults, keyword arguments, and errors as Python exceptions."""
+import numpy as np
 import pytest
 
 import glassbox as gb
@@ -60,3 +61,27 @@ def test_meta_device():
     m = ops.empty([3, 1], device="meta")
     r = ops.mul(m, ops.empty([4], device="meta", dtype=gb.float16))
     assert r.shape == (3, 4) and r.device == "meta" and r.dtype == gb.float32
+
+
+@pytest.mark.parametrize("dtype, value, expected", [
+    ("float64", 0.123456789012345678, 0.123456789012345678),   # all 53 bits survive
+    ("float32", 0.123456789012345678, float(np.float32(0.123456789012345678))),
+    ("float16", 0.1, float(np.float16(0.1))),
+    ("int64", 2**53 + 1, 2**53 + 1),
+])
+def test_item_and_tolist_keep_the_dtypes_precision(dtype, value, expected):
+    t = gb.tensor([value], dtype=getattr(gb, dtype))
+    assert t.item() == expected and type(t.item()) is type(expected)
+    assert t.tolist() == [expected]
+
+
+def test_size_methods_take_ints_one_by_one():
+    x = gb.arange(6)
+    assert x.view(2, 3).shape == (2, 3) and x.reshape(3, 2).shape == (3, 2)
+    assert x.view(2, 3).permute(1, 0).shape == (3, 2)
+    assert x.view(1, 6).expand(4, -1).shape == (4, 6)
+    assert x.view(np.int64(6)).shape == (6,) and x.view([2, 3]).shape == (2, 3)
+    np.testing.assert_array_equal(x.view(2, 3).flip(0, 1).numpy(), np.arange(6).reshape(2, 3)[::-1, ::-1])
+    for bad, kind in [((2, 3.0), "float"), ((True, 6), "bool"), ((gb.int64,), "dtype")]:
+        with pytest.raises(TypeError, match=f"view\\(\\): size must be ints, got {kind}"):
+            x.view(*bad)

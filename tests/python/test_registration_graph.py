@@ -1,6 +1,7 @@
 """gb.introspect.ops and gb.introspect.sources: the registration table and graph of glassbox's own
 operators, joined from this process's registry and the build's sources (libclang)."""
 import os
+import re
 
 import pytest
 
@@ -26,7 +27,7 @@ def test_registry_only_rows_and_graph():
 
 @needs_scan
 def test_ops_with_sources_agree_and_render():
-    view = gb.introspect.ops(op=r"^glassbox::add\.Tensor$", build_dir=BUILD, units=ADD_UNITS, jobs=2)
+    view = gb.introspect.ops(op=r"^glassbox::add\.Tensor$", build_dir=BUILD, units=ADD_UNITS, jobs=2, binaries=[])
     assert view.errors == []
     assert view.sources_used == ["registry", "sources", "file_api"]
     cpu = [r for r in view.rows if r["key"] == "CPU"][0]
@@ -60,3 +61,66 @@ def test_sources_of_the_cpu_registrations():
 def test_bad_registry_text_is_reported():
     with pytest.raises(Exception, match="glassbox-registry"):
         gb.introspect.ops(registry='{"format": "something else"}')
+
+
+def _same_site(a, b):
+    """file:line spelled from different directories (the registry's __FILE__ may be relative to the
+    build directory, DWARF's absolute): one path is a suffix of the other."""
+    a, b = (re.sub(r"^(\.\.?/)+", "", x) for x in (a, b))
+    return bool(a) and (a == b or a.endswith("/" + b) or b.endswith("/" + a))
+
+
+def _yaml_line(op):
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "engine", "ops", "ops.yaml")) as f:
+        for n, line in enumerate(f, 1):
+            if line.startswith(f"- func: {op}("):
+                return n
+    raise AssertionError(f"{op} is not in ops.yaml")
+
+
+@needs_scan
+def test_ops_with_the_binaries_of_the_build():
+    # By default the build's engine libraries are read: their blocks place each registration.
+    view = gb.introspect.ops(op=r"^glassbox::add\.Tensor$", build_dir=BUILD, units=ADD_UNITS, jobs=2)
+    assert view.sources_used == ["registry", "sources", "binary", "file_api"]
+    assert view.disagreements == [] and view.notes == []
+    cpu = [r for r in view.rows if r["key"] == "CPU"][0]
+    assert cpu["found_in"] == "registry,sources,binary"
+    assert _same_site(cpu["registry_at"], cpu["sources_at"]) and _same_site(cpu["binary_at"], cpu["sources_at"])
+    assert cpu["library"] == "lib/libglassbox_cpu.so"
+    [schema] = view.schemas
+    assert schema["operator"] == "glassbox::add.Tensor" and schema["key"] == "def"
+    assert schema["schema_at"] == f"engine/ops/ops.yaml:{_yaml_line('add.Tensor')}"
+    assert schema["found_in"] == "registry,sources,binary" and schema["agreement"] == "ok"
+    assert "2 schemas" not in repr(view) and "1 schemas" in repr(view)
+
+
+def test_key_filter_keeps_what_fills_the_slot():
+    view = gb.introspect.ops(op=r"^glassbox::add\.Tensor$", key="AutogradCPU")
+    assert [r["key"] for r in view.rows] == ["Autograd"]
+    assert "AutogradCPU" in view.rows[0]["serves"].split(",")
+    assert {n["id"] for n in view.graph.nodes if n["kind"] == "dispatch_key"} == {"key:glassbox::add.Tensor:Autograd"}
+    assert [r["key"] for r in gb.introspect.ops(op=r"^glassbox::add\.Tensor$", key="CPU").rows] == ["CPU"]
+    with pytest.raises(gb.introspect.IntrospectError, match=r'dispatch key "Cpu" \(keys registered: .*CPU'):
+        gb.introspect.ops(key="Cpu")
+
+
+def test_binaries_given_by_name():
+    lib = os.environ.get("GLASSBOX_TEST_LIBRARY")
+    if not lib or not BUILD:
+        pytest.skip("needs the dlopen test library of a build")
+    view = gb.introspect.ops(op="^glassbox::add\\.Tensor$", binaries=[lib])
+    assert "binary" in view.sources_used
+    with pytest.raises(gb.introspect.IntrospectError, match="no-such-library.so"):
+        gb.introspect.ops(binaries=["/nonexistent/no-such-library.so"])
+
+
+def test_graph_formats():
+    view = gb.introspect.ops(op=r"^glassbox::matmul$")
+    data = view.graph.to_dict()
+    ids = {n["id"] for n in data["nodes"]}
+    assert "op:glassbox::matmul" in ids and "schema:glassbox::matmul" in ids
+    assert "key:glassbox::matmul:CompositeImplicitAutograd" in ids
+    assert "digraph" in view.graph.to_dot()
+    if gi.rendering_available():
+        assert view.graph.to_png()[:8] == b"\x89PNG\r\n\x1a\n"

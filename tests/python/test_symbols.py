@@ -64,6 +64,9 @@ def test_binary_registrations_of_the_test_library():
     assert found[0]["file"].endswith(source) and found[0]["line"] == line_of(source, "GLASSBOX_LIBRARY(t_dl, m)")
     assert found[1]["line"] == line_of(source, "GLASSBOX_LIBRARY_IMPL(t_dl, CPU, m)")
     assert found[0]["library"] == TEST_LIBRARY
+    # Each block has code at the line of its def/impl call.
+    assert line_of(source, 'm.def("triple') in found[0]["code_lines"]
+    assert line_of(source, 'm.impl("triple"') in found[1]["code_lines"]
 
 
 def test_symbol_sizes():

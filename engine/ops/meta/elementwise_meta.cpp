@@ -4,7 +4,14 @@
 #include "engine/ops/elementwise_shape.h"
 #include "engine/ops/tensor_iterator.h"
 #include "engine/ops/factory_options.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/add.h"
+#include "glassbox/ops/native/copy.h"
+#include "glassbox/ops/native/div.h"
+#include "glassbox/ops/native/empty.h"
+#include "glassbox/ops/native/fill.h"
+#include "glassbox/ops/native/mul.h"
+#include "glassbox/ops/native/neg.h"
+#include "glassbox/ops/native/sub.h"
 
 namespace glassbox::native {
 

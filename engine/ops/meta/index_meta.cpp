@@ -5,7 +5,16 @@
 #include "engine/core/error.h"
 #include "engine/ops/index_shape.h"
 #include "engine/ops/view_geometry.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/embedding_dense_backward.h"
+#include "glassbox/ops/native/gather.h"
+#include "glassbox/ops/native/index.h"
+#include "glassbox/ops/native/index_add.h"
+#include "glassbox/ops/native/index_put.h"
+#include "glassbox/ops/native/index_select.h"
+#include "glassbox/ops/native/masked_fill.h"
+#include "glassbox/ops/native/one_hot.h"
+#include "glassbox/ops/native/scatter.h"
+#include "glassbox/ops/native/scatter_add.h"
 
 namespace glassbox::native {
 

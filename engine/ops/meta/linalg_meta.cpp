@@ -2,7 +2,18 @@
 // functions the CPU kernels call (engine/ops/linalg_shape.h), and tensors with no data.
 #include "engine/core/empty.h"
 #include "engine/ops/linalg_shape.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/addmm.h"
+#include "glassbox/ops/native/avg_pool2d.h"
+#include "glassbox/ops/native/avg_pool2d_backward.h"
+#include "glassbox/ops/native/bmm.h"
+#include "glassbox/ops/native/conv2d.h"
+#include "glassbox/ops/native/convolution_backward.h"
+#include "glassbox/ops/native/dot.h"
+#include "glassbox/ops/native/max_pool2d_with_indices.h"
+#include "glassbox/ops/native/max_pool2d_with_indices_backward.h"
+#include "glassbox/ops/native/mm.h"
+#include "glassbox/ops/native/native_layer_norm.h"
+#include "glassbox/ops/native/native_layer_norm_backward.h"
 
 namespace glassbox::native {
 

@@ -6,7 +6,19 @@
 #include "engine/ops/factory_options.h"
 #include "engine/ops/join_reorder_shape.h"
 #include "engine/ops/random_ops.h"
-#include "glassbox/ops/NativeFunctions.h"
+#include "glassbox/ops/native/arange.h"
+#include "glassbox/ops/native/bernoulli.h"
+#include "glassbox/ops/native/cat.h"
+#include "glassbox/ops/native/empty_strided.h"
+#include "glassbox/ops/native/eye.h"
+#include "glassbox/ops/native/flip.h"
+#include "glassbox/ops/native/linspace.h"
+#include "glassbox/ops/native/normal.h"
+#include "glassbox/ops/native/random.h"
+#include "glassbox/ops/native/roll.h"
+#include "glassbox/ops/native/tril.h"
+#include "glassbox/ops/native/triu.h"
+#include "glassbox/ops/native/uniform.h"
 
 namespace glassbox::native {
 

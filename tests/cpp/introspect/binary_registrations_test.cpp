@@ -47,6 +47,20 @@ TEST(BinaryRegistrations, HandWrittenBlocksAtTheirLines) {
   EXPECT_TRUE(ends_with(impl->file, source)) << impl->file;
   EXPECT_EQ(impl->line, testing::line_containing(source, "GLASSBOX_LIBRARY_IMPL(t_dl, CPU, m)"));
   EXPECT_EQ(found.size(), 2u);
+  // Each block has code at the line of its def/impl call (here the block's own line).
+  const uint32_t def_call = testing::line_containing(source, "m.def(\"triple");
+  const uint32_t impl_call = testing::line_containing(source, "m.impl(\"triple\"");
+  EXPECT_NE(std::find(def->code_lines.begin(), def->code_lines.end(), def_call), def->code_lines.end());
+  EXPECT_NE(std::find(impl->code_lines.begin(), impl->code_lines.end(), impl_call), impl->code_lines.end());
+  EXPECT_EQ(std::find(def->code_lines.begin(), def->code_lines.end(), impl_call), def->code_lines.end());
+}
+
+TEST(BinaryRegistrations, GeneratedBlocksHaveCodeAtEveryCall) {
+  // glassbox_core's fallback blocks: one line each, and nothing else in their function.
+  const auto found = find_binary_registrations(testing::core_library());
+  const BinaryRegistration* r = find(found, BinaryRegistrationKind::GlassboxLibraryImpl, "_", "AutogradCPU");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->code_lines, std::vector<uint32_t>{r->line});
 }
 
 TEST(BinaryRegistrations, FallbackBlocksOfTheCore) {
@@ -81,6 +95,12 @@ TEST(BinaryRegistrations, StrippedCopyHasNoBlocks) {
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].file, "");
   EXPECT_EQ(found[0].line, 0u);
+  EXPECT_TRUE(found[0].code_lines.empty());
+  const BinaryRegistrationScan scan = scan_binary_registrations(copy, o);
+  EXPECT_TRUE(scan.has_symtab);
+  EXPECT_EQ(scan.line_status, DwarfLines::Status::Missing);
+  EXPECT_NE(scan.line_message.find("no DWARF line information"), std::string::npos) << scan.line_message;
+  EXPECT_TRUE(scan.compile_units.empty());
 }
 
 TEST(BinaryRegistrations, PyTorchNamePatterns) {

@@ -68,6 +68,17 @@ TEST(DwarfLines, Dwarf4AndDwarf5) {
     EXPECT_EQ(at.line, testing::line_containing(source, "dwarf_fixture_square starts here")) << path;
     at = lines.lookup(symbol(elf, "dwarf_fixture::twice(int)").address);
     EXPECT_EQ(at.line, testing::line_containing(source, "twice starts here")) << path;
+    // The lines a function's code comes from: its opening line and its body, nothing of its
+    // neighbours, nothing of another file.
+    const ElfSymbol& twice = symbol(elf, "dwarf_fixture::twice(int)");
+    const std::vector<uint32_t> code = lines.lines_in(twice.address, twice.address + twice.size, at.file);
+    ASSERT_FALSE(code.empty()) << path;
+    EXPECT_EQ(code.front(), at.line) << path;
+    EXPECT_TRUE(std::is_sorted(code.begin(), code.end()));
+    EXPECT_LE(code.back(), testing::line_containing(source, "}  // namespace dwarf_fixture")) << path;
+    EXPECT_NE(std::find(code.begin(), code.end(), testing::line_containing(source, "return 2 * x;")), code.end()) << path;
+    EXPECT_TRUE(lines.lines_in(twice.address, twice.address + twice.size, "/elsewhere.cpp").empty());
+    EXPECT_TRUE(lines.lines_in(twice.address, twice.address, at.file).empty());
   }
 }
 

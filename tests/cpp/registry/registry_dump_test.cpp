@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #endif
 
+#include "registry/dispatch_trace_quiet.h"
 #include "registry/json_writer.h"
 #include "registry_test_util.h"
 
@@ -143,4 +144,19 @@ TEST_F(DumpFixture, TraceCaptureAndStderr) {
             "[call] op=[t_dump::f] key=[AutogradCPU]\n  [redispatch] op=[t_dump::f] key=[CPU]\n"
             "[call] op=[t_dump::f] key=[AutogradCPU]\n  [redispatch] op=[t_dump::f] key=[CPU]\n");
   EXPECT_FALSE(dispatch_trace_active());
+}
+
+TEST_F(DumpFixture, QuietTraceCapturesWithoutPrinting) {
+  auto f = op().typed<int64_t(const Tensor&)>();
+  ::testing::internal::CaptureStderr();
+  set_dispatch_trace(true);
+  {
+    DispatchTraceCapture capture;  // a capture alone still prints (GLASSBOX_DISPATCH_TRACE=1 users rely on it)
+    QuietDispatchTrace quiet;
+    f.call(cpu_tensor());
+    EXPECT_EQ(capture.events().size(), 2u);
+  }
+  f.call(tensor_with_keys({K::Meta}));  // printed again
+  set_dispatch_trace(false);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "[call] op=[t_dump::f] key=[Meta]\n");
 }

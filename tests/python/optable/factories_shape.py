@@ -1,6 +1,6 @@
 """Factories (arange, linspace, eye, empty_strided), to(device), dropout in evaluation, and the
 joining and reordering operators (cat, stack, split, split_with_sizes, chunk, flip, roll, tril,
-triu). The random operators are checked statistically in test_random.py."""
+triu), and the views unfold and as_strided. The random operators are checked statistically in test_random.py."""
 import math
 
 import numpy as np
@@ -99,6 +99,21 @@ def _tensor_and_args_samples(*cases, non_contiguous_case=None):
     return gen
 
 
+# ---- views whose elements are not a slice of the input
+def _unfold_ref(a, dim, size, step):
+    if a.ndim == 0:
+        return a.reshape(1)
+    windows = np.lib.stride_tricks.sliding_window_view(a, size, axis=dim)
+    index = [slice(None)] * a.ndim
+    index[dim] = slice(None, None, step)
+    return windows[tuple(index)].copy()
+
+
+def _as_strided_ref(a, size, stride, offset=None):
+    flat = np.ascontiguousarray(a).reshape(-1)[offset or 0:]
+    return np.lib.stride_tricks.as_strided(flat, size, [s * flat.itemsize for s in stride]).copy()
+
+
 def _flip_ref(a, dims):
     return np.flip(a, axis=tuple(dims)) if dims and a.ndim else a.copy()
 
@@ -176,5 +191,15 @@ OPS = [
     OpInfo("triu", lambda a, k: ops.triu(a, k), lambda a, k: np.triu(a, k),
            _tensor_and_args_samples(((3, 4), 0), ((4, 3), -1), ((2, 3, 3), 1), ((3, 0), 0), ((3, 5), -10),
                                     non_contiguous_case=((4, 3), 1)),
+           ALL_DTYPES, differentiable=True),
+    OpInfo("unfold", lambda a, dim, size, step: ops.unfold(a, dim, size, step), _unfold_ref,
+           _tensor_and_args_samples(((7, 3), 0, 3, 2), ((4, 5), 1, 2, 1), ((5,), 0, 5, 1), ((2, 3, 4), -1, 2, 3),
+                                    ((6,), 0, 2, 2), ((), 0, 1, 1), ((0, 3), 1, 2, 1),
+                                    non_contiguous_case=((5, 4), 0, 2, 1)),
+           ALL_DTYPES, differentiable=True),
+    # Contiguous inputs: as_strided addresses the storage, which a strided sample's is not.
+    OpInfo("as_strided", lambda a, size, stride, offset=None: ops.as_strided(a, size, stride, offset), _as_strided_ref,
+           _tensor_and_args_samples(((4, 5), [3, 3], [1, 2], 1), ((6,), [2, 3], [1, 1]), ((3, 4), [4, 3], [1, 4], 0),
+                                    ((2, 3), [2, 2, 2], [0, 1, 3], 0), ((5,), [0], [1], 2), ((2, 2), [], [], 3)),
            ALL_DTYPES, differentiable=True),
 ]

@@ -1,0 +1,40 @@
+#pragma once
+// Combining one value per thread into one per row group, for the reduction and softmax kernels.
+// A block is blockDim.y groups of blockDim.x threads (a multiple of 32); each group works on one
+// row. Warps combine through shuffles; a group of several warps through shared memory (such
+// blocks have blockDim.y == 1).
+#include <cuda_runtime.h>
+
+namespace glassbox::cuda {
+
+inline constexpr unsigned kFullWarp = 0xffffffffu;
+
+template <class A, class Op>
+__device__ __forceinline__ A warp_reduce(A v, const Op& op) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_down_sync(kFullWarp, v, offset));
+  return v;
+}
+
+// The combination of v over the calling thread's group, returned to every thread of the group.
+// Every thread of the block must call it (it may synchronise the block). `identity` pads the
+// shared slots of missing warps.
+template <class A, class Op>
+__device__ __forceinline__ A group_reduce(A v, const Op& op, A identity) {
+  v = warp_reduce(v, op);
+  if (blockDim.x == 32) return __shfl_sync(kFullWarp, v, 0);
+  __shared__ A partial[32];
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  __syncthreads();  // an earlier call may still be reading partial
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < blockDim.x / 32 ? partial[lane] : identity;
+    v = warp_reduce(v, op);
+    if (lane == 0) partial[0] = v;
+  }
+  __syncthreads();
+  return partial[0];
+}
+
+}  // namespace glassbox::cuda

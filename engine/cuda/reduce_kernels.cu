@@ -1,0 +1,299 @@
+// Reductions on CUDA: sum, mean, amax, amin, max, min. The front end (engine/ops/reduction_shape.h)
+// decides shape and dtype; the input is viewed as a contiguous [outer, reduced, inner] block
+// (permuted into one when the reduced dims are not a single run), and then
+//  * inner == 1 (rows): a warp or a block per row, 16-byte loads where aligned, warp shuffles and
+//    shared memory to combine; long rows with few outputs are shared by several blocks (interleaved)
+//    whose partial results a second pass combines;
+//  * inner > 1 (columns): threads along inner read coalesced, eight rows at a time per block,
+//    combined in shared memory; likewise split when there are few outputs.
+// Accumulators: float for float16/bfloat16/float32, double, int64 for integer sums.
+#include <algorithm>
+#include <limits>
+
+#include "engine/core/empty.h"
+#include "engine/core/error.h"
+#include "engine/cuda/block_reduce.cuh"
+#include "engine/cuda/elementwise.cuh"
+#include "engine/ops/reduction_shape.h"
+#include "glassbox/ops/Functions.h"
+#include "glassbox/ops/NativeFunctions.h"
+
+namespace glassbox::native {
+
+namespace {
+using namespace glassbox::cuda;
+
+enum class Reduce { Sum, Max, Min };
+
+template <Reduce OP>
+struct Combine {
+  template <class A>
+  __device__ __forceinline__ A operator()(A acc, A v) const {
+    if constexpr (OP == Reduce::Sum) return acc + v;
+    // A NaN, once met, stays: no comparison replaces it (v != v is false for integers).
+    else if constexpr (OP == Reduce::Max) return (v > acc || v != v) ? v : acc;
+    else return (v < acc || v != v) ? v : acc;
+  }
+};
+
+// out[task] for task = row * chunks + chunk: the reduction of the chunk-th of `chunks` interleaved
+// slices of row `row` (rows of length `len`), divided by `divisor` (mean) when it is not 1. The
+// blocks of one row stride through it together, so that the GPU reads one contiguous stretch at a
+// time rather than `chunks` distant ones.
+template <Reduce OP, class T, class A>
+__global__ void reduce_rows_kernel(const T* x, A* out, int64_t tasks, int64_t len, int64_t chunks, A identity,
+                                   double divisor, bool vectorized) {
+  constexpr int kVec = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
+  const Combine<OP> op;
+  const int64_t task = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  A acc[4] = {identity, identity, identity, identity};  // independent chains keep loads in flight
+  if (task < tasks) {
+    const int64_t row = task / chunks, chunk = task % chunks;
+    const T* p = x + row * len;
+    const int64_t first = chunk * blockDim.x + threadIdx.x, threads = chunks * blockDim.x;
+    if (vectorized) {  // len is a multiple of kVec, p is 16-byte aligned
+      using Vec = AlignedVec<T, kVec>;
+      const int64_t stride = threads * kVec;
+      int64_t i = first * kVec;
+      // Four independent 16-byte loads in flight before any of them is combined.
+      for (; i + 3 * stride < len; i += 4 * stride) {
+        Vec v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = *reinterpret_cast<const Vec*>(p + i + u * stride);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+#pragma unroll
+          for (int j = 0; j < kVec; ++j) acc[(u + j) % 4] = op(acc[(u + j) % 4], static_cast<A>(to_opmath(v[u].val[j])));
+        }
+      }
+      for (; i < len; i += stride) {
+        const Vec v = *reinterpret_cast<const Vec*>(p + i);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) acc[j % 4] = op(acc[j % 4], static_cast<A>(to_opmath(v.val[j])));
+      }
+    } else {
+      for (int64_t i = first; i < len; i += threads) acc[0] = op(acc[0], static_cast<A>(to_opmath(p[i])));
+    }
+  }
+  A r = op(op(acc[0], acc[1]), op(acc[2], acc[3]));
+  r = group_reduce(r, op, identity);
+  if (task < tasks && threadIdx.x == 0) out[task] = divisor == 1.0 ? r : static_cast<A>(static_cast<double>(r) / divisor);
+}
+
+inline constexpr int kColumnThreads = 32, kColumnRows = 8;
+
+// out[(o * chunks + chunk) * inner + i]: the reduction over rows r of the chunk of x[o, r, i].
+template <Reduce OP, class T, class A>
+__global__ void reduce_columns_kernel(const T* x, A* out, int64_t outer, int64_t len, int64_t inner, int64_t chunk_len,
+                                      int64_t chunks, A identity, double divisor) {
+  const Combine<OP> op;
+  const int64_t tiles = (inner + kColumnThreads - 1) / kColumnThreads;
+  const int64_t task = blockIdx.x / tiles;  // o * chunks + chunk
+  const int64_t i = blockIdx.x % tiles * kColumnThreads + threadIdx.x;
+  const bool active = task < outer * chunks && i < inner;
+  A acc = identity;
+  if (active) {
+    const int64_t o = task / chunks, begin = task % chunks * chunk_len;
+    const int64_t end = begin + chunk_len < len ? begin + chunk_len : len;
+    for (int64_t r = begin + threadIdx.y; r < end; r += kColumnRows)
+      acc = op(acc, static_cast<A>(to_opmath(x[(o * len + r) * inner + i])));
+  }
+  __shared__ A part[kColumnRows][kColumnThreads + 1];
+  part[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y != 0 || !active) return;
+#pragma unroll
+  for (int k = 1; k < kColumnRows; ++k) acc = op(acc, part[k][threadIdx.x]);
+  out[task * inner + i] = divisor == 1.0 ? acc : static_cast<A>(static_cast<double>(acc) / divisor);
+}
+
+// n elements of device memory for partial results.
+Tensor scratch(int64_t n, ScalarType dtype, int device) {
+  const int64_t sizes[] = {n};
+  return empty_tensor(sizes, dtype, Device(DeviceType::CUDA, static_cast<int8_t>(device)));
+}
+
+int multiprocessors(int device) {
+  static int count[64] = {};
+  if (!count[device]) GB_CUDA_CHECK(cudaDeviceGetAttribute(&count[device], cudaDevAttrMultiProcessorCount, device));
+  return count[device];
+}
+
+// The reduction of x, a contiguous [outer, len, inner] block on the current device, into out
+// ([outer, inner], contiguous, dtype A).
+template <Reduce OP, class T, class A>
+void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner, A identity, double divisor, int device) {
+  const cudaStream_t stream = current_stream(device).handle();
+  const int64_t target_blocks = 4 * int64_t{multiprocessors(device)};
+  const int64_t outputs = outer * inner;
+  if (inner == 1) {
+    const bool wide = len > 512;
+    const dim3 block(wide ? 512 : 32, wide ? 1 : 8);
+    // Few rows of many values: several blocks per row (at least 16K values each), enough to fill the GPU.
+    int64_t chunks = 1;
+    if (outer < target_blocks && len > 32768) chunks = std::min((len + 16383) / 16384, (target_blocks + outer - 1) / outer);
+    constexpr int kVec = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
+    const bool vectorized = len % kVec == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
+    const int64_t tasks = outer * chunks;
+    A* dst = out;
+    Tensor partial;
+    if (chunks > 1) {
+      partial = scratch(tasks, scalar_type_of<A>(), device);
+      dst = partial.data<A>();
+    }
+    const auto grid = static_cast<unsigned>((tasks + block.y - 1) / block.y);
+    reduce_rows_kernel<OP, T, A><<<grid, block, 0, stream>>>(x, dst, tasks, len, chunks, identity, chunks > 1 ? 1.0 : divisor,
+                                                             vectorized);
+    GB_CUDA_KERNEL_LAUNCH_CHECK();
+    if (chunks > 1) reduce_block<OP, A, A>(dst, out, outer, chunks, 1, identity, divisor, device);
+    return;
+  }
+  int64_t chunks = 1;
+  if (outputs < 64 * kColumnThreads && len > 64) {
+    const int64_t tiles = (inner + kColumnThreads - 1) / kColumnThreads;
+    chunks = std::min((len + 63) / 64, std::max<int64_t>(1, target_blocks / std::max<int64_t>(outer * tiles, 1)));
+  }
+  const int64_t chunk_len = (len + chunks - 1) / chunks;
+  A* dst = out;
+  Tensor partial;
+  if (chunks > 1) {
+    partial = scratch(outer * chunks * inner, scalar_type_of<A>(), device);
+    dst = partial.data<A>();
+  }
+  const int64_t tiles = (inner + kColumnThreads - 1) / kColumnThreads;
+  const auto grid = static_cast<unsigned>(outer * chunks * tiles);
+  reduce_columns_kernel<OP, T, A><<<grid, dim3(kColumnThreads, kColumnRows), 0, stream>>>(
+      x, dst, outer, len, inner, chunk_len, chunks, identity, chunks > 1 ? 1.0 : divisor);
+  GB_CUDA_KERNEL_LAUNCH_CHECK();
+  if (chunks > 1) reduce_block<OP, A, A>(dst, out, outer, chunks, inner, identity, divisor, device);
+}
+
+// self as a contiguous [outer, reduced, inner] block whose results come out in the order of the
+// kept dims: self itself when the reduced dims (ignoring size 1) form one run, else a permuted copy.
+struct Geometry {
+  Tensor data;
+  int64_t outer = 1, len = 1, inner = 1;
+};
+Geometry geometry(const Tensor& self, const DimVector& reduced) {
+  Geometry g;
+  int state = 0;  // 0: before the reduced run, 1: inside it, 2: after it
+  bool one_run = true;
+  int64_t kept = 1, red = 1;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    const int64_t s = self.sizes()[d];
+    reduced[d] ? red *= s : kept *= s;
+    if (s == 1) continue;
+    if (reduced[d]) {
+      one_run = one_run && state != 2;
+      state = 1;
+      g.len *= s;
+    } else {
+      if (state == 1) state = 2;
+      (state == 0 ? g.outer : g.inner) *= s;
+    }
+  }
+  if (one_run && self.is_contiguous()) {
+    g.data = self;
+    return g;
+  }
+  DimVector perm;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (!reduced[d]) perm.push_back(d);
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (reduced[d]) perm.push_back(d);
+  g.data = glassbox::permute(self, perm).contiguous();
+  g.outer = kept, g.len = red, g.inner = 1;
+  return g;
+}
+
+// Accumulator of sums; extremes compare in the compute type, small integers widened to int32.
+template <class T>
+using sum_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opmath_t<T>, int64_t>;
+template <class T>
+using extreme_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>, opmath_t<T>, int32_t>;
+
+template <Reduce OP, class A>
+A identity_of() {
+  if constexpr (OP == Reduce::Sum) return A(0);
+  else if constexpr (OP == Reduce::Max)
+    return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest();
+  else return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
+}
+
+template <Reduce OP>
+Tensor reduce(const char* op, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+              std::optional<ScalarType> dtype, bool mean = false) {
+  const ReductionDtype rule = mean ? ReductionDtype::Mean : OP == Reduce::Sum ? ReductionDtype::Accumulate : ReductionDtype::Same;
+  const ReductionShape shape = reduction_shape(op, self, dim, keepdim, reduction_dtype(op, self, dtype, rule));
+  if (OP != Reduce::Sum) check_reduction_nonempty(op, self, shape);
+  const int device = self.device().index;
+  DeviceGuard guard(device);
+  Tensor result = empty_tensor(shape.out_shape, shape.dtype, self.device());
+  if (result.numel() == 0) return result;
+  // Sums compute in a floating-point result dtype (sum(x, dtype=float64) adds in float64).
+  Tensor in = self;
+  if (OP == Reduce::Sum && is_floating_point(shape.dtype) && self.dtype() != shape.dtype) {
+    in = empty_tensor(self.sizes(), shape.dtype, self.device());
+    copy_between(in, self);
+  }
+  const Geometry g = geometry(in, shape.reduced);
+  const double divisor = mean ? static_cast<double>(shape.reduced_numel) : 1.0;
+  visit_device_type(in.dtype(), [&]<class T>() {
+    using A = std::conditional_t<OP == Reduce::Sum, sum_acc_t<T>, extreme_acc_t<T>>;
+    // Results land in `result` directly when it has the accumulator's dtype.
+    Tensor acc = result.dtype() == scalar_type_of<A>() ? result : empty_tensor(shape.out_shape, scalar_type_of<A>(), self.device());
+    if (g.len == 0) {
+      // Nothing to combine (only sums get here): 0, and a mean of nothing is 0 / 0.
+      glassbox::fill_(acc, mean ? Scalar(std::numeric_limits<double>::quiet_NaN()) : Scalar(0.0));
+    } else {
+      reduce_block<OP, T, A>(g.data.template data<T>(), acc.template data<A>(), g.outer, g.len, g.inner, identity_of<OP, A>(),
+                             divisor, device);
+    }
+    if (!acc.is_same(result)) copy_between(result, acc);
+  });
+  return result;
+}
+
+Tensor& reduce_out(const char* op, const Tensor& result, Tensor& out) {
+  check_out(op, out, result.sizes(), result.dtype(), result.device());
+  copy_between(out, result);
+  return out;
+}
+}  // namespace
+
+Tensor sum_cuda(const Tensor& self, std::optional<ScalarType> dtype) {
+  return reduce<Reduce::Sum>("sum", self, std::nullopt, false, dtype);
+}
+Tensor sum_dim_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return reduce<Reduce::Sum>("sum", self, dim, keepdim, dtype);
+}
+Tensor& sum_out_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+                     Tensor& out) {
+  return reduce_out("sum.out", reduce<Reduce::Sum>("sum.out", self, dim, keepdim, dtype), out);
+}
+Tensor mean_cuda(const Tensor& self, std::optional<ScalarType> dtype) {
+  return reduce<Reduce::Sum>("mean", self, std::nullopt, false, dtype, true);
+}
+Tensor mean_dim_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return reduce<Reduce::Sum>("mean", self, dim, keepdim, dtype, true);
+}
+Tensor& mean_out_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+                      Tensor& out) {
+  return reduce_out("mean.out", reduce<Reduce::Sum>("mean.out", self, dim, keepdim, dtype, true), out);
+}
+Tensor amax_cuda(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return reduce<Reduce::Max>("amax", self, dim, keepdim, std::nullopt);
+}
+Tensor& amax_out_cuda(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  return reduce_out("amax.out", reduce<Reduce::Max>("amax.out", self, dim, keepdim, std::nullopt), out);
+}
+Tensor amin_cuda(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return reduce<Reduce::Min>("amin", self, dim, keepdim, std::nullopt);
+}
+Tensor& amin_out_cuda(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  return reduce_out("amin.out", reduce<Reduce::Min>("amin.out", self, dim, keepdim, std::nullopt), out);
+}
+Tensor max_cuda(const Tensor& self) { return reduce<Reduce::Max>("max", self, std::nullopt, false, std::nullopt); }
+Tensor min_cuda(const Tensor& self) { return reduce<Reduce::Min>("min", self, std::nullopt, false, std::nullopt); }
+
+}  // namespace glassbox::native

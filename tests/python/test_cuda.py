@@ -1,0 +1,149 @@
+"""gb.cuda and CUDA tensors from Python. Without a GPU, gb.cuda answers, asking for a CUDA tensor
+raises RuntimeError saying why and the settings still work; with one, every result is checked
+against the CPU's for the same inputs."""
+import numpy as np
+import pytest
+
+import glassbox as gb
+
+requires_gpu = pytest.mark.skipif(not gb.cuda.is_available(), reason=f"no CUDA device: {gb.cuda.describe()}")
+
+
+def test_cuda_module_answers_with_or_without_a_gpu():
+    assert gb.cuda.device_count() == gb._C._cuda.device_count()
+    assert gb.cuda.is_available() == (gb.cuda.device_count() > 0)
+    assert isinstance(gb.cuda.describe(), str)
+    if not gb.cuda.is_available():
+        assert gb.cuda.memory_allocated() == 0
+        assert gb.cuda.max_memory_allocated() == 0
+        assert gb.cuda.memory_reserved() == 0
+        gb.cuda.empty_cache()
+        gb.cuda.reset_peak_memory_stats()
+    with pytest.raises(ValueError, match="expected a CUDA device"):
+        gb.cuda.memory_allocated("cpu")
+
+
+def test_tf32_switch_round_trips():
+    matmul = gb.backends.cuda.matmul
+    assert matmul.allow_tf32 is False  # off by default, as in PyTorch
+    try:
+        matmul.allow_tf32 = True
+        assert matmul.allow_tf32 is True and gb._C._cuda.matmul_allow_tf32() is True
+    finally:
+        matmul.allow_tf32 = False
+    assert repr(matmul) == "matmul(allow_tf32=False)"
+
+
+@pytest.mark.skipif(gb.cuda.is_available(), reason="a GPU is present")
+def test_without_a_gpu_cuda_tensors_raise_clearly():
+    t = gb.ones(3)
+    assert t.is_cuda is False and t.cpu().data_ptr() == t.data_ptr()  # already there: no copy
+    why = "CUDA is not available" if gb._C._cuda.built_with_cuda() else "cuda"
+    for make in (lambda: gb.zeros(2, device="cuda"), t.cuda, lambda: t.to("cuda"), lambda: gb.tensor([1.0], device="cuda")):
+        with pytest.raises(RuntimeError, match=why):
+            make()
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        gb.cuda.synchronize()
+
+
+@requires_gpu
+def test_round_trip_repr_and_factories():
+    t = gb.tensor([[1.0, 2.0], [3.0, 4.0]])
+    d = t.cuda()
+    assert d.device == "cuda:0" and d.is_cuda and not t.is_cuda
+    assert repr(d) == "tensor([[1., 2.],\n        [3., 4.]], device='cuda:0')"
+    assert repr(d.to(gb.float16)[0]) == "tensor([1., 2.], device='cuda:0', dtype=glassbox.float16)"
+    assert d.cpu().device == "cpu" and d.cpu().tolist() == t.tolist() == d.tolist()
+    assert d.to("cpu").tolist() == t.tolist()
+    assert d[1, 0].item() == 3.0
+    assert gb.tensor([1, 2], device="cuda").device == "cuda:0"
+    z = gb.zeros(2, 3, dtype=gb.int32, device="cuda")
+    assert z.device == "cuda:0" and z.dtype == gb.int32 and z.tolist() == [[0, 0, 0]] * 2
+    assert gb.full([2], 7.5, device="cuda").tolist() == [7.5, 7.5]
+    with pytest.raises(TypeError, match=r"use \.cpu\(\) first"):
+        d.numpy()
+
+
+@requires_gpu
+def test_operators_match_the_cpu():
+    rng = np.random.default_rng(0)
+    a_np = rng.standard_normal((64, 33)).astype(np.float32)
+    b_np = rng.standard_normal((33,)).astype(np.float32)
+    w_np = rng.standard_normal((33, 17)).astype(np.float32)
+    a, b, w = gb.from_numpy(a_np), gb.from_numpy(b_np), gb.from_numpy(w_np)
+    da, db, dw = a.cuda(), b.cuda(), w.cuda()
+    cases = {
+        "add": lambda x, y, m: x + y * 2,
+        "sub mul div": lambda x, y, m: (x - y) * x / (y.abs() + 1),
+        "scalars": lambda x, y, m: 2.5 * x - 1,
+        "unary": lambda x, y, m: x.exp() + x.abs().sqrt() + x.abs().log() + x.sigmoid() + x.tanh() + x.relu(),
+        "softmax": lambda x, y, m: gb.softmax(x, 1) + gb.log_softmax(x, 0),
+        "sum": lambda x, y, m: x.sum(0) + x.mean(0) + x.amax(0),
+        "full sum": lambda x, y, m: x.sum(),
+        "matmul": lambda x, y, m: x @ m,
+        "where": lambda x, y, m: gb.where(x > y, x, y * 0.5),
+    }
+    for name, f in cases.items():
+        expected = f(a, b, w).numpy()
+        got = f(da, db, dw)
+        assert got.device == "cuda:0", name
+        np.testing.assert_allclose(got.cpu().numpy(), expected, rtol=2e-5, atol=2e-5, err_msg=name)
+    assert (da > db).cpu().numpy().tolist() == (a > b).numpy().tolist()
+    # Random numbers: the CPU's generator, so the same seed gives the same numbers.
+    gb.manual_seed(3)
+    c = gb.randn(5, 4)
+    gb.manual_seed(3)
+    g = gb.randn(5, 4, device="cuda")
+    np.testing.assert_allclose(g.cpu().numpy(), c.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@requires_gpu
+def test_autograd_on_the_gpu_matches_the_cpu():
+    rng = np.random.default_rng(1)
+    x_np = rng.standard_normal((32, 20)).astype(np.float32)
+    w1_np = (rng.standard_normal((24, 20)) * 0.3).astype(np.float32)
+    w2_np = (rng.standard_normal((5, 24)) * 0.3).astype(np.float32)
+
+    def run(device):
+        x = gb.tensor(x_np, device=device)
+        w1 = gb.tensor(w1_np, device=device, requires_grad=True)
+        w2 = gb.tensor(w2_np, device=device, requires_grad=True)
+        y = gb.log_softmax(gb.relu(x @ w1.t()) @ w2.t(), 1)
+        loss = -(y.sum(1)).mean()
+        loss.backward()
+        return loss, w1.grad, w2.grad
+
+    cpu, gpu = run("cpu"), run("cuda")
+    assert gpu[0].device == "cuda:0" and gpu[1].device == "cuda:0"
+    assert "grad_fn=<NegBackward0>" in repr(gpu[0]) and "device='cuda:0'" in repr(gpu[0])
+    for c, g in zip(cpu, gpu):
+        np.testing.assert_allclose(g.cpu().detach().numpy(), c.detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+@requires_gpu
+def test_memory_statistics():
+    gb.cuda.synchronize()
+    gb.cuda.empty_cache()
+    before = gb.cuda.memory_allocated()
+    x = gb.empty(1 << 20, device="cuda")  # 4 MiB
+    assert gb.cuda.memory_allocated() - before == 4 << 20
+    assert gb.cuda.max_memory_allocated() >= gb.cuda.memory_allocated()
+    assert gb.cuda.memory_reserved() >= gb.cuda.memory_allocated()
+    del x
+    assert gb.cuda.memory_allocated() == before
+    assert gb.cuda.memory_reserved() - gb.cuda.memory_allocated() >= 4 << 20  # cached for reuse
+    gb.cuda.empty_cache()
+    assert gb.cuda.memory_reserved() == gb.cuda.memory_allocated()
+    stats = gb.cuda.memory_stats()
+    assert stats["driver_allocations"] >= 1 and stats["allocations"] >= stats["driver_allocations"]
+
+
+@requires_gpu
+def test_errors_are_python_exceptions():
+    d = gb.ones(3, device="cuda")
+    with pytest.raises(ValueError, match="expected all tensors on one device, got cuda:0 and cpu"):
+        d + gb.ones(3)
+    with pytest.raises(TypeError, match="CUDA matrix products take floating-point tensors"):
+        gb.ones(2, 2, dtype=gb.int64, device="cuda") @ gb.ones(2, 2, dtype=gb.int64, device="cuda")
+    with pytest.raises(RuntimeError, match="no kernel for glassbox::cumsum for dispatch key CUDA"):
+        gb.cumsum(d, 0)
