@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <utility>
 #include <mutex>
@@ -232,7 +233,10 @@ AllocatorStats CPUAllocator::stats() const {
       frees += s->counts.frees.load(std::memory_order_relaxed);
     }
   }
-  return {live_bytes_.load(), allocations - frees, peak_bytes_.load(), allocations};
+  // A thread may have added its block to live_bytes_ and not yet raised the peak: the live total
+  // read here was reached, so the peak is at least that.
+  const int64_t live = live_bytes_.load();
+  return {live, allocations - frees, std::max(peak_bytes_.load(), live), allocations};
 }
 
 CPUAllocator& cpu_allocator() {

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "engine/core/half.h"
+#include "engine/cpu/cpu_features.h"
 #include "engine/cpu/streaming_store.h"
 #include "engine/ops/tensor_iterator.h"
 
@@ -29,17 +30,16 @@ inline void store(char* p, V v) {
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GLASSBOX_X86_DISPATCH 1
-// The build targets baseline x86-64 (SSE2); where the CPU has AVX2 the contiguous loops run a copy
-// compiled for it (twice the vector width), chosen once at run time.
+// The build targets baseline x86-64 (SSE2); where the CPU has AVX2 (with FMA) the contiguous loops
+// run a copy compiled for it (twice the vector width), chosen once at run time (cpu_features.h).
 inline bool cpu_has_avx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
+  static const bool has = cpu_capability() >= CpuCapability::Avx2;
   return has;
 }
 // AVX-512 (the x86-64-v4 set): the transcendental loops, which are bound by arithmetic rather
 // than memory, run a copy with 16 float lanes.
 inline bool cpu_has_avx512() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-                          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+  static const bool has = cpu_capability() >= CpuCapability::Avx512;
   return has;
 }
 #endif

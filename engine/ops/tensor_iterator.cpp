@@ -164,7 +164,7 @@ TensorIterator TensorIteratorConfig::build() {
   for (const Tensor* in : inputs_) {
     if (!keep_dtypes_ && in->dtype() != compute) {
       Tensor converted = empty_tensor(in->sizes(), compute, in->device());
-      copy_between(converted, *in);
+      if (in->device().type != DeviceType::Meta) copy_between(converted, *in);  // meta: no data to copy
       it.owned_.push_back(std::move(converted));
       operands.push_back(&it.owned_[it.owned_.size() - 1]);
       it.operand_refs_.push_back({nullptr, static_cast<int>(it.owned_.size() - 1)});

@@ -3,7 +3,9 @@
 // blocks come and go on several threads, small (cached per thread) and large alike.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -80,4 +82,61 @@ TEST(CPUAllocator, BigBlocksAreHugePageAlignedAndReusedForTheSameSize) {
   a.deallocate(again, n);
   a.deallocate(other, n + (size_t{4} << 20));
   EXPECT_EQ(a.stats().live_bytes, s.live_bytes - static_cast<int64_t>(2 * n + (size_t{4} << 20)));
+}
+
+// Threads that end with blocks in their caches (small ones and kept big ones), blocks that
+// outlive the thread that took them, and stats() read while threads come and go: once everything
+// has joined, the counts are exact again.
+TEST(CPUAllocator, ThreadsEndingWithCachedBlocksKeepTheCountsExact) {
+  CPUAllocator& a = cpu_allocator();
+  const AllocatorStats before = a.stats();
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    while (!done.load()) {
+      const AllocatorStats s = a.stats();
+      EXPECT_GE(s.live_bytes, 0);
+      EXPECT_GE(s.peak_bytes, s.live_bytes);
+    }
+  });
+  constexpr size_t kBig = size_t{6} << 20;
+  std::vector<std::pair<void*, size_t>> outliving;
+  std::mutex outliving_mutex;
+  int64_t allocations = 0;
+  for (int round = 0; round < 8; ++round) {
+    std::vector<std::thread> workers;
+    for (int t = 0; t < 3; ++t) {
+      workers.emplace_back([&, t] {
+        std::vector<std::pair<void*, size_t>> mine;
+        for (int i = 0; i < 40; ++i) mine.emplace_back(a.allocate(64 * (1 + i % 16)), 64 * (1 + i % 16));
+        mine.emplace_back(a.allocate(kBig), kBig);
+        mine.emplace_back(a.allocate(kBig + (size_t{2} << 20)), kBig + (size_t{2} << 20));
+        // Free all but two: the cache now holds small blocks and both big ones.
+        std::lock_guard lock(outliving_mutex);
+        outliving.push_back(mine[t]);
+        outliving.push_back(mine[40]);
+        for (size_t i = 0; i < mine.size(); ++i)
+          if (i != static_cast<size_t>(t) && i != 40) a.deallocate(mine[i].first, mine[i].second);
+      });
+    }
+    for (std::thread& w : workers) w.join();
+    allocations += 3 * 42;
+  }
+  done = true;
+  reader.join();
+  AllocatorStats mid = a.stats();
+  EXPECT_EQ(mid.total_allocations, before.total_allocations + allocations);
+  EXPECT_EQ(mid.live_allocations, before.live_allocations + static_cast<int64_t>(outliving.size()));
+  int64_t outliving_bytes = 0;
+  for (auto [p, n] : outliving) outliving_bytes += static_cast<int64_t>(n);
+  EXPECT_EQ(mid.live_bytes, before.live_bytes + outliving_bytes);
+  // The blocks of ended threads are still whole and writable, then freed here.
+  for (auto [p, n] : outliving) {
+    static_cast<unsigned char*>(p)[0] = 1;
+    static_cast<unsigned char*>(p)[n - 1] = 2;
+    a.deallocate(p, n);
+  }
+  const AllocatorStats after = a.stats();
+  EXPECT_EQ(after.live_bytes, before.live_bytes);
+  EXPECT_EQ(after.live_allocations, before.live_allocations);
+  EXPECT_EQ(after.total_allocations, before.total_allocations + allocations);
 }
