@@ -2,9 +2,13 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <utility>
+#include <mutex>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "engine/core/error.h"
 
@@ -30,74 +34,167 @@ constexpr size_t kAlign = CPUAllocator::kAlignment;
 constexpr size_t kSmallClasses = 16;  // 64, 128, ..., 1024 bytes
 constexpr size_t kMaxCachedPerClass = 32;
 
-struct SmallBlockCache {
+// Big blocks are mapped directly, aligned to 2 MiB and advised to use transparent huge pages:
+// their first touch then faults 512 times less often, and the alignment lets every 2 MiB of the
+// block, the first included, be a huge page (NumPy advises its large arrays the same way).
+constexpr size_t kBigBlockBytes = size_t{4} << 20;
+constexpr size_t kHugePage = size_t{2} << 20;
+
+size_t mapped_length(size_t rounded) { return (rounded + kHugePage - 1) / kHugePage * kHugePage; }
+
+void* map_big_block(size_t length) {
+  void* raw = mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  // Keep the 2 MiB-aligned `length` bytes inside the mapping; give back the rest.
+  char* begin = static_cast<char*>(raw);
+  char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(begin) + kHugePage - 1) & ~(kHugePage - 1));
+  char* end = begin + length + kHugePage;
+  if (aligned > begin) munmap(begin, static_cast<size_t>(aligned - begin));
+  if (end > aligned + length) munmap(aligned + length, static_cast<size_t>(end - (aligned + length)));
+#ifdef MADV_HUGEPAGE
+  madvise(aligned, length, MADV_HUGEPAGE);  // advice only
+#endif
+  return aligned;
+}
+
+// A thread keeps the last big blocks it freed (two, up to 256 MiB together) for the next
+// allocation of the same mapped size: a loop that makes a same-sized temporary on every step
+// then pays neither mmap nor the page faults of first touch (the C library unmaps blocks above
+// 32 MiB at once). Other sizes, and blocks beyond the limit, are unmapped when freed.
+constexpr size_t kKeptBigBlocks = 2;
+constexpr size_t kKeptBigBytes = size_t{256} << 20;
+struct BigBlock {
+  void* data = nullptr;
+  size_t length = 0;
+};
+
+// Counts only the owning thread writes (plain loads and stores, no locked instructions); other
+// threads read them for stats(). A locked add costs as much as a third of a small allocation.
+struct ThreadCounts {
+  std::atomic<int64_t> allocations{0}, frees{0};
+  void count_allocation() { allocations.store(allocations.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  void count_free() { frees.store(frees.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+};
+
+// What each thread keeps: its counts, its cache of small blocks and its last big blocks.
+struct ThreadState {
+  ThreadCounts counts;
   void* blocks[kSmallClasses][kMaxCachedPerClass];
   unsigned count[kSmallClasses] = {};
-};
+  BigBlock big[kKeptBigBlocks];  // big[0] the most recently freed
 
-#if GLASSBOX_ALLOCATOR_CACHE
-// Thread-local storage holds only a pointer: the library's TLS must stay small enough for the
-// static TLS block a dlopen'ed module (the Python extension) gets.
-struct CacheHolder {
-  SmallBlockCache* cache = nullptr;
-  ~CacheHolder();
-};
-thread_local bool t_cache_gone = false;  // set once this thread's cache is destroyed
-thread_local CacheHolder t_holder;
-
-CacheHolder::~CacheHolder() {
-  t_cache_gone = true;
-  if (!cache) return;
-  for (size_t c = 0; c < kSmallClasses; ++c)
-    for (unsigned i = 0; i < cache->count[c]; ++i) std::free(cache->blocks[c][i]);
-  delete cache;
-  cache = nullptr;
-}
-
-// This thread's cache, made on first use; null once the thread is shutting down.
-SmallBlockCache* thread_cache() {
-  if (t_cache_gone) return nullptr;
-  CacheHolder& h = t_holder;
-  if (!h.cache) h.cache = new (std::nothrow) SmallBlockCache();
-  return h.cache;
-}
-#endif
-
-// Big blocks come straight from mmap; asking for transparent huge pages cuts their first-touch
-// page faults 512-fold where the kernel allows it (NumPy does the same for its large arrays).
-constexpr size_t kHugePageAdviceBytes = size_t{4} << 20;
-
-void* raw_allocate(size_t rounded) {
-  void* p = std::aligned_alloc(kAlign, rounded);
-  if (p && rounded >= kHugePageAdviceBytes) {
-#ifdef MADV_HUGEPAGE
-    constexpr uintptr_t kPage = 4096;
-    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
-    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + rounded) & ~(kPage - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only
-#endif
+  // A kept block of exactly `length` mapped bytes, taken out of the cache; null if none.
+  void* take_big(size_t length) {
+    for (BigBlock& b : big) {
+      if (b.data && b.length == length) return std::exchange(b, BigBlock{}).data;
+    }
+    return nullptr;
   }
-  return p;
+  // Keeps a freed block (unmapping what no longer fits); false if it is too big to keep.
+  bool keep_big(void* data, size_t length) {
+    if (length > kKeptBigBytes) return false;
+    if (big[kKeptBigBlocks - 1].data) munmap(big[kKeptBigBlocks - 1].data, big[kKeptBigBlocks - 1].length);
+    for (size_t i = kKeptBigBlocks - 1; i > 0; --i) big[i] = big[i - 1];
+    big[0] = {data, length};
+    size_t total = 0;
+    for (BigBlock& b : big) {
+      if (b.data && (total += b.length) > kKeptBigBytes) {
+        munmap(b.data, b.length);
+        b = {};
+      }
+    }
+    return true;
+  }
+};
+
+// Every live thread's state, so that stats() can add up the counts; a thread that ends folds its
+// counts into the retired totals.
+struct ThreadRegistry {
+  std::mutex mutex;
+  std::vector<ThreadState*> live;
+  int64_t retired_allocations = 0, retired_frees = 0;
+};
+ThreadRegistry& registry() {
+  static ThreadRegistry* r = new ThreadRegistry();  // never destroyed: threads may end after statics
+  return *r;
 }
+
+// The hot path reads one initial-exec thread-local pointer (one instruction, no __tls_get_addr
+// call); the holder, whose destructor needs the slower dynamic TLS, is touched once per thread.
+// Thread-local storage stays a few bytes: the library's TLS must fit the static TLS block a
+// dlopen'ed module (the Python extension) gets.
+constinit thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local bool t_state_gone __attribute__((tls_model("initial-exec"))) = false;
+
+struct StateHolder {
+  ThreadState* state = nullptr;
+  ~StateHolder();
+};
+thread_local StateHolder t_holder;
+
+StateHolder::~StateHolder() {
+  t_state = nullptr;
+  t_state_gone = true;
+  if (!state) return;
+  for (size_t c = 0; c < kSmallClasses; ++c)
+    for (unsigned i = 0; i < state->count[c]; ++i) std::free(state->blocks[c][i]);
+  for (BigBlock& b : state->big)
+    if (b.data) munmap(b.data, b.length);
+  ThreadRegistry& r = registry();
+  {
+    std::lock_guard lock(r.mutex);
+    r.retired_allocations += state->counts.allocations.load(std::memory_order_relaxed);
+    r.retired_frees += state->counts.frees.load(std::memory_order_relaxed);
+    std::erase(r.live, state);
+  }
+  delete state;
+  state = nullptr;
+}
+
+// This thread's state, made on first use; null once the thread is shutting down (or when it
+// cannot be made), in which case the caller counts in the retired totals.
+ThreadState* thread_state() {
+  if (ThreadState* s = t_state) [[likely]]
+    return s;
+  if (t_state_gone) return nullptr;
+  ThreadState* s = new (std::nothrow) ThreadState();
+  if (!s) return nullptr;
+  {
+    ThreadRegistry& r = registry();
+    std::lock_guard lock(r.mutex);
+    r.live.push_back(s);
+  }
+  t_holder.state = s;
+  t_state = s;
+  return s;
+}
+
+void count_retired(bool allocation) {
+  ThreadRegistry& r = registry();
+  std::lock_guard lock(r.mutex);
+  (allocation ? r.retired_allocations : r.retired_frees) += 1;
+}
+
 }  // namespace
 
 void* CPUAllocator::allocate(size_t nbytes) {
   if (nbytes == 0) return nullptr;
   const size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+  ThreadState* state = thread_state();
   void* p = nullptr;
+  const bool big = rounded >= kBigBlockBytes;
 #if GLASSBOX_ALLOCATOR_CACHE
   const size_t cls = rounded / kAlign - 1;
-  if (cls < kSmallClasses) {
-    if (SmallBlockCache* cache = thread_cache(); cache && cache->count[cls] > 0)
-      p = cache->blocks[cls][--cache->count[cls]];
-  }
+  if (state && cls < kSmallClasses && state->count[cls] > 0) p = state->blocks[cls][--state->count[cls]];
+  if (state && big) p = state->take_big(mapped_length(rounded));
 #endif
-  if (!p) p = raw_allocate(rounded);
+  if (!p) p = big ? map_big_block(mapped_length(rounded)) : std::aligned_alloc(kAlign, rounded);
   if (!p) throw Error("CPU allocator: out of memory allocating " + std::to_string(nbytes) + " bytes");
+  // live_bytes_ stays one shared counter: the peak needs the total at every allocation.
   const int64_t live = live_bytes_.fetch_add(static_cast<int64_t>(nbytes), std::memory_order_relaxed) +
                        static_cast<int64_t>(nbytes);
-  live_allocations_.fetch_add(1, std::memory_order_relaxed);
-  total_allocations_.fetch_add(1, std::memory_order_relaxed);
+  if (state) state->counts.count_allocation();
+  else count_retired(true);
   int64_t peak = peak_bytes_.load(std::memory_order_relaxed);
   while (live > peak && !peak_bytes_.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
   }
@@ -106,22 +203,40 @@ void* CPUAllocator::allocate(size_t nbytes) {
 
 void CPUAllocator::deallocate(void* ptr, size_t nbytes) {
   if (!ptr) return;
+  const size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
   live_bytes_.fetch_sub(static_cast<int64_t>(nbytes), std::memory_order_relaxed);
-  live_allocations_.fetch_sub(1, std::memory_order_relaxed);
+  ThreadState* state = thread_state();
+  if (state) state->counts.count_free();
+  else count_retired(false);
+  const bool big = rounded >= kBigBlockBytes;
 #if GLASSBOX_ALLOCATOR_CACHE
-  const size_t cls = (nbytes + kAlign - 1) / kAlign - 1;
-  if (cls < kSmallClasses) {
-    if (SmallBlockCache* cache = thread_cache(); cache && cache->count[cls] < kMaxCachedPerClass) {
-      cache->blocks[cls][cache->count[cls]++] = ptr;
-      return;
-    }
+  const size_t cls = rounded / kAlign - 1;
+  if (state && cls < kSmallClasses && state->count[cls] < kMaxCachedPerClass) {
+    state->blocks[cls][state->count[cls]++] = ptr;
+    return;
   }
+  if (state && big && state->keep_big(ptr, mapped_length(rounded))) return;
 #endif
-  std::free(ptr);
+  if (big) munmap(ptr, mapped_length(rounded));
+  else std::free(ptr);
 }
 
 AllocatorStats CPUAllocator::stats() const {
-  return {live_bytes_.load(), live_allocations_.load(), peak_bytes_.load(), total_allocations_.load()};
+  ThreadRegistry& r = registry();
+  int64_t allocations, frees;
+  {
+    std::lock_guard lock(r.mutex);
+    allocations = r.retired_allocations;
+    frees = r.retired_frees;
+    for (const ThreadState* s : r.live) {
+      allocations += s->counts.allocations.load(std::memory_order_relaxed);
+      frees += s->counts.frees.load(std::memory_order_relaxed);
+    }
+  }
+  // A thread may have added its block to live_bytes_ and not yet raised the peak: the live total
+  // read here was reached, so the peak is at least that.
+  const int64_t live = live_bytes_.load();
+  return {live, allocations - frees, std::max(peak_bytes_.load(), live), allocations};
 }
 
 CPUAllocator& cpu_allocator() {

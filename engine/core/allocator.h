@@ -35,7 +35,9 @@ class CPUAllocator final : public Allocator {
   AllocatorStats stats() const;
 
  private:
-  std::atomic<int64_t> live_bytes_{0}, live_allocations_{0}, peak_bytes_{0}, total_allocations_{0};
+  // Shared: the peak needs the live total at every allocation. Block counts are kept per thread
+  // (allocator.cpp) and added up by stats().
+  std::atomic<int64_t> live_bytes_{0}, peak_bytes_{0};
 };
 
 CPUAllocator& cpu_allocator();

@@ -5,16 +5,17 @@
 namespace glassbox {
 
 namespace {
+// Sizes and is_floating_point are constexpr in the header.
 struct TypeInfo {
   std::string_view name;
-  size_t size;
   bool floating;
 };
 constexpr std::array<TypeInfo, kNumScalarTypes> kTypes = {{
-    {"float32", 4, true}, {"float64", 8, true}, {"float16", 2, true}, {"bfloat16", 2, true},
-    {"int64", 8, false}, {"int32", 4, false}, {"int16", 2, false}, {"int8", 1, false},
-    {"uint8", 1, false}, {"bool", 1, false},
+    {"float32", true}, {"float64", true}, {"float16", true}, {"bfloat16", true},
+    {"int64", false}, {"int32", false}, {"int16", false}, {"int8", false},
+    {"uint8", false}, {"bool", false},
 }};
+static_assert(element_size(ScalarType::Float16) == sizeof(Half) && element_size(ScalarType::Int64) == sizeof(int64_t));
 const TypeInfo* info(ScalarType t) {
   const int i = static_cast<int>(t);
   return i >= 0 && i < kNumScalarTypes ? &kTypes[i] : nullptr;
@@ -47,8 +48,6 @@ std::optional<ScalarType> parse_scalar_type(std::string_view name) {
     if (kTypes[i].name == name) return static_cast<ScalarType>(i);
   return std::nullopt;
 }
-size_t element_size(ScalarType t) { return info(t) ? info(t)->size : 0; }
-bool is_floating_point(ScalarType t) { return info(t) && info(t)->floating; }
 bool is_integral(ScalarType t, bool include_bool) {
   return info(t) && !info(t)->floating && (include_bool || t != ScalarType::Bool);
 }

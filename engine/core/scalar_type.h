@@ -17,8 +17,20 @@ inline constexpr int kNumScalarTypes = static_cast<int>(ScalarType::NumTypes);
 // "float32", "int64", ... (the names gb.float32 etc. use).
 std::string_view to_string(ScalarType t);
 std::optional<ScalarType> parse_scalar_type(std::string_view name);
-size_t element_size(ScalarType t);
-bool is_floating_point(ScalarType t);
+// Inline: the element-wise and allocation paths ask these on every call.
+constexpr size_t element_size(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float64: case ScalarType::Int64: return 8;
+    case ScalarType::Float32: case ScalarType::Int32: return 4;
+    case ScalarType::Float16: case ScalarType::BFloat16: case ScalarType::Int16: return 2;
+    case ScalarType::Int8: case ScalarType::UInt8: case ScalarType::Bool: return 1;
+    case ScalarType::NumTypes: break;
+  }
+  return 0;
+}
+constexpr bool is_floating_point(ScalarType t) {
+  return t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Float16 || t == ScalarType::BFloat16;
+}
 bool is_integral(ScalarType t, bool include_bool);
 
 // The smallest type both a and b convert to without losing their category

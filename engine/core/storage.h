@@ -7,6 +7,7 @@
 
 #include "engine/core/allocator.h"
 #include "engine/core/intrusive_ptr.h"
+#include "engine/core/object_cache.h"
 
 namespace glassbox {
 
@@ -17,6 +18,10 @@ class StorageImpl : public RefCounted {
   // Wraps memory owned elsewhere (NumPy, DLPack); deleter(ctx) runs when the storage dies.
   StorageImpl(void* data, size_t nbytes, Device device, void (*deleter)(void*), void* ctx);
   ~StorageImpl() override;
+
+  // From the per-thread object cache (engine/core/object_cache.h), as TensorImpl.
+  static void* operator new(size_t size) { return detail::object_allocate(size); }
+  static void operator delete(void* p, size_t size) { detail::object_deallocate(p, size); }
 
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }

@@ -44,15 +44,23 @@ TensorImpl::TensorImpl(DispatchKeySet keys, ScalarType dtype, Device device, std
 TensorImpl::~TensorImpl() = default;
 
 void TensorImpl::set_contiguous_sizes(std::span<const int64_t> sizes) {
-  numel_ = checked_numel(sizes, "tensor");
-  sizes_.assign(sizes);
-  // Row-major strides in place (as contiguous_strides computes them): contiguous by construction.
-  strides_.resize(sizes.size());
-  int64_t stride = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
+  // One pass for the element count, the sizes and the row-major strides (as contiguous_strides
+  // computes them): contiguous by construction. Every tensor is made here, so the copies are
+  // plain loops rather than library calls, and checked_numel only words the error.
+  const size_t nd = sizes.size();
+  sizes_.resize(0);
+  strides_.resize(nd, 1);
+  int64_t numel = 1, stride = 1;
+  bool valid = true;
+  for (size_t i = nd; i-- > 0;) {
+    const int64_t s = sizes[i];
+    valid &= s >= 0 && !__builtin_mul_overflow(numel, s, &numel);
     strides_[i] = stride;
-    stride *= std::max<int64_t>(sizes[i], 1);
+    stride *= std::max<int64_t>(s, 1);
   }
+  if (!valid) numel = checked_numel(sizes, "tensor");  // throws
+  for (size_t i = 0; i < nd; ++i) sizes_.push_back(sizes[i]);
+  numel_ = numel;
   storage_offset_ = 0;
   is_contiguous_ = true;
 }

@@ -11,6 +11,7 @@
 #include "engine/core/device.h"
 #include "engine/core/dim_vector.h"
 #include "engine/core/intrusive_ptr.h"
+#include "engine/core/object_cache.h"
 #include "engine/core/scalar_type.h"
 #include "engine/core/storage.h"
 #include "registry/dispatch_key_set.h"
@@ -31,6 +32,10 @@ class TensorImpl : public RefCounted {
   // No storage: shape, dtype and keys only (meta tensors, and tests of the dispatcher).
   TensorImpl(DispatchKeySet keys, ScalarType dtype, Device device, std::vector<int64_t> sizes);
   ~TensorImpl() override;
+
+  // From the per-thread object cache (engine/core/object_cache.h): every operator call makes one.
+  static void* operator new(size_t size) { return detail::object_allocate(size); }
+  static void operator delete(void* p, size_t size) { detail::object_deallocate(p, size); }
 
   DispatchKeySet key_set() const { return key_set_; }
   ScalarType dtype() const { return dtype_; }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/cpu/pointwise_kernel.h"
+#include "engine/cpu/vec_math.h"
 #include "glassbox/ops/native/gelu.h"
 #include "glassbox/ops/native/gelu_backward.h"
 #include "glassbox/ops/native/relu.h"
@@ -24,11 +25,16 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;     // 1/sqrt(2 pi)
 constexpr double kSqrt2OverPi = 0.79788456080286535588;    // sqrt(2/pi)
 constexpr double kGeluTanhCubic = 0.044715;
 
+// float (float32, and float16/bfloat16 computed in float) takes the vectorisable forms of
+// engine/cpu/vec_math.h; double the C library's.
 struct Sigmoid {
   static constexpr UnaryKind kind = unary_kinds::sigmoid;
   static constexpr int64_t grain = kTranscendentalGrain;
   template <class T>
-  T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); }
+  T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) return cpu::sigmoid_f32(x);
+    else return T(1) / (T(1) + std::exp(-x));
+  }
 };
 // x < 0 rather than x > 0 so that NaN passes through.
 struct Relu {
@@ -41,21 +47,39 @@ struct Silu {
   static constexpr UnaryKind kind = unary_kinds::silu;
   static constexpr int64_t grain = kTranscendentalGrain;
   template <class T>
-  T operator()(T x) const { return x / (T(1) + std::exp(-x)); }
+  T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) return x * cpu::sigmoid_f32(x);
+    else return x / (T(1) + std::exp(-x));
+  }
 };
+// The approximation is a type, not a flag: a run-time choice inside the element function would
+// keep the loop from vectorising.
+template <bool kTanh>
 struct Gelu {
   static constexpr UnaryKind kind = unary_kinds::gelu;
   static constexpr int64_t grain = kTranscendentalGrain;
-  bool tanh_approximation = false;
   template <class T>
   T operator()(T x) const {
-    if (tanh_approximation) {
-      const T inner = T(kSqrt2OverPi) * (x + T(kGeluTanhCubic) * x * x * x);
-      return T(0.5) * x * (T(1) + std::tanh(inner));
+    if constexpr (std::is_same_v<T, float>) {
+      // (1 + tanh(u)) / 2 = sigmoid(2u), which does not cancel for x << 0.
+      if constexpr (kTanh) return x * cpu::sigmoid_f32(2.0f * float(kSqrt2OverPi) * (x + float(kGeluTanhCubic) * x * x * x));
+      else return x * cpu::normal_cdf_f32(x);
+    } else {
+      if constexpr (kTanh) {
+        const T inner = T(kSqrt2OverPi) * (x + T(kGeluTanhCubic) * x * x * x);
+        return T(0.5) * x * (T(1) + std::tanh(inner));
+      } else {
+        return T(0.5) * x * (T(1) + std::erf(x * T(kSqrtHalf)));
+      }
     }
-    return T(0.5) * x * (T(1) + std::erf(x * T(kSqrtHalf)));
   }
 };
+
+// gelu in either form into out.
+Tensor& run_gelu(const char* op, std::string_view approximate, const Tensor& self, Tensor& out) {
+  if (gelu_uses_tanh(op, approximate)) return cpu::run_unary<Gelu<true>>(op, self, out);
+  return cpu::run_unary<Gelu<false>>(op, self, out);
+}
 
 // d gelu / dx.
 template <class T>
@@ -95,14 +119,12 @@ Tensor& relu_cpu_(Tensor& self) { return cpu::run_unary<Relu>("relu_", self, sel
 
 Tensor gelu_cpu(const Tensor& self, std::string_view approximate) {
   Tensor out;
-  cpu::run_unary("gelu", self, out, Gelu{gelu_uses_tanh("gelu", approximate)});
+  run_gelu("gelu", approximate, self, out);
   return out;
 }
-Tensor& gelu_cpu_(Tensor& self, std::string_view approximate) {
-  return cpu::run_unary("gelu_", self, self, Gelu{gelu_uses_tanh("gelu_", approximate)});
-}
+Tensor& gelu_cpu_(Tensor& self, std::string_view approximate) { return run_gelu("gelu_", approximate, self, self); }
 Tensor& gelu_out_cpu(const Tensor& self, std::string_view approximate, Tensor& out) {
-  return cpu::run_unary("gelu.out", self, out, Gelu{gelu_uses_tanh("gelu.out", approximate)});
+  return run_gelu("gelu.out", approximate, self, out);
 }
 
 // sigmoid' = y (1 - y) and tanh' = 1 - y^2, written in terms of the forward output y.

@@ -1,9 +1,11 @@
 // Element-wise arithmetic on the CPU. TensorIterator broadcasts, promotes and allocates; these
-// loops only compute. float16/bfloat16 compute in float32.
+// loops only compute (small same-shape operands skip the iterator: see direct_operands).
+// float16/bfloat16 compute in float32.
 #include <atomic>
 #include <cmath>
 #include <type_traits>
 
+#include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cpu/pointwise_kernel.h"
 #include "engine/ops/elementwise_shape.h"
@@ -18,30 +20,64 @@ namespace glassbox::native {
 namespace {
 enum class Op { Add, Sub, Mul, Div };
 
-// out = self (op) alpha * other; `out` undefined means allocate.
-Tensor& binary(const char* name, Op op, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  TensorIterator it =
-      binary_iterator(name, op == Op::Div ? BinaryKind::IntToFloat : BinaryKind::Promote, self, other, out);
-  const ScalarType dtype = it.compute_dtype();
+// Same-shape contiguous CPU operands of one dtype (no Python numbers), few enough for one thread:
+// nothing broadcasts, converts or splits, the result dtype is theirs (div takes this path for
+// floating point only), and for a handful of elements building a TensorIterator would cost
+// several times the arithmetic. Everything else goes through the iterator.
+bool direct_operands(Op op, const Tensor& self, const Tensor& other) {
+  const TensorImpl* a = self.unsafe_impl();
+  const TensorImpl* b = other.unsafe_impl();
+  return a && b && a->dtype() == b->dtype() && (op != Op::Div || is_floating_point(a->dtype())) &&
+         a->device().type == DeviceType::CPU && b->device().type == DeviceType::CPU && a->is_contiguous() &&
+         b->is_contiguous() && !a->is_wrapped_number() && !b->is_wrapped_number() && a->numel() <= kDefaultGrain &&
+         a->sizes() == b->sizes();
+}
+
+// Calls run(f) with the element functor of `op` on compute type C (alpha already in C).
+template <class C, class Run>
+void with_functor(Op op, C alpha, const Run& run) {
+  switch (op) {
+    case Op::Add:
+      if (alpha == C(1)) run([](C x, C y) { return x + y; });
+      else run([alpha](C x, C y) { return x + alpha * y; });
+      break;
+    case Op::Sub:
+      if (alpha == C(1)) run([](C x, C y) { return x - y; });
+      else run([alpha](C x, C y) { return x - alpha * y; });
+      break;
+    case Op::Mul: run([](C x, C y) { return x * y; }); break;
+    case Op::Div: run([](C x, C y) { return x / y; }); break;
+  }
+}
+
+template <class C>
+C alpha_as(const char* name, ScalarType dtype, const Scalar& alpha) {
   if (!is_floating_point(dtype) && alpha.is_floating_point())
     throw ValueError(std::string(name) + ": alpha must be an integer for integer tensors, got " + alpha.to_string());
-  visit_scalar_type(dtype, [&]<class T>() {
+  return static_cast<C>(alpha.is_floating_point() ? alpha.to_double() : static_cast<double>(alpha.to_int()));
+}
+
+// out = self (op) alpha * other; `out` undefined means allocate.
+Tensor& binary(const char* name, Op op, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  const bool allocated = !out.defined();
+  if (allocated && direct_operands(op, self, other)) {
+    visit_scalar_type(self.dtype(), [&]<class T>() {
+      using C = cpu::compute_t<T>;
+      const C a = alpha_as<C>(name, self.dtype(), alpha);
+      out = empty_tensor(self.sizes(), self.dtype(), self.device());
+      with_functor<C>(op, a, [&](const auto& f) {
+        cpu::binary_contiguous<T, T>(out.data<T>(), self.data<T>(), other.data<T>(), out.numel(), f);
+      });
+    });
+    return out;
+  }
+  TensorIterator it =
+      binary_iterator(name, op == Op::Div ? BinaryKind::IntToFloat : BinaryKind::Promote, self, other, out);
+  visit_scalar_type(it.compute_dtype(), [&]<class T>() {
     using C = cpu::compute_t<T>;
-    const C a = static_cast<C>(alpha.is_floating_point() ? alpha.to_double() : static_cast<double>(alpha.to_int()));
-    switch (op) {
-      case Op::Add:
-        if (a == C(1)) cpu::binary_loop<T, T>(it, [](C x, C y) { return x + y; });
-        else cpu::binary_loop<T, T>(it, [a](C x, C y) { return x + a * y; });
-        break;
-      case Op::Sub:
-        if (a == C(1)) cpu::binary_loop<T, T>(it, [](C x, C y) { return x - y; });
-        else cpu::binary_loop<T, T>(it, [a](C x, C y) { return x - a * y; });
-        break;
-      case Op::Mul: cpu::binary_loop<T, T>(it, [](C x, C y) { return x * y; }); break;
-      case Op::Div: cpu::binary_loop<T, T>(it, [](C x, C y) { return x / y; }); break;
-    }
+    with_functor<C>(op, alpha_as<C>(name, it.compute_dtype(), alpha), [&](const auto& f) { cpu::binary_loop<T, T>(it, f); });
   });
-  cpu::mark_written(out);
+  if (!allocated) cpu::mark_written(out);
   return out;
 }
 

@@ -113,7 +113,7 @@ void gemm_blocked(const MatrixView& a, const MatrixView& b, const MatrixView& c,
         pack<T, A>(a, i0, mc, p0, kc, ap.data());
         pack<T, A>(b, p0, kc, j0, nc, bp.data());
 #ifdef GLASSBOX_X86_DISPATCH
-        if (cpu_has_avx2()) {
+        if (cpu_has_avx2()) {  // AVX2 and FMA
           micro_avx2(ap.data(), bp.data(), acc.data(), mc, kc, nc);
           continue;
         }

@@ -29,7 +29,8 @@ void visit_numeric_type(ScalarType t, F&& f) {
   });
 }
 
-// Autograd's version counter notices the write.
+// Autograd's version counter notices the write. (An output the kernel allocated itself has no
+// reader to notify: callers skip it.)
 inline void mark_written(const Tensor& out) {
   if (out.unsafe_impl()->storage()) out.unsafe_impl()->storage()->bump_version();
 }
@@ -37,15 +38,21 @@ inline void mark_written(const Tensor& out) {
 // A unary functor: `Fn{}(x)` on the compute type; Fn::kind decides the dtypes.
 template <class Fn>
 Tensor& run_unary(const char* op, const Tensor& self, Tensor& out, const Fn& fn = Fn{}) {
+  const bool allocated = !out.defined();
   TensorIterator it = unary_iterator(op, Fn::kind, self, out);
+  // Transcendentals (the functors with the transcendental grain) are bound by arithmetic: their
+  // loops get the AVX-512 copy too.
+  constexpr bool kWide = Fn::grain == kTranscendentalGrain;
   auto body = [&]<class T>() {
     if constexpr (Fn::kind == UnaryKind::Logical) vectorized_unary_loop<bool, T>(it, fn, Fn::grain);
-    else vectorized_unary_loop<T, T>(it, fn, Fn::grain);
+    else if constexpr (std::is_same_v<T, float> && requires { Fn::needs_exact(0.0f); })
+      guarded_unary_loop(it, fn, Fn::grain);
+    else vectorized_unary_loop<T, T, kWide>(it, fn, Fn::grain);
   };
   if constexpr (Fn::kind == UnaryKind::IntToFloat || Fn::kind == UnaryKind::FloatOnly) visit_floating_type(it.compute_dtype(), body);
   else if constexpr (Fn::kind == UnaryKind::Keep) visit_numeric_type(it.compute_dtype(), body);
   else visit_scalar_type(it.compute_dtype(), body);
-  mark_written(out);
+  if (!allocated) mark_written(out);
   return out;
 }
 

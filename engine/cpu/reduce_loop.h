@@ -73,7 +73,11 @@ typename Op::acc_t reduce_run(const T* x, int64_t n, const Op& op, typename Op::
     return reduce_block<Op, T, kCentered>(x, n, op, c);
   }
   const int64_t half = ((n / kReduceBlock + 1) / 2) * kReduceBlock;
-  return op.merge(reduce_run<Op, T, kCentered>(x, half, op, c), reduce_run<Op, T, kCentered>(x + half, n - half, op, c));
+  // Left half first, in its own statement: as two arguments of one call the compiler may evaluate
+  // them right to left, which walks memory backwards block by block and defeats the prefetcher.
+  const typename Op::acc_t left = reduce_run<Op, T, kCentered>(x, half, op, c);
+  const typename Op::acc_t right = reduce_run<Op, T, kCentered>(x + half, n - half, op, c);
+  return op.merge(left, right);
 }
 
 // Rows [0, rows) of a block whose rows are `stride` elements apart, columns [0, width), into

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "engine/cpu/pointwise_kernel.h"
+#include "engine/cpu/vec_math.h"
 #include "engine/ops/elementwise_shape.h"
 #include "glassbox/ops/native/abs.h"
 #include "glassbox/ops/native/cos.h"
@@ -62,14 +63,42 @@ struct Neg {
   };
 GB_FLOAT_FUNCTOR(Sqrt, sqrt, std::sqrt(x), kDefaultGrain)
 GB_FLOAT_FUNCTOR(Rsqrt, rsqrt, T(1) / std::sqrt(x), kDefaultGrain)
-GB_FLOAT_FUNCTOR(Exp, exp, std::exp(x), kTranscendentalGrain)
-GB_FLOAT_FUNCTOR(Log, log, std::log(x), kTranscendentalGrain)
-GB_FLOAT_FUNCTOR(Log1p, log1p, std::log1p(x), kTranscendentalGrain)
-GB_FLOAT_FUNCTOR(Expm1, expm1, std::expm1(x), kTranscendentalGrain)
-GB_FLOAT_FUNCTOR(Sin, sin, std::sin(x), kTranscendentalGrain)
-GB_FLOAT_FUNCTOR(Cos, cos, std::cos(x), kTranscendentalGrain)
-GB_FLOAT_FUNCTOR(Tanh, tanh, std::tanh(x), kTranscendentalGrain)
 #undef GB_FLOAT_FUNCTOR
+// Transcendentals: float takes the vectorisable forms of engine/cpu/vec_math.h, double the C
+// library's.
+#define GB_MATH_FUNCTOR(Name, op, f32, libm)                     \
+  struct Name {                                                  \
+    static constexpr UnaryKind kind = unary_kinds::op;           \
+    static constexpr int64_t grain = kTranscendentalGrain;       \
+    template <class T>                                           \
+    T operator()(T x) const {                                    \
+      if constexpr (std::is_same_v<T, float>) return f32(x);     \
+      else return libm(x);                                       \
+    }                                                            \
+  };
+GB_MATH_FUNCTOR(Exp, exp, cpu::exp_f32, std::exp)
+GB_MATH_FUNCTOR(Log, log, cpu::log_f32, std::log)
+GB_MATH_FUNCTOR(Log1p, log1p, cpu::log1p_f32, std::log1p)
+GB_MATH_FUNCTOR(Expm1, expm1, cpu::expm1_f32, std::expm1)
+GB_MATH_FUNCTOR(Tanh, tanh, cpu::tanh_f32, std::tanh)
+#undef GB_MATH_FUNCTOR
+// sin and cos: the float forms reduce arguments up to cpu::kTrigFastMax; larger ones (and
+// infinities) take the C library's path (the loop checks a tile before vectorising it).
+#define GB_TRIG_FUNCTOR(Name, op, f32, libm)                                   \
+  struct Name {                                                                \
+    static constexpr UnaryKind kind = unary_kinds::op;                         \
+    static constexpr int64_t grain = kTranscendentalGrain;                     \
+    static bool needs_exact(float x) { return std::fabs(x) > cpu::kTrigFastMax; } \
+    static float fast(float x) { return f32(x); }                              \
+    template <class T>                                                         \
+    T operator()(T x) const {                                                  \
+      if constexpr (std::is_same_v<T, float>) return needs_exact(x) ? libm(x) : f32(x); \
+      else return libm(x);                                                     \
+    }                                                                          \
+  };
+GB_TRIG_FUNCTOR(Sin, sin, cpu::sin_f32, std::sin)
+GB_TRIG_FUNCTOR(Cos, cos, cpu::cos_f32, std::cos)
+#undef GB_TRIG_FUNCTOR
 // Any dtype in, bool out: zero is false, everything else (NaN included) true.
 struct LogicalNot {
   static constexpr UnaryKind kind = unary_kinds::logical_not;

@@ -1,6 +1,5 @@
 #include "engine/ops/pointwise_iterator.h"
 
-#include <array>
 
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
@@ -92,17 +91,11 @@ TensorIterator pointwise_iterator(const char* op, PointwiseDtypes dtypes, Tensor
   if (out.defined()) check_can_cast(op, dtypes.result, out);
   TensorIteratorConfig config(op);
   config.add_output(&out).compute_dtype(dtypes.compute).output_dtype(dtypes.result);
-  // Meta inputs of another dtype become stand-ins here; the iterator converts the rest itself.
-  std::array<Tensor, 4> standins;
-  size_t i = 0;
+  // The iterator converts inputs of another dtype itself (meta ones without copying). Inputs are
+  // borrowed, so nothing made here may be added: it would be gone when the loop runs.
   for (const Tensor* in : inputs) {
     GB_CHECK(in->defined(), op, ": an input tensor is undefined");
-    if (in->device().type == DeviceType::Meta && in->dtype() != dtypes.compute && i < standins.size()) {
-      standins[i] = converted(*in, dtypes.compute);
-      config.add_input(standins[i++]);
-    } else {
-      config.add_input(*in);
-    }
+    config.add_input(*in);
   }
   return config.build();
 }
@@ -140,8 +133,9 @@ WhereIterator where_iterator(const char* op, const Tensor& condition, const Tens
       }
     }
   }
-  const Tensor a = converted(self, t), b = converted(other, t);
-  w.it = TensorIteratorConfig(op).add_output(&w.result).add_input(condition).add_input(a).add_input(b)
+  w.self = converted(self, t);
+  w.other = converted(other, t);
+  w.it = TensorIteratorConfig(op).add_output(&w.result).add_input(condition).add_input(w.self).add_input(w.other)
              .output_dtype(t).keep_dtypes().build();
   return w;
 }

@@ -74,6 +74,7 @@ TensorIterator clamp_iterator(const char* op, const Tensor& self, const std::opt
 struct WhereIterator {
   TensorIterator it;
   Tensor result;
+  Tensor self, other;  // the value operands in the promoted dtype, which the loop reads
 };
 WhereIterator where_iterator(const char* op, const Tensor& condition, const Tensor& self, const Tensor& other,
                              Tensor& out);

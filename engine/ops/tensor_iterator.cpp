@@ -78,9 +78,9 @@ bool same_sizes(const DimVector& a, const DimVector& b) {
     if (a[i] != b[i]) return false;
   return true;
 }
-bool all_contiguous_same_shape(std::span<const Tensor> operands, const DimVector& shape) {
-  for (const Tensor& t : operands)
-    if (!t.is_contiguous() || !same_sizes(t.sizes(), shape)) return false;
+bool all_contiguous_same_shape(std::span<const Tensor* const> operands, const DimVector& shape) {
+  for (const Tensor* t : operands)
+    if (!t->is_contiguous() || !same_sizes(t->sizes(), shape)) return false;
   return true;
 }
 }  // namespace
@@ -124,10 +124,12 @@ TensorIterator TensorIteratorConfig::build() {
   const ScalarType out_dtype = output_dtype_ ? *output_dtype_ : compute;
   it.compute_dtype_ = compute;
 
+  bool allocated = !outputs_.empty();
   for (Tensor* out : outputs_) {
     if (!out->defined()) {
       *out = empty_tensor(shape, out_dtype, *device);
     } else {
+      allocated = false;
       if (!same_sizes(out->sizes(), shape)) {
         throw ValueError(std::string(name) + ": output of shape " + shape_to_string(out->sizes()) +
                          " does not match the broadcast shape " + shape_to_string(shape) + " of the inputs");
@@ -137,38 +139,49 @@ TensorIterator TensorIteratorConfig::build() {
     }
     it.outputs_.push_back(out);
   }
-  const int64_t numel = checked_numel(shape, name);
+  it.allocated_outputs_ = allocated;
+  // The usual case: the shape is the first input's, whose element count is known.
+  const int64_t numel = !inputs_.empty() && same_sizes(inputs_[0]->sizes(), shape) ? inputs_[0]->numel()
+                                                                                   : checked_numel(shape, name);
   // Operands in the loop: outputs (or temporaries in the output dtype the loop writes), then inputs
-  // converted to the compute dtype where they differ. The iterator keeps them all alive.
-  auto& operands = it.owned_;
+  // converted to the compute dtype where they differ. The caller's tensors are borrowed (it keeps
+  // them alive while the loop runs; counting references on every call costs more than a small
+  // kernel); the iterator owns the temporaries, in room reserved up front so pointers stay valid.
+  detail::SmallVec<const Tensor*, TensorIterator::kInlineOperands> operands;
+  it.owned_.reserve(outputs_.size() + inputs_.size());
   for (Tensor* out : outputs_) {
     const ScalarType loop_dtype = output_dtype_ ? out_dtype : compute;
     if (!keep_dtypes_ && out->dtype() != loop_dtype) {
-      Tensor tmp = empty_tensor(shape, loop_dtype, *device);
-      it.writebacks_.emplace_back(out, tmp);
-      operands.push_back(std::move(tmp));
+      it.owned_.push_back(empty_tensor(shape, loop_dtype, *device));
+      it.writebacks_.emplace_back(out, it.owned_[it.owned_.size() - 1]);
+      operands.push_back(&it.owned_[it.owned_.size() - 1]);
+      it.operand_refs_.push_back({nullptr, static_cast<int>(it.owned_.size() - 1)});
     } else {
-      operands.push_back(*out);
+      operands.push_back(out);
+      it.operand_refs_.push_back({out, -1});
     }
   }
   for (const Tensor* in : inputs_) {
     if (!keep_dtypes_ && in->dtype() != compute) {
       Tensor converted = empty_tensor(in->sizes(), compute, in->device());
-      copy_between(converted, *in);
-      operands.push_back(std::move(converted));
+      if (in->device().type != DeviceType::Meta) copy_between(converted, *in);  // meta: no data to copy
+      it.owned_.push_back(std::move(converted));
+      operands.push_back(&it.owned_[it.owned_.size() - 1]);
+      it.operand_refs_.push_back({nullptr, static_cast<int>(it.owned_.size() - 1)});
     } else {
-      operands.push_back(*in);
+      operands.push_back(in);
+      it.operand_refs_.push_back({in, -1});
     }
   }
-  for (const Tensor& t : operands) it.ptrs_.push_back(static_cast<char*>(t.data_ptr()));
+  for (const Tensor* t : operands) it.ptrs_.push_back(static_cast<char*>(t->data_ptr()));
   it.numel_ = numel;
 
   // Fast path: same shapes, all contiguous — one flat dimension (none for a single element).
-  if (numel > 0 && all_contiguous_same_shape(std::span<const Tensor>(operands.data(), operands.size()), shape)) {
-    it.strides_.resize_inline(operands.size());
-    if (numel > 1)
-      for (size_t op = 0; op < operands.size(); ++op)
-        it.strides_[op].push_back(static_cast<int64_t>(element_size(operands[op].dtype())));
+  if (numel > 0 && all_contiguous_same_shape(std::span<const Tensor* const>(operands.data(), operands.size()), shape)) {
+    for (const Tensor* t : operands) {
+      DimVector& s = it.strides_.emplace_back();
+      if (numel > 1) s.push_back(static_cast<int64_t>(element_size(t->dtype())));
+    }
     if (numel > 1) it.shape_.push_back(numel);
     return it;
   }
@@ -177,12 +190,12 @@ TensorIterator TensorIteratorConfig::build() {
   const size_t nd = shape.size();
   const size_t nops = operands.size();
   detail::SmallVec<DimVector, TensorIterator::kInlineOperands> strides;
-  for (const Tensor& t : operands) {
+  for (const Tensor* t : operands) {
     DimVector s(nd, 0);
-    const size_t off = nd - t.sizes().size();
-    const int64_t item = static_cast<int64_t>(element_size(t.dtype()));
-    for (size_t d = 0; d < t.sizes().size(); ++d)
-      s[off + d] = t.sizes()[d] == 1 ? 0 : t.strides()[d] * item;
+    const size_t off = nd - t->sizes().size();
+    const int64_t item = static_cast<int64_t>(element_size(t->dtype()));
+    for (size_t d = 0; d < t->sizes().size(); ++d)
+      s[off + d] = t->sizes()[d] == 1 ? 0 : t->strides()[d] * item;
     strides.push_back(std::move(s));
   }
   // 5. Order dimensions by the first operand's strides (smallest first), then merge neighbours
@@ -197,7 +210,7 @@ TensorIterator TensorIteratorConfig::build() {
     return false;
   });
   DimVector dims;
-  it.strides_.resize_inline(nops);
+  for (size_t op = 0; op < nops; ++op) it.strides_.emplace_back();
   for (int64_t d : order) {
     if (shape[d] == 1) continue;
     if (!dims.empty()) {

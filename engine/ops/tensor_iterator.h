@@ -4,7 +4,8 @@
 // reordered by stride and coalesced). Kernels only ever see
 //   loop(char** data, const int64_t* byte_strides, int64_t n)
 // over operands ordered outputs first, then inputs.
-#include <array>
+#include <algorithm>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,34 +20,52 @@ class TensorIterator;
 
 namespace detail {
 // A vector whose first N elements live inside the object: an element-wise call has a handful of
-// operands, and allocating their bookkeeping on the heap would cost more than the kernel.
+// operands, and allocating their bookkeeping on the heap would cost more than the kernel. The
+// inline slots are raw storage, constructed only as elements arrive (an iterator is made on
+// every call; zeroing N unused elements of each vector costs more than the work it describes).
 template <class T, size_t N>
 class SmallVec {
  public:
-  void push_back(T v) {
-    if (heap_.empty() && size_ < N) {
-      inline_[size_++] = std::move(v);
-      return;
+  SmallVec() {}
+  SmallVec(const SmallVec& o) { append(o); }
+  SmallVec(SmallVec&& o) noexcept { take(o); }
+  SmallVec& operator=(const SmallVec& o) {
+    if (this != &o) {
+      clear();
+      append(o);
     }
-    if (heap_.empty()) {
-      heap_.reserve(2 * N);
-      for (T& x : inline_) heap_.push_back(std::move(x));
-    }
-    heap_.push_back(std::move(v));
-    ++size_;
+    return *this;
   }
-  // Grows to n default-constructed elements while they fit inline; push_back beyond that.
-  void resize_inline(size_t n) {
-    if (heap_.empty() && n <= N) {
-      size_ = n;
-      return;
+  SmallVec& operator=(SmallVec&& o) noexcept {
+    if (this != &o) {
+      clear();
+      take(o);
     }
-    while (size_ < n) push_back(T());
+    return *this;
+  }
+  ~SmallVec() { clear(); }
+
+  // The inline case is the one inlined; growing past N is out of line.
+  void push_back(T v) { emplace_back(std::move(v)); }
+  // A new element made in place from args; returns it.
+  template <class... Args>
+  [[gnu::always_inline]] T& emplace_back(Args&&... args) {
+    if (!on_heap_ && size_ < N) [[likely]] {
+      T* slot = new (slots() + size_) T(std::forward<Args>(args)...);
+      ++size_;
+      return *slot;
+    }
+    return emplace_on_heap(std::forward<Args>(args)...);
+  }
+  // Room for n elements without moving them again (pointers to elements stay valid up to n).
+  void reserve(size_t n) {
+    if (on_heap_) heap_.reserve(n);
+    else if (n > N) spill(n);
   }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  T* data() { return heap_.empty() ? inline_.data() : heap_.data(); }
-  const T* data() const { return heap_.empty() ? inline_.data() : heap_.data(); }
+  T* data() { return on_heap_ ? heap_.data() : slots(); }
+  const T* data() const { return on_heap_ ? heap_.data() : slots(); }
   T& operator[](size_t i) { return data()[i]; }
   const T& operator[](size_t i) const { return data()[i]; }
   T* begin() { return data(); }
@@ -55,15 +74,60 @@ class SmallVec {
   const T* end() const { return data() + size_; }
 
  private:
-  std::array<T, N> inline_{};
+  T* slots() { return std::launder(reinterpret_cast<T*>(storage_)); }
+  const T* slots() const { return std::launder(reinterpret_cast<const T*>(storage_)); }
+  template <class... Args>
+  [[gnu::noinline]] T& emplace_on_heap(Args&&... args) {
+    if (!on_heap_) spill(2 * N);
+    ++size_;
+    return heap_.emplace_back(std::forward<Args>(args)...);
+  }
+  // Moves the inline elements to the heap (capacity at least `capacity`).
+  void spill(size_t capacity) {
+    heap_.reserve(std::max(capacity, size_));
+    for (size_t i = 0; i < size_; ++i) {
+      heap_.push_back(std::move(slots()[i]));
+      slots()[i].~T();
+    }
+    on_heap_ = true;
+  }
+  void append(const SmallVec& o) {
+    for (const T& x : o) push_back(x);
+  }
+  void take(SmallVec& o) {
+    if (o.on_heap_) {
+      heap_ = std::move(o.heap_);
+      on_heap_ = true;
+      size_ = o.size_;
+      o.heap_.clear();
+      o.on_heap_ = false;
+      o.size_ = 0;
+      return;
+    }
+    for (size_t i = 0; i < o.size_; ++i) push_back(std::move(o.slots()[i]));
+    o.clear();
+  }
+  void clear() {
+    if (on_heap_) {
+      heap_.clear();
+      on_heap_ = false;
+    } else {
+      for (size_t i = 0; i < size_; ++i) slots()[i].~T();
+    }
+    size_ = 0;
+  }
+
+  alignas(T) unsigned char storage_[N * sizeof(T)];
   std::vector<T> heap_;
   size_t size_ = 0;
+  bool on_heap_ = false;
 };
 }  // namespace detail
 
 class TensorIteratorConfig {
  public:
   explicit TensorIteratorConfig(const char* op_name) : op_name_(op_name) {}
+  // Operands are borrowed: the caller keeps them alive until its loops have run.
   // An output: undefined tensors are allocated with the broadcast shape and the result dtype;
   // defined ones (in-place, out=) must already have that shape.
   TensorIteratorConfig& add_output(Tensor* out) {
@@ -120,9 +184,14 @@ class TensorIterator {
   const DimVector& strides(int operand) const { return strides_[operand]; }
   // True when every operand walks memory contiguously (or is a broadcast scalar): one flat loop.
   bool is_contiguous_1d() const { return shape_.size() <= 1; }
+  // True when build() allocated the outputs (none was given).
+  bool allocated_outputs() const { return allocated_outputs_; }
   // Operand i as the loop sees it (outputs first, then inputs after any conversion) and the
   // address of its first element: what a device kernel launches with.
-  const Tensor& operand(int i) const { return owned_[i]; }
+  const Tensor& operand(int i) const {
+    const OperandRef& r = operand_refs_[i];
+    return r.borrowed ? *r.borrowed : owned_[r.owned];
+  }
   char* data_ptr(int i) const { return ptrs_[i]; }
 
   // Calls loop over the whole iteration space, split across threads above `grain` elements.
@@ -140,14 +209,22 @@ class TensorIterator {
   void serial_run(int64_t begin, int64_t end, Loop loop, void* ctx) const;
 
   static constexpr size_t kInlineOperands = 4;
+  // Where operand i lives: the caller's tensor (borrowed) or a temporary in owned_ (by index, since
+  // moving the iterator moves its inline temporaries).
+  struct OperandRef {
+    const Tensor* borrowed;
+    int owned;
+  };
   detail::SmallVec<Tensor*, 2> outputs_;
-  detail::SmallVec<Tensor, kInlineOperands> owned_;  // the operands (converted inputs, temporaries) kept alive
+  detail::SmallVec<OperandRef, kInlineOperands> operand_refs_;
+  detail::SmallVec<Tensor, kInlineOperands> owned_;  // temporaries (converted inputs, outputs of another dtype)
   std::vector<std::pair<Tensor*, Tensor>> writebacks_;  // (user output, temporary)
   detail::SmallVec<char*, kInlineOperands> ptrs_;
   detail::SmallVec<DimVector, kInlineOperands> strides_;  // per operand, bytes, fastest dim first
   DimVector shape_;
   int64_t numel_ = 0;
   ScalarType compute_dtype_ = ScalarType::Float32;
+  bool allocated_outputs_ = false;
 };
 
 // dst = src (broadcast, converted) on any device: CPU tensors through the CPU loop directly,

@@ -4,6 +4,7 @@
 
 #include "engine/core/error.h"
 #include "engine/cpu/parallel.h"
+#include "engine/cpu/streaming_store.h"
 #include "glassbox/ops/Functions.h"
 #include "registry/dispatch_trace.h"
 #include "registry/registry_dump.h"
@@ -137,4 +138,85 @@ TEST(Arithmetic, LargeTensorsAcrossThreads) {
   const Tensor a = iota({1000, 300}), b = iota({300});
   const auto sv = values<float>(add(a, b)), av = values<float>(a), bv = values<float>(b);
   for (int64_t i = 0; i < 300000; i += 997) EXPECT_EQ(sv[i], av[i] + bv[i % 300]);
+}
+
+// Given outputs above the streaming-store threshold are computed in tiles and streamed out: the
+// values must be those of the ordinary loop for every dtype, misaligned views, in-place calls,
+// broadcast scalars, an output that partly overlaps its input (it stays on the ordinary loop) and
+// either thread count.
+TEST(Arithmetic, StreamedOutputsMatchTheOrdinaryLoop) {
+  const int saved_threads = get_num_threads();
+  for (ScalarType dt : {ScalarType::Float32, ScalarType::Float64, ScalarType::Int32, ScalarType::Float16}) {
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      const Tensor a = iota({70001}, dt), b = iota({70001}, dt).mul(iota({70001}, dt));
+      // Odd offsets: data pointers off the 16- and 32-byte alignment of streaming stores.
+      const Tensor av = narrow(a, 0, 3, 69990), bv = narrow(b, 0, 1, 69990);
+      const Tensor s = iota({1}, dt).add(ones({1}, dt));
+      // Streaming is for outputs that already exist (out=, in place): memory the iterator
+      // allocates itself takes ordinary stores. Both kinds are checked.
+      auto into = [&](int64_t n) { return zeros({n}, dt); };
+      auto compute = [&] {
+        std::vector<Tensor> r;
+        Tensor o1 = into(70001), o2 = into(69990), o3 = into(69990), o4 = into(69990), o5 = into(69990);
+        r.push_back(add_out(o1, a, b));
+        r.push_back(mul_out(o2, av, bv));
+        r.push_back(sub_out(o3, av, s));
+        r.push_back(mul_out(o4, s, bv));
+        r.push_back(neg_out(o5, av));
+        r.push_back(add(a, b));
+        r.push_back(mul(s, bv));
+        Tensor inplace = clone(a);
+        inplace.add_(b);
+        r.push_back(inplace);
+        if (threads == 1) {  // out is the input shifted by one element (two threads would race)
+          Tensor buffer = clone(a);
+          Tensor out = narrow(buffer, 0, 0, 70000);
+          add_out(out, narrow(buffer, 0, 1, 70000), narrow(b, 0, 0, 70000));
+          r.push_back(buffer);
+        }
+        return r;
+      };
+      const std::vector<Tensor> ordinary = compute();
+      const int64_t old = cpu::set_streaming_store_threshold(4096);
+      const std::vector<Tensor> streamed = compute();
+      cpu::set_streaming_store_threshold(old);
+      for (size_t k = 0; k < ordinary.size(); ++k) {
+        const Tensor x = ordinary[k].to(ScalarType::Float64), y = streamed[k].to(ScalarType::Float64);
+        EXPECT_EQ(values<double>(x), values<double>(y)) << to_string(dt) << " case " << k << " threads " << threads;
+      }
+    }
+  }
+  EXPECT_THROW(cpu::set_streaming_store_threshold(0), ValueError);
+  set_num_threads(saved_threads);
+}
+
+// Small same-shape contiguous operands skip TensorIterator; a given output (out=) always takes it.
+// Both must give the same dtype and values, for every dtype, alpha, 0-d and empty shapes.
+TEST(Arithmetic, SmallSameShapeOperandsMatchTheIteratorPath) {
+  const std::vector<ScalarType> dtypes = {ScalarType::Float32, ScalarType::Float64, ScalarType::Float16,
+                                          ScalarType::BFloat16, ScalarType::Int64, ScalarType::Int32,
+                                          ScalarType::Int8, ScalarType::UInt8, ScalarType::Bool};
+  for (ScalarType dt : dtypes) {
+    for (const std::vector<int64_t>& shape : {std::vector<int64_t>{7, 5}, std::vector<int64_t>{}, std::vector<int64_t>{0, 3},
+                                              std::vector<int64_t>{1}}) {
+      const Tensor a = iota(shape, dt), b = add(iota(shape, dt), ones(shape, dt));
+      const Scalar alpha = is_floating_point(dt) ? Scalar(2.5) : Scalar(int64_t{3});
+      auto check = [&](const char* what, const Tensor& direct, Tensor via_out) {
+        ASSERT_EQ(direct.dtype(), via_out.dtype()) << what << " " << to_string(dt);
+        ASSERT_EQ(direct.sizes(), via_out.sizes()) << what << " " << to_string(dt);
+        EXPECT_EQ(values<double>(direct.to(ScalarType::Float64)), values<double>(via_out.to(ScalarType::Float64)))
+            << what << " " << to_string(dt);
+      };
+      Tensor out = empty(shape, dt);
+      check("add", add(a, b, alpha), add_out(out, a, b, alpha));
+      check("mul", mul(a, b), mul_out(out, a, b));
+      if (dt != ScalarType::Bool) check("sub", sub(a, b, alpha), sub_out(out, a, b, alpha));
+      if (is_floating_point(dt)) {
+        Tensor q = empty(shape, dt);
+        check("div", div(a, b), div_out(q, a, b));
+      }
+    }
+  }
+  EXPECT_THROW(add(iota({2}, ScalarType::Int32), iota({2}, ScalarType::Int32), Scalar(0.5)), ValueError);
 }

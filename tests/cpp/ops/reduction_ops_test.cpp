@@ -111,6 +111,26 @@ TEST(Sum, LongSumsAreAccurateAndIndependentOfThreads) {
   EXPECT_EQ(as_doubles(sum(ones_big, IntArrayRef(d1))), (std::vector<double>{100000, 100000, 100000}));
 }
 
+// Random float32 values against a float64 sum, lengths on both sides of the block (1024) and
+// thread-chunk (65536) sizes. A plain running float sum of the longest is off by ~1e-4 of the
+// total magnitude; the blocked, pairwise sum must stay within a few units of float's epsilon.
+TEST(Sum, RandomFloat32SumsMatchAFloat64Reference) {
+  const int saved = get_num_threads();
+  for (int64_t n : {1000, 1024, 1025, 65535, 65537, 3 * 65536 + 17, (1 << 22) + 3}) {
+    const Tensor x = random_tensor({n}, static_cast<uint32_t>(n), -1.0, 3.0, ScalarType::Float32);
+    const float* v = x.data<float>();
+    double exact = 0, magnitude = 0;
+    for (int64_t i = 0; i < n; ++i) exact += v[i], magnitude += std::fabs(v[i]);
+    set_num_threads(1);
+    const double one = as_doubles(sum(x))[0];
+    set_num_threads(2);
+    const double two = as_doubles(sum(x))[0];
+    EXPECT_EQ(one, two) << "n=" << n;
+    EXPECT_LE(std::fabs(one - exact), 4 * 1.2e-7 * magnitude) << "n=" << n << " sum " << one << " exact " << exact;
+  }
+  set_num_threads(saved);
+}
+
 TEST(Sum, OutVariant) {
   Tensor out = empty({3});
   const std::vector<int64_t> d0 = dims({0});
