@@ -57,12 +57,12 @@ void* map_big_block(size_t length) {
   return aligned;
 }
 
-// A thread keeps the last big blocks it freed (two, up to 256 MiB together) for the next
+// A thread keeps the last big blocks it freed (two, up to 128 MiB together) for the next
 // allocation of the same mapped size: a loop that makes a same-sized temporary on every step
 // then pays neither mmap nor the page faults of first touch (the C library unmaps blocks above
 // 32 MiB at once). Other sizes, and blocks beyond the limit, are unmapped when freed.
 constexpr size_t kKeptBigBlocks = 2;
-constexpr size_t kKeptBigBytes = size_t{256} << 20;
+constexpr size_t kKeptBigBytes = size_t{128} << 20;
 struct BigBlock {
   void* data = nullptr;
   size_t length = 0;
