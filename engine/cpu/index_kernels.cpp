@@ -1,12 +1,13 @@
 // Advanced indexing on the CPU: index (self[indices]), index_put_ (self[indices] = values),
 // masked_fill, one_hot and embedding_dense_backward. Shapes come from engine/ops/index_shape.cpp,
-// the functions the Meta kernels use; bool masks become integer indices here (their true count is
-// data the Meta key does not have).
+// the functions the Meta kernels use; bool masks become integer indices (engine/ops/index_masks.h:
+// their true count is data the Meta key does not have).
 #include <vector>
 
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cpu/index_loops.h"
+#include "engine/ops/index_masks.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/embedding_dense_backward.h"
 #include "glassbox/ops/native/index.h"
@@ -17,44 +18,6 @@
 namespace glassbox::native {
 
 namespace {
-// The coordinates of a k-d mask's true elements, in row-major order: k int64 tensors.
-std::vector<Tensor> mask_coordinates(const Tensor& mask) {
-  const Tensor m = mask.contiguous();
-  const auto* bytes = static_cast<const uint8_t*>(m.data_ptr());  // bool and uint8 are one byte
-  const int64_t n = m.numel(), k = m.dim();
-  int64_t count = 0;
-  for (int64_t i = 0; i < n; ++i) count += bytes[i] != 0;
-  std::vector<Tensor> out;
-  std::vector<int64_t*> columns;
-  for (int64_t j = 0; j < k; ++j) {
-    out.push_back(empty_tensor(DimVector{count}, ScalarType::Int64, mask.device()));
-    columns.push_back(out.back().data<int64_t>());
-  }
-  DimVector coord(k, 0);
-  for (int64_t i = 0, w = 0; i < n; ++i) {
-    if (bytes[i]) {
-      for (int64_t j = 0; j < k; ++j) columns[j][w] = coord[j];
-      ++w;
-    }
-    for (int64_t j = k - 1; j >= 0 && ++coord[j] == m.sizes()[j]; --j) coord[j] = 0;
-  }
-  return out;
-}
-
-// indices with every mask replaced by the integer index tensors of its true elements.
-std::vector<std::optional<Tensor>> expand_masks(const char* op, const Tensor& self, OptionalTensorList indices) {
-  check_indices(op, self, indices, /*allow_masks=*/true);
-  std::vector<std::optional<Tensor>> out;
-  for (const std::optional<Tensor>& entry : indices) {
-    if (entry && entry->defined() && is_mask_dtype(entry->dtype())) {
-      for (Tensor& t : mask_coordinates(*entry)) out.emplace_back(std::move(t));
-    } else {
-      out.push_back(entry);
-    }
-  }
-  return out;
-}
-
 // For each position of the broadcast index shape, the byte offset into self that the index tensors
 // pick (the sum of index * stride over the indexed dims). Every index is range-checked here.
 Tensor index_offsets(const char* op, const Tensor& self, const AdvancedIndexing& a) {
@@ -82,41 +45,20 @@ Tensor index_offsets(const char* op, const Tensor& self, const AdvancedIndexing&
   return offsets;
 }
 
-// self and the offsets laid over the result's shape: self keeps its strides on the dims no index
-// addresses (stride 0 on the index dims), the offsets vary along the index dims only.
-struct ResultOperands {
-  Tensor self;
-  Tensor offsets;
-};
-ResultOperands result_operands(const Tensor& self, const AdvancedIndexing& a, const Tensor& offsets) {
-  const size_t n = a.result_shape.size(), m = a.index_shape.size();
-  DimVector self_strides(n, 0), offset_strides(n, 0);
-  const DimVector contiguous = contiguous_strides(a.index_shape);
-  for (size_t j = 0; j < m; ++j) offset_strides[a.result_dim + j] = contiguous[j];
-  size_t pos = 0;
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    if (std::find(a.indexed_dims.begin(), a.indexed_dims.end(), d) != a.indexed_dims.end()) continue;
-    if (pos == static_cast<size_t>(a.result_dim)) pos += m;
-    self_strides[pos++] = self.strides()[d];
-  }
-  return {cpu::restrided(self, a.result_shape, self_strides, self.storage_offset()),
-          cpu::restrided(offsets, a.result_shape, offset_strides, 0)};
-}
-
 // Offsets are byte offsets already checked: the loops add them with a stride of one byte.
 constexpr cpu::IndexedDim kByteOffsets{1, std::numeric_limits<int64_t>::max(), "index", 0};
 
 Tensor& put_at_indices(const char* op, Tensor& self, OptionalTensorList indices, const Tensor& values, bool accumulate) {
-  const std::vector<std::optional<Tensor>> expanded = expand_masks(op, self, indices);
+  const std::vector<std::optional<Tensor>> expanded = expand_index_masks(op, self, indices);
   const AdvancedIndexing a = advanced_indexing(op, self, expanded);
   check_index_put_values(op, self, values, a.result_shape);
-  ResultOperands r = result_operands(self, a, index_offsets(op, self, a));
+  IndexResultOperands r = index_result_operands(self, a, index_offsets(op, self, a));
   TensorIterator it =
       TensorIteratorConfig(op).add_output(&r.self).add_input(values).add_input(r.offsets).keep_dtypes().build();
   if (accumulate) {
     visit_scalar_type(self.dtype(), [&]<class T>() { cpu::scatter_add_values<T, int64_t>(it, kByteOffsets, 1); });
   } else {
-    cpu::visit_element_size(self.dtype(), [&]<size_t B>() { cpu::scatter_bytes<B, int64_t>(it, kByteOffsets); });
+    visit_element_size(self.dtype(), [&]<size_t B>() { cpu::scatter_bytes<B, int64_t>(it, kByteOffsets); });
   }
   cpu::bump_version(self);
   return self;
@@ -142,13 +84,13 @@ Tensor broadcast_copy(const Tensor& self, std::span<const int64_t> shape) {
 }  // namespace
 
 Tensor index_cpu(const Tensor& self, OptionalTensorList indices) {
-  const std::vector<std::optional<Tensor>> expanded = expand_masks("index", self, indices);
+  const std::vector<std::optional<Tensor>> expanded = expand_index_masks("index", self, indices);
   const AdvancedIndexing a = advanced_indexing("index", self, expanded);
   Tensor out = empty_tensor(a.result_shape, self.dtype(), self.device());
-  const ResultOperands r = result_operands(self, a, index_offsets("index", self, a));
+  const IndexResultOperands r = index_result_operands(self, a, index_offsets("index", self, a));
   TensorIterator it =
       TensorIteratorConfig("index").add_output(&out).add_input(r.self).add_input(r.offsets).keep_dtypes().build();
-  cpu::visit_element_size(self.dtype(), [&]<size_t B>() { cpu::gather_bytes<B, int64_t>(it, kByteOffsets); });
+  visit_element_size(self.dtype(), [&]<size_t B>() { cpu::gather_bytes<B, int64_t>(it, kByteOffsets); });
   return out;
 }
 
@@ -183,10 +125,7 @@ Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
   const int64_t* v = classes.data<int64_t>();
   const int64_t n = classes.numel();
   if (num_classes == -1) {
-    if (n == 0) {
-      throw ValueError("one_hot: cannot infer num_classes from an empty tensor (self is " +
-                       shape_to_string(self.sizes()) + "); pass num_classes");
-    }
+    if (n == 0) throw_one_hot_no_classes(self);
     num_classes = *std::max_element(v, v + n) + 1;
   }
   Tensor out = empty_tensor(one_hot_shape(self, num_classes), ScalarType::Int64, self.device());
@@ -194,10 +133,7 @@ Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
   parallel_for(0, n, kDefaultGrain / std::max<int64_t>(num_classes, 1) + 1, [&](int64_t lo, int64_t hi) {
     std::fill(o + lo * num_classes, o + hi * num_classes, 0);
     for (int64_t i = lo; i < hi; ++i) {
-      if (v[i] < 0 || v[i] >= num_classes) {
-        throw IndexError(detail::str_cat("one_hot: class value ", v[i], " is out of range for num_classes ",
-                                         num_classes, " (expected 0 <= value < ", num_classes, ")"));
-      }
+      if (v[i] < 0 || v[i] >= num_classes) throw_one_hot_class_out_of_range(v[i], num_classes);
       o[i * num_classes + v[i]] = 1;
     }
   });

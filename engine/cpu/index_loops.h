@@ -1,9 +1,9 @@
 #pragma once
 // The loops behind the CPU indexing kernels. Each kernel lays a "restrided" view over the tensor it
-// reads or writes (the indexed dim given stride 0, so every operand walks the same shape), and
-// TensorIterator runs one of these loops over (destination, source, index), adding
-// index * dim_stride bytes to the restrided operand's address. gather, index_select and index
-// read this way; scatter, index_add_ and index_put_ write this way.
+// reads or writes (engine/ops/index_layout.h: the indexed dim given stride 0, so every operand
+// walks the same shape), and TensorIterator runs one of these loops over (destination, source,
+// index), adding index * dim_stride bytes to the restrided operand's address. gather,
+// index_select and index read this way; scatter, index_add_ and index_put_ write this way.
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -12,25 +12,9 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cpu/loops.h"
-#include "engine/ops/index_shape.h"
+#include "engine/ops/index_layout.h"
 
 namespace glassbox::cpu {
-
-// A view of t's storage with other geometry (zero strides allowed): for the loops only.
-inline Tensor restrided(const Tensor& t, std::span<const int64_t> sizes, std::span<const int64_t> strides,
-                        int64_t storage_offset) {
-  const TensorImpl& base = *t.unsafe_impl();
-  auto impl = intrusive_ptr<TensorImpl>::make(base.storage(), base.key_set(), base.dtype(), base.device(), sizes);
-  impl->set_geometry(sizes, strides, storage_offset);
-  return Tensor(std::move(impl));
-}
-
-// A 0-d tensor seen as one dimension of size 1 (gather and scatter treat 0-d tensors so).
-inline Tensor at_least_1d(const Tensor& t) {
-  if (t.dim() > 0) return t;
-  const int64_t one[] = {1};
-  return restrided(t, one, one, t.storage_offset());
-}
 
 // How the indexed dim is addressed: its byte stride, its size (for bounds checks) and, for
 // error messages, the op and the dim's number.
@@ -125,24 +109,6 @@ inline Scalar tensor_item(const Tensor& t) {
 // Marks an in-place kernel's write (autograd's version counter).
 inline void bump_version(const Tensor& t) {
   if (t.unsafe_impl()->storage()) t.unsafe_impl()->storage()->bump_version();
-}
-
-// Calls f.template operator()<kBytes>() for a dtype's element size.
-template <class F>
-void visit_element_size(ScalarType t, F&& f) {
-  switch (element_size(t)) {
-    case 1: f.template operator()<1>(); break;
-    case 2: f.template operator()<2>(); break;
-    case 4: f.template operator()<4>(); break;
-    default: f.template operator()<8>(); break;
-  }
-}
-
-// Calls f.template operator()<I>() with I the C++ type of an int64 or int32 index tensor.
-template <class F>
-void visit_index_type(ScalarType t, F&& f) {
-  if (t == ScalarType::Int32) f.template operator()<int32_t>();
-  else f.template operator()<int64_t>();
 }
 
 // Throws the first out-of-range value of an index tensor (before a kernel writes anything).

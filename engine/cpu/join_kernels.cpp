@@ -2,37 +2,23 @@
 // slice of the output, so the element loops are copy_'s, threads included.
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
-#include "engine/ops/join_reorder_shape.h"
+#include "engine/ops/join_reorder_copy.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/cat.h"
 
 namespace glassbox::native {
 
-namespace {
-void copy_into_slices(TensorList tensors, const CatResult& r, Tensor& out) {
-  int64_t offset = 0;
-  for (const Tensor& t : tensors) {
-    if (cat_skips(t)) continue;
-    const int64_t length = t.sizes()[r.dim];
-    if (length == 0) continue;
-    Tensor slice = glassbox::narrow(out, r.dim, offset, length);
-    glassbox::copy_(slice, t, false);
-    offset += length;
-  }
-}
-}  // namespace
-
 Tensor cat_cpu(TensorList tensors, int64_t dim) {
   const CatResult r = cat_result("cat", tensors, dim);
   Tensor out = empty_tensor(r.shape, r.dtype, r.device);
-  copy_into_slices(tensors, r, out);
+  copy_into_cat_slices(tensors, r, out);
   return out;
 }
 
 Tensor& cat_out_cpu(TensorList tensors, int64_t dim, Tensor& out) {
   const CatResult r = cat_result("cat.out", tensors, dim);
   check_cat_out(r, out);
-  copy_into_slices(tensors, r, out);
+  copy_into_cat_slices(tensors, r, out);
   return out;
 }
 

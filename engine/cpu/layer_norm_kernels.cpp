@@ -8,7 +8,7 @@
 #include "engine/core/empty.h"
 #include "engine/cpu/loops.h"
 #include "engine/cpu/parallel.h"
-#include "engine/ops/linalg_shape.h"
+#include "engine/ops/layer_norm_operands.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/native_layer_norm.h"
 #include "glassbox/ops/native/native_layer_norm_backward.h"
@@ -17,14 +17,6 @@ namespace glassbox::native {
 
 namespace {
 
-// The contiguous data of an optional parameter, or null when it was not given.
-Tensor optional_contiguous(const std::optional<Tensor>& t) {
-  return t && t->defined() ? t->contiguous() : Tensor();
-}
-template <class T>
-const T* data_or_null(const Tensor& t) {
-  return t.defined() ? t.data<T>() : nullptr;
-}
 int64_t row_grain(int64_t cols) { return std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(cols, 1)); }
 
 }  // namespace
@@ -32,21 +24,17 @@ int64_t row_grain(int64_t cols) { return std::max<int64_t>(1, kDefaultGrain / st
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cpu(const Tensor& input, IntArrayRef normalized_shape,
                                                          const std::optional<Tensor>& weight,
                                                          const std::optional<Tensor>& bias, double eps) {
-  const LayerNormShape s = layer_norm_shape("native_layer_norm", input, normalized_shape, weight, bias);
-  const Tensor x = input.contiguous(), w = optional_contiguous(weight), b = optional_contiguous(bias);
-  Tensor out = empty_tensor(input.sizes(), input.dtype(), input.device());
-  Tensor mean = empty_tensor(s.stats, input.dtype(), input.device());
-  Tensor rstd = empty_tensor(s.stats, input.dtype(), input.device());
-  const int64_t N = s.cols;
+  LayerNormOperands o = layer_norm_operands(input, normalized_shape, weight, bias);
+  const int64_t N = o.s.cols;
   visit_scalar_type(input.dtype(), [&]<class T>() {
     using C = cpu::compute_t<T>;
     if constexpr (std::is_floating_point_v<C>) {
-      const T* wp = data_or_null<T>(w);
-      const T* bp = data_or_null<T>(b);
-      parallel_for(0, s.rows, row_grain(N), [&](int64_t lo, int64_t hi) {
+      const T* wp = data_or_null<T>(o.w);
+      const T* bp = data_or_null<T>(o.b);
+      parallel_for(0, o.s.rows, row_grain(N), [&](int64_t lo, int64_t hi) {
         for (int64_t r = lo; r < hi; ++r) {
-          const T* xr = x.data<T>() + r * N;
-          T* yr = out.data<T>() + r * N;
+          const T* xr = o.x.data<T>() + r * N;
+          T* yr = o.out.data<T>() + r * N;
           double sum = 0, sq = 0;
           for (int64_t j = 0; j < N; ++j) sum += static_cast<double>(static_cast<C>(xr[j]));
           const double mu = sum / static_cast<double>(N);
@@ -62,13 +50,13 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cpu(const Tensor& input, In
             if (bp) y += static_cast<C>(bp[j]);
             yr[j] = static_cast<T>(y);
           }
-          mean.data<T>()[r] = static_cast<T>(mu);
-          rstd.data<T>()[r] = static_cast<T>(rs);
+          o.mean.data<T>()[r] = static_cast<T>(mu);
+          o.rstd.data<T>()[r] = static_cast<T>(rs);
         }
       });
     }
   });
-  return {out, mean, rstd};
+  return {o.out, o.mean, o.rstd};
 }
 
 // With xhat = (x - mean) * rstd and g = grad_out * weight (weight 1 when absent), per row of N:
@@ -80,19 +68,14 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& 
                                                                   const Tensor& rstd,
                                                                   const std::optional<Tensor>& weight,
                                                                   const std::optional<Tensor>& bias) {
-  const LayerNormShape s = layer_norm_backward_shape("native_layer_norm_backward", grad_out, input, normalized_shape,
-                                                     mean, rstd, weight, bias);
-  const Tensor g = grad_out.contiguous(), x = input.contiguous(), mu = mean.contiguous(), rs = rstd.contiguous();
-  const Tensor w = optional_contiguous(weight);
-  Tensor grad_in = empty_tensor(input.sizes(), input.dtype(), input.device());
-  Tensor grad_w = empty_tensor(normalized_shape, input.dtype(), input.device());
-  Tensor grad_b = empty_tensor(normalized_shape, input.dtype(), input.device());
-  const int64_t N = s.cols, M = s.rows;
+  LayerNormBackwardOperands o =
+      layer_norm_backward_operands(grad_out, input, normalized_shape, mean, rstd, weight, bias);
+  const int64_t N = o.s.cols, M = o.s.rows;
   visit_scalar_type(input.dtype(), [&]<class T>() {
     using C = cpu::compute_t<T>;
     if constexpr (std::is_floating_point_v<C>) {
-      const T* wp = data_or_null<T>(w);
-      const T *gp = g.data<T>(), *xp = x.data<T>(), *mp = mu.data<T>(), *rp = rs.data<T>();
+      const T* wp = data_or_null<T>(o.w);
+      const T *gp = o.g.data<T>(), *xp = o.x.data<T>(), *mp = o.mu.data<T>(), *rp = o.rs.data<T>();
       parallel_for(0, M, row_grain(N), [&](int64_t lo, int64_t hi) {
         std::vector<double> gw(static_cast<size_t>(N)), xhat(static_cast<size_t>(N));
         for (int64_t r = lo; r < hi; ++r) {
@@ -105,7 +88,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& 
             sum_gx += gw[j] * xhat[j];
           }
           const double mean_g = sum_g / static_cast<double>(N), mean_gx = sum_gx / static_cast<double>(N);
-          T* dst = grad_in.data<T>() + r * N;
+          T* dst = o.grad_in.data<T>() + r * N;
           for (int64_t j = 0; j < N; ++j) dst[j] = static_cast<T>(rsd * (gw[j] - mean_g - xhat[j] * mean_gx));
         }
       });
@@ -121,13 +104,13 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& 
           }
         }
         for (int64_t j = lo; j < hi; ++j) {
-          grad_w.data<T>()[j] = static_cast<T>(sw[j - lo]);
-          grad_b.data<T>()[j] = static_cast<T>(sb[j - lo]);
+          o.grad_w.data<T>()[j] = static_cast<T>(sw[j - lo]);
+          o.grad_b.data<T>()[j] = static_cast<T>(sb[j - lo]);
         }
       });
     }
   });
-  return {grad_in, grad_w, grad_b};
+  return {o.grad_in, o.grad_w, o.grad_b};
 }
 
 }  // namespace glassbox::native

@@ -19,13 +19,6 @@ namespace glassbox::native {
 
 namespace {
 
-void reject_bool(const char* op, const Tensor& out) {
-  if (out.dtype() == ScalarType::Bool) {
-    throw TypeError(detail::str_cat(op, ": the bool dtype is not supported (out has shape ",
-                                    shape_to_string(out.sizes()), ")"));
-  }
-}
-
 // out[i] = value(i) over a 1-d tensor of any stride, split across threads.
 template <class T, class F>
 void fill_1d(Tensor& out, F value) {
@@ -51,10 +44,7 @@ Tensor empty_strided_cpu(IntArrayRef size, IntArrayRef stride, std::optional<Sca
 }
 
 Tensor& arange_out_cpu(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
-  const int64_t length[] = {arange_length(start, end, step)};
-  check_out_shape("arange.out", out, length);
-  reject_bool("arange.out", out);
-  const bool integral = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
+  const bool integral = check_arange_out(start, end, step, out).integral;
   visit_scalar_type(out.dtype(), [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) {
       if (integral && std::is_integral_v<T>) {
@@ -71,12 +61,8 @@ Tensor& arange_out_cpu(const Scalar& start, const Scalar& end, const Scalar& ste
 }
 
 Tensor& linspace_out_cpu(const Scalar& start, const Scalar& end, int64_t steps, Tensor& out) {
-  check_linspace_steps(steps);
-  const int64_t length[] = {steps};
-  check_out_shape("linspace.out", out, length);
-  reject_bool("linspace.out", out);
-  const double s = start.to_double(), e = end.to_double();
-  const double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  const LinspaceOut l = check_linspace_out(start, end, steps, out);
+  const double s = l.start, e = l.end, step = l.step;
   const int64_t half = (steps + 1) / 2;  // a single step is start
   visit_scalar_type(out.dtype(), [&]<class T>() {
     // The first half counts up from start and the second down from end, so both ends are exact
@@ -90,9 +76,7 @@ Tensor& linspace_out_cpu(const Scalar& start, const Scalar& end, int64_t steps, 
 }
 
 Tensor& eye_out_cpu(int64_t n, int64_t m, Tensor& out) {
-  check_eye_sizes(n, m);
-  const int64_t shape[] = {n, m};
-  check_out_shape("eye.out", out, shape);
+  check_eye_out(n, m, out);
   glassbox::fill_(out, Scalar(int64_t{0}));
   visit_scalar_type(out.dtype(), [&]<class T>() {
     const T one = convert_value<T>(int64_t{1});

@@ -7,7 +7,7 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cpu/parallel.h"
-#include "engine/ops/join_reorder_shape.h"
+#include "engine/ops/join_reorder_copy.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/flip.h"
 #include "glassbox/ops/native/roll.h"
@@ -95,24 +95,6 @@ void zero_outside_triangle(Tensor& t, int64_t diagonal, bool lower) {
   if (t.unsafe_impl()->storage()) t.unsafe_impl()->storage()->bump_version();
 }
 
-Tensor triangle(const char* op, const Tensor& self, int64_t diagonal, bool lower) {
-  check_triangle_input(op, self);
-  Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
-  glassbox::copy_(out, self, false);
-  zero_outside_triangle(out, diagonal, lower);
-  return out;
-}
-
-Tensor& triangle_(const char* op, Tensor& self, int64_t diagonal, bool lower) {
-  check_triangle_input(op, self);
-  if (self.is_contiguous()) {
-    zero_outside_triangle(self, diagonal, lower);
-    return self;
-  }
-  const Tensor result = triangle(op, self, diagonal, lower);
-  return glassbox::copy_(self, result, false);
-}
-
 }  // namespace
 
 Tensor flip_cpu(const Tensor& self, IntArrayRef dims) {
@@ -146,9 +128,9 @@ Tensor roll_cpu(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   return out;
 }
 
-Tensor tril_cpu(const Tensor& self, int64_t diagonal) { return triangle("tril", self, diagonal, true); }
-Tensor triu_cpu(const Tensor& self, int64_t diagonal) { return triangle("triu", self, diagonal, false); }
-Tensor& tril_cpu_(Tensor& self, int64_t diagonal) { return triangle_("tril_", self, diagonal, true); }
-Tensor& triu_cpu_(Tensor& self, int64_t diagonal) { return triangle_("triu_", self, diagonal, false); }
+Tensor tril_cpu(const Tensor& self, int64_t diagonal) { return triangle("tril", self, diagonal, true, zero_outside_triangle); }
+Tensor triu_cpu(const Tensor& self, int64_t diagonal) { return triangle("triu", self, diagonal, false, zero_outside_triangle); }
+Tensor& tril_cpu_(Tensor& self, int64_t diagonal) { return triangle_("tril_", self, diagonal, true, zero_outside_triangle); }
+Tensor& triu_cpu_(Tensor& self, int64_t diagonal) { return triangle_("triu_", self, diagonal, false, zero_outside_triangle); }
 
 }  // namespace glassbox::native

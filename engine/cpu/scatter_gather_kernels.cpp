@@ -30,20 +30,6 @@ void check_index_range(const Tensor& index, const IndexedDim& d) {
 namespace glassbox::native {
 
 namespace {
-// t laid over `shape` with stride 0 along dim: the loop adds index * stride there itself.
-Tensor zero_stride_along(const Tensor& t, std::span<const int64_t> shape, int64_t dim) {
-  DimVector strides = t.strides();
-  strides[dim] = 0;
-  return cpu::restrided(t, shape, strides, t.storage_offset());
-}
-
-// A 1-d index laid over `shape`: it varies along dim only (index_select, index_add_).
-Tensor index_along(const Tensor& index1d, std::span<const int64_t> shape, int64_t dim) {
-  DimVector strides(shape.size(), 0);
-  strides[dim] = index1d.strides()[0];
-  return cpu::restrided(index1d, shape, strides, index1d.storage_offset());
-}
-
 cpu::IndexedDim indexed_dim(const char* op, const Tensor& t, int64_t dim) {
   return {t.strides()[dim] * static_cast<int64_t>(element_size(t.dtype())), t.sizes()[dim], op, dim};
 }
@@ -54,8 +40,8 @@ void gather_along(const char* op, const Tensor& out, const Tensor& self, int64_t
   const Tensor src = zero_stride_along(self, index.sizes(), dim);
   TensorIterator it = TensorIteratorConfig(op).add_output(&dst).add_input(src).add_input(index).keep_dtypes().build();
   const cpu::IndexedDim d = indexed_dim(op, self, dim);
-  cpu::visit_element_size(self.dtype(), [&]<size_t B>() {
-    cpu::visit_index_type(index.dtype(), [&]<class I>() { cpu::gather_bytes<B, I>(it, d); });
+  visit_element_size(self.dtype(), [&]<size_t B>() {
+    visit_index_type(index.dtype(), [&]<class I>() { cpu::gather_bytes<B, I>(it, d); });
   });
 }
 
@@ -73,35 +59,30 @@ void scatter_along(const char* op, const Tensor& self, int64_t dim, const Tensor
                                        alpha.to_string()));
     }
     visit_scalar_type(self.dtype(), [&]<class T>() {
-      cpu::visit_index_type(index.dtype(), [&]<class I>() { cpu::scatter_add_values<T, I>(it, d, cpu::scalar_as<T>(alpha)); });
+      visit_index_type(index.dtype(), [&]<class I>() { cpu::scatter_add_values<T, I>(it, d, cpu::scalar_as<T>(alpha)); });
     });
   } else {
-    cpu::visit_element_size(self.dtype(), [&]<size_t B>() {
-      cpu::visit_index_type(index.dtype(), [&]<class I>() { cpu::scatter_bytes<B, I>(it, d); });
+    visit_element_size(self.dtype(), [&]<size_t B>() {
+      visit_index_type(index.dtype(), [&]<class I>() { cpu::scatter_bytes<B, I>(it, d); });
     });
   }
   cpu::bump_version(self);
 }
 
-// src's leading block of index's shape (scatter reads only that much of src).
-Tensor leading_block(const Tensor& src1, const Tensor& index1) {
-  return cpu::restrided(src1, index1.sizes(), src1.strides(), src1.storage_offset());
-}
-
 Tensor& scatter_src(const char* op, Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool add) {
   const int64_t d = check_scatter(op, self, dim, index, &src);
-  const Tensor index1 = cpu::at_least_1d(index);
-  scatter_along(op, cpu::at_least_1d(self), d, index1, index1, leading_block(cpu::at_least_1d(src), index1), add,
+  const Tensor index1 = at_least_1d(index);
+  scatter_along(op, at_least_1d(self), d, index1, index1, leading_block(at_least_1d(src), index1), add,
                 Scalar(int64_t{1}));
   return self;
 }
 
 Tensor& scatter_value(const char* op, Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   const int64_t d = check_scatter(op, self, dim, index, nullptr);
-  const Tensor index1 = cpu::at_least_1d(index);
+  const Tensor index1 = at_least_1d(index);
   const DimVector zeros(index1.dim(), 0);
   const Tensor v = cpu::scalar_tensor(value, self.dtype());
-  scatter_along(op, cpu::at_least_1d(self), d, index1, index1, cpu::restrided(v, index1.sizes(), zeros, 0), false,
+  scatter_along(op, at_least_1d(self), d, index1, index1, restrided(v, index1.sizes(), zeros, 0), false,
                 Scalar(int64_t{1}));
   return self;
 }
@@ -110,7 +91,7 @@ Tensor& scatter_value(const char* op, Tensor& self, int64_t dim, const Tensor& i
 Tensor gather_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
   const int64_t d = check_gather("gather", self, dim, index);
   Tensor out = empty_tensor(index.sizes(), self.dtype(), self.device());
-  gather_along("gather", cpu::at_least_1d(out), cpu::at_least_1d(self), d, cpu::at_least_1d(index));
+  gather_along("gather", at_least_1d(out), at_least_1d(self), d, at_least_1d(index));
   return out;
 }
 
@@ -144,8 +125,8 @@ Tensor index_select_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
   const DimVector shape = index_select_shape("index_select", self, dim, index);
   const int64_t d = wrap_dim(dim, self.dim(), "index_select");
   Tensor out = empty_tensor(shape, self.dtype(), self.device());
-  const Tensor out1 = cpu::at_least_1d(out);
-  gather_along("index_select", out1, cpu::at_least_1d(self), d, index_along(cpu::at_least_1d(index), out1.sizes(), d));
+  const Tensor out1 = at_least_1d(out);
+  gather_along("index_select", out1, at_least_1d(self), d, index_along(at_least_1d(index), out1.sizes(), d));
   return out;
 }
 
@@ -153,8 +134,8 @@ namespace {
 Tensor& index_add(const char* op, Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                   const Scalar& alpha) {
   const int64_t d = check_index_add(op, self, dim, index, source);
-  const Tensor source1 = cpu::at_least_1d(source), index1 = cpu::at_least_1d(index);
-  scatter_along(op, cpu::at_least_1d(self), d, index_along(index1, source1.sizes(), d), index1, source1, true, alpha);
+  const Tensor source1 = at_least_1d(source), index1 = at_least_1d(index);
+  scatter_along(op, at_least_1d(self), d, index_along(index1, source1.sizes(), d), index1, source1, true, alpha);
   return self;
 }
 }  // namespace

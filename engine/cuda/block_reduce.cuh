@@ -5,6 +5,8 @@
 // blocks have blockDim.y == 1).
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 namespace glassbox::cuda {
 
 inline constexpr unsigned kFullWarp = 0xffffffffu;
@@ -35,6 +37,17 @@ __device__ __forceinline__ A group_reduce(A v, const Op& op, A identity) {
   }
   __syncthreads();
   return partial[0];
+}
+
+// The launch shape of a kernel with one group per row, `rows` rows of `len` elements: 32 threads
+// and 8 rows a block for short rows, else 256 threads and one row.
+struct RowLaunch {
+  dim3 grid, block;
+};
+inline RowLaunch row_launch(int64_t rows, int64_t len) {
+  const bool wide = len > 256;
+  const dim3 block(wide ? 256 : 32, wide ? 1 : 8);
+  return {dim3(static_cast<unsigned>((rows + block.y - 1) / block.y)), block};
 }
 
 }  // namespace glassbox::cuda

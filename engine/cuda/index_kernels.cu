@@ -2,12 +2,13 @@
 // masked_fill, one_hot and embedding_dense_backward, laid out as the CPU kernels are
 // (engine/cpu/index_kernels.cpp). The index tensors become one int64 byte offset per position of
 // their broadcast shape, range-checked on the device first so that a bad index throws the CPU's
-// IndexError before anything is written. A bool mask becomes integer indices on the host: how many
-// elements it picks decides the result's shape, so it is read back (as the CPU reads it).
+// IndexError before anything is written. A bool mask becomes integer indices on the host
+// (engine/ops/index_masks.h): how many elements it picks decides the result's shape.
 #include <algorithm>
 #include <vector>
 
 #include "engine/cuda/index_launch.cuh"
+#include "engine/ops/index_masks.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/embedding_dense_backward.h"
 #include "glassbox/ops/native/index.h"
@@ -21,41 +22,6 @@ namespace {
 using namespace glassbox::cuda;
 
 const Device kHost(DeviceType::CPU);
-
-// The coordinates of a k-d mask's true elements, in row-major order: k int64 tensors on the mask's device.
-std::vector<Tensor> mask_coordinates(const Tensor& mask) {
-  const Tensor m = mask.to(kHost).contiguous();
-  const auto* bytes = static_cast<const uint8_t*>(m.data_ptr());  // bool and uint8 are one byte
-  const int64_t n = m.numel(), k = m.dim();
-  int64_t count = 0;
-  for (int64_t i = 0; i < n; ++i) count += bytes[i] != 0;
-  std::vector<Tensor> columns;
-  for (int64_t j = 0; j < k; ++j) columns.push_back(empty_tensor(DimVector{count}, ScalarType::Int64, kHost));
-  DimVector coord(k, 0);
-  for (int64_t i = 0, w = 0; i < n; ++i) {
-    if (bytes[i]) {
-      for (int64_t j = 0; j < k; ++j) columns[j].data<int64_t>()[w] = coord[j];
-      ++w;
-    }
-    for (int64_t j = k - 1; j >= 0 && ++coord[j] == m.sizes()[j]; --j) coord[j] = 0;
-  }
-  for (Tensor& c : columns) c = c.to(mask.device());
-  return columns;
-}
-
-// indices with every mask replaced by the integer index tensors of its true elements.
-std::vector<std::optional<Tensor>> expand_masks(const char* op, const Tensor& self, OptionalTensorList indices) {
-  check_indices(op, self, indices, /*allow_masks=*/true);
-  std::vector<std::optional<Tensor>> out;
-  for (const std::optional<Tensor>& entry : indices) {
-    if (entry && entry->defined() && is_mask_dtype(entry->dtype())) {
-      for (Tensor& t : mask_coordinates(*entry)) out.emplace_back(std::move(t));
-    } else {
-      out.push_back(entry);
-    }
-  }
-  return out;
-}
 
 // offset + (index, wrapped) * stride_bytes.
 template <class I>
@@ -89,27 +55,6 @@ Tensor index_offsets(const char* op, const Tensor& self, const AdvancedIndexing&
   return offsets;
 }
 
-// self and the offsets laid over the result's shape: self keeps its strides on the dims no index
-// addresses (stride 0 on the index dims), the offsets vary along the index dims only.
-struct ResultOperands {
-  Tensor self;
-  Tensor offsets;
-};
-ResultOperands result_operands(const Tensor& self, const AdvancedIndexing& a, const Tensor& offsets) {
-  const size_t n = a.result_shape.size(), m = a.index_shape.size();
-  DimVector self_strides(n, 0), offset_strides(n, 0);
-  const DimVector contiguous = contiguous_strides(a.index_shape);
-  for (size_t j = 0; j < m; ++j) offset_strides[a.result_dim + j] = contiguous[j];
-  size_t pos = 0;
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    if (std::find(a.indexed_dims.begin(), a.indexed_dims.end(), d) != a.indexed_dims.end()) continue;
-    if (pos == static_cast<size_t>(a.result_dim)) pos += m;
-    self_strides[pos++] = self.strides()[d];
-  }
-  return {restrided(self, a.result_shape, self_strides, self.storage_offset()),
-          restrided(offsets, a.result_shape, offset_strides, 0)};
-}
-
 // (out, self, offset): out = self at offset.
 template <size_t B>
 struct ReadAtOffset {
@@ -133,10 +78,10 @@ struct AddAtOffset {
 };
 
 Tensor& put_at_indices(const char* op, Tensor& self, OptionalTensorList indices, const Tensor& values, bool accumulate) {
-  const std::vector<std::optional<Tensor>> expanded = expand_masks(op, self, indices);
+  const std::vector<std::optional<Tensor>> expanded = expand_index_masks(op, self, indices);
   const AdvancedIndexing a = advanced_indexing(op, self, expanded);
   check_index_put_values(op, self, values, a.result_shape);
-  ResultOperands r = result_operands(self, a, index_offsets(op, self, a));
+  IndexResultOperands r = index_result_operands(self, a, index_offsets(op, self, a));
   TensorIterator it =
       TensorIteratorConfig(op).add_output(&r.self).add_input(values).add_input(r.offsets).keep_dtypes().build();
   if (accumulate) {
@@ -214,10 +159,10 @@ unsigned grid_for(int64_t n) {
 }  // namespace
 
 Tensor index_cuda(const Tensor& self, OptionalTensorList indices) {
-  const std::vector<std::optional<Tensor>> expanded = expand_masks("index", self, indices);
+  const std::vector<std::optional<Tensor>> expanded = expand_index_masks("index", self, indices);
   const AdvancedIndexing a = advanced_indexing("index", self, expanded);
   Tensor out = empty_tensor(a.result_shape, self.dtype(), self.device());
-  const ResultOperands r = result_operands(self, a, index_offsets("index", self, a));
+  const IndexResultOperands r = index_result_operands(self, a, index_offsets("index", self, a));
   TensorIterator it =
       TensorIteratorConfig("index").add_output(&out).add_input(r.self).add_input(r.offsets).keep_dtypes().build();
   visit_element_size(self.dtype(), [&]<size_t B>() { launch_with_operands<3>(it, ReadAtOffset<B>{}); });
@@ -254,17 +199,12 @@ Tensor one_hot_cuda(const Tensor& self, int64_t num_classes) {
   const Tensor classes = self.contiguous().to(ScalarType::Int64);
   const int64_t n = classes.numel();
   if (num_classes == -1) {
-    if (n == 0) {
-      throw ValueError("one_hot: cannot infer num_classes from an empty tensor (self is " +
-                       shape_to_string(self.sizes()) + "); pass num_classes");
-    }
+    if (n == 0) throw_one_hot_no_classes(self);
     // The largest class, read back; a negative one is reported below as out of range.
     num_classes = glassbox::amax(classes).to(kHost).data<int64_t>()[0] + 1;
   }
-  if (const std::optional<int64_t> bad = first_out_of_range(classes, 0, num_classes)) {
-    throw IndexError(::glassbox::detail::str_cat("one_hot: class value ", *bad, " is out of range for num_classes ", num_classes,
-                                     " (expected 0 <= value < ", num_classes, ")"));
-  }
+  if (const std::optional<int64_t> bad = first_out_of_range(classes, 0, num_classes))
+    throw_one_hot_class_out_of_range(*bad, num_classes);
   Tensor out = empty_tensor(one_hot_shape(self, num_classes), ScalarType::Int64, self.device());
   glassbox::fill_(out, Scalar(int64_t{0}));
   if (n > 0 && num_classes > 0) {

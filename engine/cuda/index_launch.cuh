@@ -1,9 +1,9 @@
 #pragma once
-// What the CUDA indexing kernels share (index_kernels.cu, scatter_gather_kernels.cu): the CPU's
-// "restrided" views (engine/cpu/index_loops.h) so that TensorIterator lays every operand over one
-// shape, a launcher that hands a functor each element's operand addresses, a range check of index
-// tensors on the device that throws the CPU's error before anything is written, and atomic adds
-// for every dtype (two elements may land on one destination).
+// What the CUDA indexing kernels share (index_kernels.cu, scatter_gather_kernels.cu), beside the
+// "restrided" views of engine/ops/index_layout.h that lay every operand over one shape: a
+// launcher that hands a functor each element's operand addresses, a range check of index tensors
+// on the device that throws the CPU's error before anything is written, and atomic adds for every
+// dtype (two elements may land on one destination).
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -11,25 +11,9 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cuda/elementwise.cuh"
-#include "engine/ops/index_shape.h"
+#include "engine/ops/index_layout.h"
 
 namespace glassbox::cuda {
-
-// A view of t's storage with other geometry (zero strides allowed): for the loops only.
-inline Tensor restrided(const Tensor& t, std::span<const int64_t> sizes, std::span<const int64_t> strides,
-                        int64_t storage_offset) {
-  const TensorImpl& base = *t.unsafe_impl();
-  auto impl = intrusive_ptr<TensorImpl>::make(base.storage(), base.key_set(), base.dtype(), base.device(), sizes);
-  impl->set_geometry(sizes, strides, storage_offset);
-  return Tensor(std::move(impl));
-}
-
-// A 0-d tensor seen as one dimension of size 1 (gather and scatter treat 0-d tensors so).
-inline Tensor at_least_1d(const Tensor& t) {
-  if (t.dim() > 0) return t;
-  const int64_t one[] = {1};
-  return restrided(t, one, one, t.storage_offset());
-}
 
 template <int N>
 struct OperandPointers {
@@ -73,23 +57,6 @@ void launch_with_operands(const TensorIterator& it, const F& f) {
 // Elements moved as unsigned words of their size: one instantiation per size serves every dtype.
 template <size_t B>
 using word_t = std::conditional_t<B == 1, uint8_t, std::conditional_t<B == 2, uint16_t, std::conditional_t<B == 4, uint32_t, uint64_t>>>;
-
-template <class F>
-void visit_element_size(ScalarType t, F&& f) {
-  switch (element_size(t)) {
-    case 1: f.template operator()<1>(); break;
-    case 2: f.template operator()<2>(); break;
-    case 4: f.template operator()<4>(); break;
-    default: f.template operator()<8>(); break;
-  }
-}
-
-// f.template operator()<I>() with I the C++ type of an int64 or int32 index tensor.
-template <class F>
-void visit_index_type(ScalarType t, F&& f) {
-  if (t == ScalarType::Int32) f.template operator()<int32_t>();
-  else f.template operator()<int64_t>();
-}
 
 // The position of the first element of `values` (contiguous, n of them) outside [lo, hi).
 template <class I>

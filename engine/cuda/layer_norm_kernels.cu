@@ -8,7 +8,7 @@
 #include "engine/core/error.h"
 #include "engine/cuda/block_reduce.cuh"
 #include "engine/cuda/elementwise.cuh"
-#include "engine/ops/linalg_shape.h"
+#include "engine/ops/layer_norm_operands.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/NativeFunctions.h"
 
@@ -95,42 +95,24 @@ __global__ void layer_norm_params_kernel(const T* go, const T* x, const T* mean,
   grad_b[j] = from_opmath<T>(sb);
 }
 
-struct RowLaunch {
-  dim3 grid, block;
-};
-RowLaunch row_launch(int64_t rows, int64_t n) {
-  const bool wide = n > 256;
-  const dim3 block(wide ? 256 : 32, wide ? 1 : 8);
-  return {dim3(static_cast<unsigned>((rows + block.y - 1) / block.y)), block};
-}
-
-Tensor optional_contiguous(const std::optional<Tensor>& t) { return t && t->defined() ? t->contiguous() : Tensor(); }
-template <class T>
-const T* data_or_null(const Tensor& t) {
-  return t.defined() ? t.data<T>() : nullptr;
-}
 cudaStream_t stream_of(const Tensor& t) { return current_stream(t.device().index).handle(); }
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, IntArrayRef normalized_shape,
                                                           const std::optional<Tensor>& weight,
                                                           const std::optional<Tensor>& bias, double eps) {
-  const LayerNormShape s = layer_norm_shape("native_layer_norm", input, normalized_shape, weight, bias);
   DeviceGuard guard(input.device().index);
-  const Tensor x = input.contiguous(), w = optional_contiguous(weight), b = optional_contiguous(bias);
-  Tensor out = empty_tensor(input.sizes(), input.dtype(), input.device());
-  Tensor mean = empty_tensor(s.stats, input.dtype(), input.device());
-  Tensor rstd = empty_tensor(s.stats, input.dtype(), input.device());
-  if (s.rows == 0) return {out, mean, rstd};
-  const RowLaunch l = row_launch(s.rows, s.cols);
+  LayerNormOperands o = layer_norm_operands(input, normalized_shape, weight, bias);
+  if (o.s.rows == 0) return {o.out, o.mean, o.rstd};
+  const RowLaunch l = row_launch(o.s.rows, o.s.cols);
   visit_float_device_type(input.dtype(), [&]<class T>() {
-    layer_norm_kernel<T><<<l.grid, l.block, 0, stream_of(input)>>>(x.template data<T>(), data_or_null<T>(w),
-                                                                   data_or_null<T>(b), out.template data<T>(),
-                                                                   mean.template data<T>(), rstd.template data<T>(),
-                                                                   s.rows, s.cols, eps);
+    layer_norm_kernel<T><<<l.grid, l.block, 0, stream_of(input)>>>(o.x.template data<T>(), data_or_null<T>(o.w),
+                                                                   data_or_null<T>(o.b), o.out.template data<T>(),
+                                                                   o.mean.template data<T>(), o.rstd.template data<T>(),
+                                                                   o.s.rows, o.s.cols, eps);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
-  return {out, mean, rstd};
+  return {o.out, o.mean, o.rstd};
 }
 
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cuda(const Tensor& grad_out, const Tensor& input,
@@ -138,29 +120,24 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cuda(const Tensor&
                                                                    const Tensor& rstd,
                                                                    const std::optional<Tensor>& weight,
                                                                    const std::optional<Tensor>& bias) {
-  const LayerNormShape s = layer_norm_backward_shape("native_layer_norm_backward", grad_out, input, normalized_shape,
-                                                     mean, rstd, weight, bias);
   DeviceGuard guard(input.device().index);
-  const Tensor g = grad_out.contiguous(), x = input.contiguous(), mu = mean.contiguous(), rs = rstd.contiguous();
-  const Tensor w = optional_contiguous(weight);
-  Tensor grad_in = empty_tensor(input.sizes(), input.dtype(), input.device());
-  Tensor grad_w = empty_tensor(normalized_shape, input.dtype(), input.device());
-  Tensor grad_b = empty_tensor(normalized_shape, input.dtype(), input.device());
-  if (s.cols == 0) return {grad_in, grad_w, grad_b};
-  const RowLaunch l = row_launch(s.rows, s.cols);
+  LayerNormBackwardOperands o =
+      layer_norm_backward_operands(grad_out, input, normalized_shape, mean, rstd, weight, bias);
+  if (o.s.cols == 0) return {o.grad_in, o.grad_w, o.grad_b};
+  const RowLaunch l = row_launch(o.s.rows, o.s.cols);
   visit_float_device_type(input.dtype(), [&]<class T>() {
-    if (s.rows > 0) {
+    if (o.s.rows > 0) {
       layer_norm_backward_kernel<T><<<l.grid, l.block, 0, stream_of(input)>>>(
-          g.template data<T>(), x.template data<T>(), mu.template data<T>(), rs.template data<T>(), data_or_null<T>(w),
-          grad_in.template data<T>(), s.rows, s.cols);
+          o.g.template data<T>(), o.x.template data<T>(), o.mu.template data<T>(), o.rs.template data<T>(),
+          data_or_null<T>(o.w), o.grad_in.template data<T>(), o.s.rows, o.s.cols);
       GB_CUDA_KERNEL_LAUNCH_CHECK();
     }
-    layer_norm_params_kernel<T><<<static_cast<unsigned>((s.cols + 255) / 256), 256, 0, stream_of(input)>>>(
-        g.template data<T>(), x.template data<T>(), mu.template data<T>(), rs.template data<T>(), grad_w.template data<T>(),
-        grad_b.template data<T>(), s.rows, s.cols);
+    layer_norm_params_kernel<T><<<static_cast<unsigned>((o.s.cols + 255) / 256), 256, 0, stream_of(input)>>>(
+        o.g.template data<T>(), o.x.template data<T>(), o.mu.template data<T>(), o.rs.template data<T>(),
+        o.grad_w.template data<T>(), o.grad_b.template data<T>(), o.s.rows, o.s.cols);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
-  return {grad_in, grad_w, grad_b};
+  return {o.grad_in, o.grad_w, o.grad_b};
 }
 
 }  // namespace glassbox::native

@@ -16,13 +16,6 @@ namespace glassbox::native {
 namespace {
 using namespace glassbox::cuda;
 
-void reject_bool(const char* op, const Tensor& out) {
-  if (out.dtype() == ScalarType::Bool) {
-    throw TypeError(::glassbox::detail::str_cat(op, ": the bool dtype is not supported (out has shape ",
-                                    shape_to_string(out.sizes()), ")"));
-  }
-}
-
 // start + i * step, exactly in int64.
 struct IntegerRamp {
   int64_t start, step;
@@ -72,26 +65,18 @@ int64_t stride_bytes_1d(const Tensor& out) {
 }  // namespace
 
 Tensor& arange_out_cuda(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
-  const int64_t length[] = {arange_length(start, end, step)};
-  check_out_shape("arange.out", out, length);
-  reject_bool("arange.out", out);
-  const bool integral = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
+  const ArangeOut a = check_arange_out(start, end, step, out);
   visit_numeric_device_type(out.dtype(), [&]<class T>() {
-    if (integral && std::is_integral_v<T>) fill_1d<T>(out, length[0], stride_bytes_1d(out), IntegerRamp{start.to_int(), step.to_int()});
-    else fill_1d<T>(out, length[0], stride_bytes_1d(out), FloatRamp{start.to_double(), step.to_double()});
+    if (a.integral && std::is_integral_v<T>) fill_1d<T>(out, a.length, stride_bytes_1d(out), IntegerRamp{start.to_int(), step.to_int()});
+    else fill_1d<T>(out, a.length, stride_bytes_1d(out), FloatRamp{start.to_double(), step.to_double()});
   });
   return out;
 }
 
 Tensor& linspace_out_cuda(const Scalar& start, const Scalar& end, int64_t steps, Tensor& out) {
-  check_linspace_steps(steps);
-  const int64_t length[] = {steps};
-  check_out_shape("linspace.out", out, length);
-  reject_bool("linspace.out", out);
-  const double s = start.to_double(), e = end.to_double();
-  const double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  const LinspaceOut l = check_linspace_out(start, end, steps, out);
   visit_numeric_device_type(out.dtype(), [&]<class T>() {
-    fill_1d<T>(out, steps, stride_bytes_1d(out), Linspace{s, e, step, steps, (steps + 1) / 2});
+    fill_1d<T>(out, steps, stride_bytes_1d(out), Linspace{l.start, l.end, l.step, steps, (steps + 1) / 2});
   });
   return out;
 }
@@ -102,9 +87,7 @@ struct One {
 };
 
 Tensor& eye_out_cuda(int64_t n, int64_t m, Tensor& out) {
-  check_eye_sizes(n, m);
-  const int64_t shape[] = {n, m};
-  check_out_shape("eye.out", out, shape);
+  check_eye_out(n, m, out);
   glassbox::fill_(out, Scalar(int64_t{0}));
   const int64_t diagonal_stride = (out.strides()[0] + out.strides()[1]) * static_cast<int64_t>(element_size(out.dtype()));
   visit_device_type(out.dtype(), [&]<class T>() { fill_1d<T>(out, std::min(n, m), diagonal_stride, One{}); });

@@ -42,16 +42,6 @@ Rows rows_of(const Tensor& self, const DimVector& reduced) {
   return r;
 }
 
-// A block: `rows` rows of blockDim.x threads each (32 threads and 8 rows for short rows).
-struct RowLaunch {
-  dim3 grid, block;
-};
-RowLaunch row_launch(int64_t outer, int64_t len) {
-  const bool wide = len > 256;
-  const dim3 block(wide ? 256 : 32, wide ? 1 : 8);
-  return {dim3(static_cast<unsigned>((outer + block.y - 1) / block.y)), block};
-}
-
 struct Mul {
   template <class A>
   __device__ __forceinline__ A operator()(A a, A b) const { return a * b; }

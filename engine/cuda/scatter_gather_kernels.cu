@@ -55,20 +55,6 @@ struct ScatterAddFn {
   }
 };
 
-// t laid over `shape` with stride 0 along dim: the kernel adds index * stride there itself.
-Tensor zero_stride_along(const Tensor& t, std::span<const int64_t> shape, int64_t dim) {
-  DimVector strides = t.strides();
-  strides[dim] = 0;
-  return restrided(t, shape, strides, t.storage_offset());
-}
-
-// A 1-d index laid over `shape`: it varies along dim only (index_select, index_add_).
-Tensor index_along(const Tensor& index1d, std::span<const int64_t> shape, int64_t dim) {
-  DimVector strides(shape.size(), 0);
-  strides[dim] = index1d.strides()[0];
-  return restrided(index1d, shape, strides, index1d.storage_offset());
-}
-
 Along along(const Tensor& t, int64_t dim) {
   return {t.strides()[dim] * static_cast<int64_t>(element_size(t.dtype())), t.sizes()[dim]};
 }
@@ -108,11 +94,6 @@ void scatter_along(const char* op, const Tensor& self, int64_t dim, const Tensor
     });
   }
   mark_written(self);
-}
-
-// src's leading block of index's shape (scatter reads only that much of src).
-Tensor leading_block(const Tensor& src1, const Tensor& index1) {
-  return restrided(src1, index1.sizes(), src1.strides(), src1.storage_offset());
 }
 
 Tensor& scatter_src(const char* op, Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool add) {

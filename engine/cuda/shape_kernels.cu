@@ -7,7 +7,7 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cuda/elementwise.cuh"
-#include "engine/ops/join_reorder_shape.h"
+#include "engine/ops/join_reorder_copy.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/cat.h"
 #include "glassbox/ops/native/flip.h"
@@ -19,18 +19,6 @@ namespace glassbox::native {
 
 namespace {
 using namespace glassbox::cuda;
-
-void copy_into_slices(TensorList tensors, const CatResult& r, Tensor& out) {
-  int64_t offset = 0;
-  for (const Tensor& t : tensors) {
-    if (cat_skips(t)) continue;
-    const int64_t length = t.sizes()[r.dim];
-    if (length == 0) continue;
-    Tensor slice = glassbox::narrow(out, r.dim, offset, length);
-    glassbox::copy_(slice, t, false);
-    offset += length;
-  }
-}
 
 constexpr int kMaxRemapDims = 16;
 
@@ -124,37 +112,20 @@ void zero_outside_triangle(Tensor& t, int64_t diagonal, bool lower) {
   mark_written(t);
 }
 
-Tensor triangle(const char* op, const Tensor& self, int64_t diagonal, bool lower) {
-  check_triangle_input(op, self);
-  Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
-  glassbox::copy_(out, self, false);
-  zero_outside_triangle(out, diagonal, lower);
-  return out;
-}
-
-Tensor& triangle_(const char* op, Tensor& self, int64_t diagonal, bool lower) {
-  check_triangle_input(op, self);
-  if (self.is_contiguous()) {
-    zero_outside_triangle(self, diagonal, lower);
-    return self;
-  }
-  const Tensor result = triangle(op, self, diagonal, lower);
-  return glassbox::copy_(self, result, false);
-}
 }  // namespace
 
 Tensor cat_cuda(TensorList tensors, int64_t dim) {
   const CatResult r = cat_result("cat", tensors, dim);
   DeviceGuard guard(r.device.index);
   Tensor out = empty_tensor(r.shape, r.dtype, r.device);
-  copy_into_slices(tensors, r, out);
+  copy_into_cat_slices(tensors, r, out);
   return out;
 }
 
 Tensor& cat_out_cuda(TensorList tensors, int64_t dim, Tensor& out) {
   const CatResult r = cat_result("cat.out", tensors, dim);
   check_cat_out(r, out);
-  copy_into_slices(tensors, r, out);
+  copy_into_cat_slices(tensors, r, out);
   return out;
 }
 
@@ -186,9 +157,9 @@ Tensor roll_cuda(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   return out;
 }
 
-Tensor tril_cuda(const Tensor& self, int64_t diagonal) { return triangle("tril", self, diagonal, true); }
-Tensor triu_cuda(const Tensor& self, int64_t diagonal) { return triangle("triu", self, diagonal, false); }
-Tensor& tril_cuda_(Tensor& self, int64_t diagonal) { return triangle_("tril_", self, diagonal, true); }
-Tensor& triu_cuda_(Tensor& self, int64_t diagonal) { return triangle_("triu_", self, diagonal, false); }
+Tensor tril_cuda(const Tensor& self, int64_t diagonal) { return triangle("tril", self, diagonal, true, zero_outside_triangle); }
+Tensor triu_cuda(const Tensor& self, int64_t diagonal) { return triangle("triu", self, diagonal, false, zero_outside_triangle); }
+Tensor& tril_cuda_(Tensor& self, int64_t diagonal) { return triangle_("tril_", self, diagonal, true, zero_outside_triangle); }
+Tensor& triu_cuda_(Tensor& self, int64_t diagonal) { return triangle_("triu_", self, diagonal, false, zero_outside_triangle); }
 
 }  // namespace glassbox::native

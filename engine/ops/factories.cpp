@@ -86,6 +86,37 @@ void check_out_shape(const char* op, const Tensor& out, std::span<const int64_t>
   }
 }
 
+namespace {
+void reject_bool(const char* op, const Tensor& out) {
+  if (out.dtype() == ScalarType::Bool) {
+    throw TypeError(detail::str_cat(op, ": the bool dtype is not supported (out has shape ",
+                                    shape_to_string(out.sizes()), ")"));
+  }
+}
+}  // namespace
+
+ArangeOut check_arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const Tensor& out) {
+  const int64_t length[] = {arange_length(start, end, step)};
+  check_out_shape("arange.out", out, length);
+  reject_bool("arange.out", out);
+  return {length[0], !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point()};
+}
+
+LinspaceOut check_linspace_out(const Scalar& start, const Scalar& end, int64_t steps, const Tensor& out) {
+  check_linspace_steps(steps);
+  const int64_t length[] = {steps};
+  check_out_shape("linspace.out", out, length);
+  reject_bool("linspace.out", out);
+  const double s = start.to_double(), e = end.to_double();
+  return {s, e, steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0};
+}
+
+void check_eye_out(int64_t n, int64_t m, const Tensor& out) {
+  check_eye_sizes(n, m);
+  const int64_t shape[] = {n, m};
+  check_out_shape("eye.out", out, shape);
+}
+
 namespace native {
 
 Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {

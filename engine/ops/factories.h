@@ -22,6 +22,22 @@ void check_eye_sizes(int64_t n, int64_t m);
 // An out= tensor of these factories must already have the result's shape.
 void check_out_shape(const char* op, const Tensor& out, std::span<const int64_t> expected);
 
+// The checks of the out= kernels of every backend before they fill out: out's shape and, for
+// arange and linspace, a dtype other than bool.
+// arange.out: `integral` when start, end and step are all integers (the values are exact in int64).
+struct ArangeOut {
+  int64_t length;
+  bool integral;
+};
+ArangeOut check_arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const Tensor& out);
+// linspace.out: `steps` values from start to end, `step` apart.
+struct LinspaceOut {
+  double start, end, step;
+};
+LinspaceOut check_linspace_out(const Scalar& start, const Scalar& end, int64_t steps, const Tensor& out);
+// eye.out: out is [n, m].
+void check_eye_out(int64_t n, int64_t m, const Tensor& out);
+
 // "5", "-0.5", "True": a Scalar as an error message shows it.
 std::string scalar_to_string(const Scalar& s);
 

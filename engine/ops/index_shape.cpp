@@ -250,6 +250,16 @@ DimVector one_hot_shape(const Tensor& self, int64_t num_classes) {
   return shape;
 }
 
+void throw_one_hot_no_classes(const Tensor& self) {
+  throw ValueError("one_hot: cannot infer num_classes from an empty tensor (self is " + shape_to_string(self.sizes()) +
+                   "); pass num_classes");
+}
+
+void throw_one_hot_class_out_of_range(int64_t value, int64_t num_classes) {
+  throw IndexError(detail::str_cat("one_hot: class value ", value, " is out of range for num_classes ", num_classes,
+                                   " (expected 0 <= value < ", num_classes, ")"));
+}
+
 DimVector embedding_backward_shape(const Tensor& grad_output, const Tensor& indices, int64_t num_weights) {
   const char* op = "embedding_dense_backward";
   if (!is_floating_point(grad_output.dtype())) {

@@ -61,6 +61,10 @@ DimVector masked_fill_shape(const char* op, const Tensor& self, const Tensor& ma
 
 // one_hot: self of an integer dtype; the result is self's shape + [num_classes], int64.
 DimVector one_hot_shape(const Tensor& self, int64_t num_classes);
+// one_hot's errors on the data: num_classes = -1 with an empty self (a ValueError), and a class
+// value outside [0, num_classes) (an IndexError).
+[[noreturn]] void throw_one_hot_no_classes(const Tensor& self);
+[[noreturn]] void throw_one_hot_class_out_of_range(int64_t value, int64_t num_classes);
 
 // embedding_dense_backward: grad_output is indices' shape + [embedding_dim]; the result is
 // [num_weights, embedding_dim] in grad_output's (floating-point) dtype.
