@@ -1,0 +1,50 @@
+"""The op table's device plumbing, checked without a GPU: with the device under test set to `meta`,
+no operator may be handed tensors from two devices (inputs, index tensors, masks and class targets
+all follow the device), which is what `pytest --device cuda` relies on. Meta tensors have no data,
+so a call may still fail for that reason (or for want of a Meta kernel); it must not fail for
+mixing devices."""
+import re
+import zlib
+
+import numpy as np
+import pytest
+
+import devices
+import glassbox as gb
+from optable import ALL
+from test_forward import to_glassbox
+
+MIXED = re.compile(r"expected all tensors on one device|on self's device")
+
+CASES = [pytest.param(info, id=info.name) for info in ALL]
+
+
+def on_device_under_test(value, dtype):
+    """What test_forward's convert hands the op (without the reference, which needs data)."""
+    if isinstance(value, gb.Tensor):
+        return devices.on_device(value)
+    if isinstance(value, np.ndarray):
+        return to_glassbox(value, dtype)
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, np.ndarray) for v in value):
+        return [to_glassbox(v, dtype) for v in value]
+    return value
+
+
+@pytest.fixture
+def on_meta():
+    previous = devices.DEVICE
+    devices.set_device("meta")
+    yield
+    devices.set_device(previous)
+
+
+@pytest.mark.parametrize("info", CASES)
+def test_no_operator_sees_two_devices(info, on_meta):
+    dtype = info.dtypes[0]
+    rng = np.random.default_rng(zlib.crc32(info.name.encode()))
+    for sample in info.samples(rng, dtype):
+        args = [on_device_under_test(a, dtype) for a in sample.args]
+        try:
+            info.op(*args, **sample.kwargs)
+        except Exception as e:  # noqa: BLE001 - only one kind of failure is of interest
+            assert not MIXED.search(str(e)), f"{info.name} [{sample.name}]: {e}"
