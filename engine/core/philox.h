@@ -5,11 +5,7 @@
 // order, on any number of threads (or GPU threads: everything here is host/device inline).
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define GLASSBOX_HOST_DEVICE __host__ __device__
-#else
-#define GLASSBOX_HOST_DEVICE
-#endif
+#include "engine/core/host_device.h"
 
 namespace glassbox {
 

@@ -9,6 +9,7 @@
 #include "engine/core/error.h"
 #include "engine/cuda/elementwise.cuh"
 #include "engine/ops/copy.h"
+#include "engine/ops/division_rounding.h"
 #include "engine/ops/pointwise_iterator.h"
 #include "glassbox/ops/native/clamp.h"
 #include "glassbox/ops/native/div.h"
@@ -105,33 +106,6 @@ Tensor& clamp_into(const char* op, const Tensor& self, const std::optional<Tenso
   it.finish();
   mark_written(out);
   return out;
-}
-
-// Floor division of floats as Python defines it (through fmod, so that the quotient agrees with
-// the remainder); division by zero gives what true division gives.
-template <class C>
-__device__ C floor_divide(C x, C y) {
-  if (y == C(0)) return x / y;
-  const C mod = ::fmod(x, y);
-  C div = (x - mod) / y;
-  if (mod != C(0) && ((y < C(0)) != (mod < C(0)))) div -= C(1);
-  if (div == C(0)) return ::copysign(C(0), x / y);
-  C floored = ::floor(div);
-  if (div - floored > C(0.5)) floored += C(1);
-  return floored;
-}
-
-// Rounded toward zero or -infinity; y == -1 negates unsigned, so INT_MIN / -1 wraps.
-template <class C>
-__device__ C integer_divide(C x, C y, bool floor) {
-  if constexpr (std::is_signed_v<C>) {
-    if (y == C(-1)) return static_cast<C>(C(0) - static_cast<std::make_unsigned_t<C>>(x));
-    C q = static_cast<C>(x / y);
-    if (floor && x % y != 0 && ((x < 0) != (y < 0))) --q;
-    return q;
-  } else {
-    return static_cast<C>(x / y);
-  }
 }
 
 template <class C>
