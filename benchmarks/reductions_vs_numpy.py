@@ -14,28 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import time
 
 import numpy as np
 
+from numpy_side_by_side import best_time, glassbox_figures
+
 SUM_N = 1 << 24
 ROWS = COLS = 4096
-
-
-def best_time(fn, min_time: float = 1.0, min_reps: int = 5) -> float:
-    fn()  # warm up (page faults, caches)
-    best = float("inf")
-    reps = 0
-    deadline = time.perf_counter() + min_time
-    while reps < min_reps or time.perf_counter() < deadline:
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-        reps += 1
-    return best
 
 
 def numpy_softmax(x: np.ndarray) -> np.ndarray:
@@ -49,8 +35,8 @@ def measure_numpy() -> dict[str, float]:
     v = rng.standard_normal(SUM_N, dtype=np.float32)
     m = rng.standard_normal((ROWS, COLS), dtype=np.float32)
     return {
-        "sum": 4 * SUM_N / best_time(lambda: v.sum()) / 1e9,
-        "softmax": 8 * ROWS * COLS / best_time(lambda: numpy_softmax(m)) / 1e9,
+        "sum": 4 * SUM_N / best_time(lambda: v.sum(), min_time=1.0) / 1e9,
+        "softmax": 8 * ROWS * COLS / best_time(lambda: numpy_softmax(m), min_time=1.0) / 1e9,
     }
 
 
@@ -65,8 +51,8 @@ def measure_glassbox() -> dict[str, float]:
     np.testing.assert_allclose(ops.sum(v).numpy(), v.numpy().sum(dtype=np.float64), rtol=1e-5)
     np.testing.assert_allclose(ops.softmax(m, -1).numpy()[:4], numpy_softmax(m.numpy()[:4]), rtol=1e-5, atol=1e-7)
     return {
-        "sum": 4 * SUM_N / best_time(lambda: ops.sum(v)) / 1e9,
-        "softmax": 8 * ROWS * COLS / best_time(lambda: ops.softmax(m, -1)) / 1e9,
+        "sum": 4 * SUM_N / best_time(lambda: ops.sum(v), min_time=1.0) / 1e9,
+        "softmax": 8 * ROWS * COLS / best_time(lambda: ops.softmax(m, -1), min_time=1.0) / 1e9,
     }
 
 
@@ -83,9 +69,7 @@ def main() -> int:
     print(f"{'case':<22} {'thr':>3} {'glassbox GB/s':>14} {'numpy GB/s':>11} {'ratio':>6}")
     labels = {"sum": "sum 16M float32", "softmax": "softmax 4096x4096 f32"}
     for threads in [int(t) for t in args.threads.split(",")]:
-        env = dict(os.environ, GLASSBOX_NUM_THREADS=str(threads))
-        out = subprocess.run([sys.executable, __file__, "--child"], env=env, check=True, capture_output=True, text=True)
-        ours = json.loads(out.stdout.strip().splitlines()[-1])
+        ours = glassbox_figures(__file__, threads)
         for key, label in labels.items():
             print(f"{label:<22} {threads:>3} {ours[key]:>14.2f} {reference[key]:>11.2f} {ours[key] / reference[key]:>6.2f}")
     return 0

@@ -14,12 +14,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import subprocess
 import sys
-import time
 
 import numpy as np
+
+from numpy_side_by_side import best_time, glassbox_figures
 
 N = 1 << 22
 CASES = ["exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu(erf)", "gelu(tanh)"]
@@ -32,19 +31,6 @@ def inputs(case: str) -> np.ndarray:
     if case == "exp":
         return rng.uniform(-80, 80, N).astype(np.float32)
     return rng.uniform(-10, 10, N).astype(np.float32)
-
-
-def best_time(fn, min_time: float = 0.5, min_reps: int = 5) -> float:
-    fn()
-    best = float("inf")
-    reps = 0
-    deadline = time.perf_counter() + min_time
-    while reps < min_reps or time.perf_counter() < deadline:
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-        reps += 1
-    return best
 
 
 def numpy_call(case: str):
@@ -94,9 +80,7 @@ def main() -> int:
     print(f"numpy {np.__version__} (single-threaded); {N} float32 values")
     print(f"{'case':<12} {'thr':>3} {'glassbox Mel/s':>15} {'numpy Mel/s':>12} {'ratio':>6}")
     for threads in [int(t) for t in args.threads.split(",")]:
-        env = dict(os.environ, GLASSBOX_NUM_THREADS=str(threads))
-        out = subprocess.run([sys.executable, __file__, "--child"], env=env, check=True, capture_output=True, text=True)
-        ours = json.loads(out.stdout.strip().splitlines()[-1])
+        ours = glassbox_figures(__file__, threads)
         for case in CASES:
             theirs = reference.get(case)
             ratio = f"{ours[case] / theirs:>6.2f}" if theirs else f"{'-':>6}"
