@@ -28,6 +28,8 @@ Tensor to_input(const Tensor& grad, const InputMetadata& input) {
   if (!grad.defined()) return grad;
   Tensor g = sum_to(grad, input.sizes);
   if (g.dtype() != input.dtype) g = g.to(input.dtype);
+  // A 0-d CPU input of an operation on another device gets its gradient back on the CPU.
+  if (!(g.device() == input.device)) g = g.to(input.device);
   return g;
 }
 

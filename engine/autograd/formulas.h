@@ -9,7 +9,7 @@ namespace glassbox::autograd {
 
 // grad summed over the dimensions broadcasting added or expanded, so it has shape `sizes`.
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes);
-// A gradient for an input with metadata `input`: broadcast dims reduced, dtype restored.
+// A gradient for an input with metadata `input`: broadcast dims reduced, dtype and device restored.
 Tensor to_input(const Tensor& grad, const InputMetadata& input);
 // grad * s, skipping the multiplication when s is 1.
 Tensor maybe_multiply(const Tensor& grad, const Scalar& s);

@@ -3,8 +3,9 @@
 // row-major C = A @ B is computed as C^T = B^T A^T, and any operand with a unit stride in one of
 // its two matrix dims is read in place (transposed views included); others are copied first.
 // float32 uses TF32 tensor cores only when matmul_allow_tf32() says so; float16 and bfloat16
-// go through cublasGemmEx with float accumulation. One handle per thread and device, set to the
-// current stream before every call.
+// go through cublasGemmEx with float accumulation; integers through glassbox's own kernel
+// (engine/cuda/integer_gemm.h). One handle per thread and device, set to the current stream
+// before every call.
 #include <cublas_v2.h>
 
 #include <array>
@@ -16,6 +17,7 @@
 #include "engine/core/error.h"
 #include "engine/cuda/cuda_error.h"
 #include "engine/cuda/device_guard.h"
+#include "engine/cuda/integer_gemm.h"
 #include "engine/cuda/matmul_settings.h"
 #include "engine/cuda/stream.h"
 #include "engine/ops/linalg_shape.h"
@@ -85,13 +87,6 @@ int as_int(int64_t v, const char* what) {
   return static_cast<int>(v);
 }
 
-void check_blas_dtype(const char* op, ScalarType t) {
-  if (!is_floating_point(t)) {
-    throw TypeError(std::string(op) + ": CUDA matrix products take floating-point tensors (cuBLAS), got " +
-                    std::string(to_string(t)) + "; convert with .to(glassbox.float32) first");
-  }
-}
-
 // c = alpha * a @ b + beta * c for matrices [m, k] @ [k, n] or batches of them. c's last dim has
 // stride 1 and its rows do not overlap.
 void gemm(const Tensor& a, const Tensor& b, Tensor& c, double alpha, double beta) {
@@ -99,6 +94,10 @@ void gemm(const Tensor& a, const Tensor& b, Tensor& c, double alpha, double beta
   const int64_t m = c.sizes()[d - 2], n = c.sizes()[d - 1], k = a.sizes()[d - 1];
   const int64_t batch = d == 3 ? c.sizes()[0] : 1;
   if (m == 0 || n == 0 || batch == 0) return;
+  if (!is_floating_point(c.dtype())) {  // alpha and beta are integers here (addmm_factors)
+    integer_gemm(a, b, c, static_cast<int64_t>(alpha), static_cast<int64_t>(beta));
+    return;
+  }
   if (k == 0) {  // an empty sum: beta * c
     if (beta == 0.0) glassbox::fill_(c, Scalar(0.0));
     else c.mul_(Scalar(beta));
@@ -167,32 +166,27 @@ Tensor& product_into(const Tensor* self, const Tensor& mat1, const Tensor& mat2,
 
 Tensor mm_cuda(const Tensor& self, const Tensor& mat2) {
   Tensor out = empty_tensor(mm_shape("mm", self, mat2), self.dtype(), self.device());
-  check_blas_dtype("mm", self.dtype());
   return std::move(product_into(nullptr, self, mat2, 0.0, 1.0, out));
 }
 Tensor& mm_out_cuda(const Tensor& self, const Tensor& mat2, Tensor& out) {
   const DimVector shape = mm_shape("mm.out", self, mat2);
   check_out("mm.out", out, shape, self.dtype(), self.device());
-  check_blas_dtype("mm.out", self.dtype());
   return product_into(nullptr, self, mat2, 0.0, 1.0, out);
 }
 
 Tensor bmm_cuda(const Tensor& self, const Tensor& mat2) {
   Tensor out = empty_tensor(bmm_shape("bmm", self, mat2), self.dtype(), self.device());
-  check_blas_dtype("bmm", self.dtype());
   return std::move(product_into(nullptr, self, mat2, 0.0, 1.0, out));
 }
 Tensor& bmm_out_cuda(const Tensor& self, const Tensor& mat2, Tensor& out) {
   const DimVector shape = bmm_shape("bmm.out", self, mat2);
   check_out("bmm.out", out, shape, self.dtype(), self.device());
-  check_blas_dtype("bmm.out", self.dtype());
   return product_into(nullptr, self, mat2, 0.0, 1.0, out);
 }
 
 Tensor addmm_cuda(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   const DimVector shape = addmm_shape("addmm", self, mat1, mat2);
   const auto [b, a] = addmm_factors("addmm", beta, alpha, self.dtype());
-  check_blas_dtype("addmm", self.dtype());
   Tensor out = empty_tensor(shape, self.dtype(), self.device());
   return std::move(product_into(&self, mat1, mat2, b, a, out));
 }
@@ -201,13 +195,11 @@ Tensor& addmm_out_cuda(const Tensor& self, const Tensor& mat1, const Tensor& mat
   const DimVector shape = addmm_shape("addmm.out", self, mat1, mat2);
   check_out("addmm.out", out, shape, self.dtype(), self.device());
   const auto [b, a] = addmm_factors("addmm.out", beta, alpha, self.dtype());
-  check_blas_dtype("addmm.out", self.dtype());
   return product_into(&self, mat1, mat2, b, a, out);
 }
 
 Tensor dot_cuda(const Tensor& self, const Tensor& tensor) {
   check_dot("dot", self, tensor);
-  check_blas_dtype("dot", self.dtype());
   Tensor out = empty_tensor({}, self.dtype(), self.device());
   // A row vector times a column vector; strided vectors are read in place.
   Tensor c = out.view({1, 1});

@@ -7,7 +7,12 @@ namespace glassbox {
 
 ElementwiseResult binary_result(const char* op_name, const Tensor& self, const Tensor& other, bool int_to_float) {
   GB_CHECK(self.defined() && other.defined(), op_name, ": an argument is an undefined tensor");
-  const bool self_scalar = self.unsafe_impl()->is_wrapped_number(), other_scalar = other.unsafe_impl()->is_wrapped_number();
+  // A Python number or any 0-d CPU tensor joins a tensor on another device (as TensorIterator's
+  // allow_cpu_scalars() lets the kernels do).
+  auto host_scalar = [](const Tensor& t) {
+    return t.unsafe_impl()->is_wrapped_number() || (t.dim() == 0 && t.device().type == DeviceType::CPU);
+  };
+  const bool self_scalar = host_scalar(self), other_scalar = host_scalar(other);
   if (!self_scalar && !other_scalar && !(self.device() == other.device())) {
     throw ValueError(std::string(op_name) + ": expected both tensors on one device, got " + self.device().to_string() +
                      " and " + other.device().to_string());

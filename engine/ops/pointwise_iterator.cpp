@@ -90,7 +90,7 @@ TensorIterator pointwise_iterator(const char* op, PointwiseDtypes dtypes, Tensor
                                   std::initializer_list<const Tensor*> inputs) {
   if (out.defined()) check_can_cast(op, dtypes.result, out);
   TensorIteratorConfig config(op);
-  config.add_output(&out).compute_dtype(dtypes.compute).output_dtype(dtypes.result);
+  config.add_output(&out).compute_dtype(dtypes.compute).output_dtype(dtypes.result).allow_cpu_scalars();
   // The iterator converts inputs of another dtype itself (meta ones without copying). Inputs are
   // borrowed, so nothing made here may be added: it would be gone when the loop runs.
   for (const Tensor* in : inputs) {
@@ -136,7 +136,7 @@ WhereIterator where_iterator(const char* op, const Tensor& condition, const Tens
   w.self = converted(self, t);
   w.other = converted(other, t);
   w.it = TensorIteratorConfig(op).add_output(&w.result).add_input(condition).add_input(w.self).add_input(w.other)
-             .output_dtype(t).keep_dtypes().build();
+             .output_dtype(t).keep_dtypes().allow_cpu_scalars().build();
   return w;
 }
 

@@ -53,6 +53,7 @@ void check_can_cast(const char* op, ScalarType result, const Tensor& out);
 
 // The iterator over `out` (undefined: allocated in dtypes.result) and the inputs, converted to
 // dtypes.compute. A given `out` is checked with check_can_cast and must have the broadcast shape.
+// A 0-d CPU input may join inputs on another device (its value is read on the host).
 TensorIterator pointwise_iterator(const char* op, PointwiseDtypes dtypes, Tensor& out,
                                   std::initializer_list<const Tensor*> inputs);
 

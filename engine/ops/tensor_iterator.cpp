@@ -103,10 +103,11 @@ TensorIterator TensorIteratorConfig::build() {
     if (first) shape = out->sizes();
     else if (!same_sizes(out->sizes(), shape)) shape = broadcast_shapes(shape, out->sizes(), name);
   }
-  // 2. Devices agree.
+  // 2. Devices agree (Python numbers, and with allow_cpu_scalars() any 0-d CPU tensor, aside).
   std::optional<Device> device;
   for (const Tensor* in : inputs_) {
     if (in->unsafe_impl()->is_wrapped_number()) continue;
+    if (cpu_scalars_ && in->dim() == 0 && in->device().type == DeviceType::CPU) continue;
     if (device && !(in->device() == *device)) {
       throw ValueError(std::string(name) + ": expected all tensors on one device, got " + device->to_string() +
                        " and " + in->device().to_string());

@@ -159,6 +159,13 @@ class TensorIteratorConfig {
     keep_dtypes_ = true;
     return *this;
   }
+  // A 0-d CPU tensor may join operands on another device (as PyTorch allows): kernels read its
+  // one value on the host. Only for loops that do so (the pointwise launchers); without this,
+  // only Python numbers (wrapped numbers) may.
+  TensorIteratorConfig& allow_cpu_scalars() {
+    cpu_scalars_ = true;
+    return *this;
+  }
   TensorIterator build();
 
  private:
@@ -169,6 +176,7 @@ class TensorIteratorConfig {
   std::optional<ScalarType> compute_dtype_, output_dtype_;
   bool int_to_float_ = false;
   bool keep_dtypes_ = false;
+  bool cpu_scalars_ = false;
 };
 
 class TensorIterator {

@@ -144,14 +144,44 @@ def test_errors_are_python_exceptions():
     d = gb.ones(3, device="cuda")
     with pytest.raises(ValueError, match="expected all tensors on one device, got cuda:0 and cpu"):
         d + gb.ones(3)
-    with pytest.raises(TypeError, match="CUDA matrix products take floating-point tensors"):
-        gb.ones(2, 2, dtype=gb.int64, device="cuda") @ gb.ones(2, 2, dtype=gb.int64, device="cuda")
+    with pytest.raises(ValueError, match="expected all tensors on one device, got cuda:0 and cpu"):
+        d + gb.ones(1)  # a 1-element CPU tensor is not a 0-d one
+    with pytest.raises(RuntimeError, match="mul_: output on cpu but inputs on cuda:0"):
+        gb.tensor(2.0).mul_(d[0])
     # An operator with a CPU kernel only (every glassbox operator may gain a CUDA kernel).
     with Library("t_cuda_missing", "DEF") as lib:
         lib.define("cpu_only(Tensor x) -> Tensor")
         lib.impl("cpu_only", key="CPU")(lambda x: x)
         with pytest.raises(RuntimeError, match="no kernel for t_cuda_missing::cpu_only for dispatch key CUDA"):
             gb.ops.t_cuda_missing.cpu_only(d)
+
+
+@requires_gpu
+def test_a_0d_cpu_tensor_joins_gpu_operations_and_gets_its_gradient_on_the_cpu():
+    x_np = np.linspace(0.5, 2.0, 6).reshape(2, 3)
+    x = gb.tensor(x_np, dtype=gb.float32, device="cuda", requires_grad=True)
+    s = gb.tensor(1.5, dtype=gb.float64, requires_grad=True)  # 0-d, on the CPU
+    y = gb.where(x > 1.0, x * s, x ** gb.tensor(2.0)).sum()
+    assert y.device == "cuda:0" and y.dtype == gb.float32
+    y.backward()
+    big = x_np > 1.0
+    np.testing.assert_allclose(y.item(), np.where(big, x_np * 1.5, x_np**2).sum(), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), np.where(big, 1.5, 2 * x_np), rtol=1e-6)
+    assert s.grad.device == "cpu" and s.grad.dtype == gb.float64
+    np.testing.assert_allclose(s.grad.item(), x_np[big].sum(), rtol=1e-6)
+    # pow with a Python number on either side differentiates on the GPU.
+    z = gb.tensor([0.5, 1.0, 2.0], device="cuda", requires_grad=True)
+    (z**2.5 + 2.0**z).sum().backward()
+    zn = np.array([0.5, 1.0, 2.0])
+    np.testing.assert_allclose(z.grad.cpu().numpy(), 2.5 * zn**1.5 + np.log(2.0) * 2.0**zn, rtol=1e-5)
+
+
+@requires_gpu
+def test_integer_matrix_products_match_the_cpu():
+    rng = np.random.default_rng(5)
+    for dtype in (gb.int64, gb.int32, gb.int16, gb.int8, gb.uint8):
+        a, b = gb.tensor(rng.integers(0, 20, (9, 40)), dtype=dtype), gb.tensor(rng.integers(0, 20, (40, 7)), dtype=dtype)
+        assert (a.cuda() @ b.cuda()).cpu().tolist() == (a @ b).tolist(), dtype
 
 
 @requires_gpu

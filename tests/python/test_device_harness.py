@@ -48,3 +48,21 @@ def test_no_operator_sees_two_devices(info, on_meta):
             info.op(*args, **sample.kwargs)
         except Exception as e:  # noqa: BLE001 - only one kind of failure is of interest
             assert not MIXED.search(str(e)), f"{info.name} [{sample.name}]: {e}"
+
+
+def test_a_0d_cpu_tensor_joins_element_wise_operators_on_another_device():
+    """As in PyTorch: a 0-d CPU tensor (not only a Python number) may be an operand of an
+    element-wise operator on another device; operators that read their operands on the device
+    (indices, masks) and tensors with dims still refuse the CPU."""
+    m = gb.ones(2, 3, device="meta")
+    s = gb.tensor(2.0)
+    for make in (lambda: m * s, lambda: s - m, lambda: m / s, lambda: m ** s, lambda: gb.where(m > s, m, s),
+                 lambda: gb.clamp(m, min=s)):
+        r = make()
+        assert r.device == "meta" and r.shape == (2, 3) and r.dtype == gb.float32
+    with pytest.raises(ValueError, match="add: expected both tensors on one device, got meta and cpu"):
+        m + gb.ones(1)
+    with pytest.raises(ValueError, match="gather: expected index on self's device meta, got index on cpu"):
+        gb.gather(gb.ones((), device="meta"), 0, gb.tensor(0))
+    with pytest.raises(ValueError, match="masked_fill: expected mask on self's device meta, got mask on cpu"):
+        gb.ones(3, device="meta").masked_fill(gb.tensor(True), s)

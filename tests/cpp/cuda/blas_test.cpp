@@ -1,6 +1,7 @@
 // Matrix products on CUDA (cuBLAS) against the CPU: mm, bmm, addmm, dot and matmul over float32,
 // float64, float16 and bfloat16; transposed and strided operands (read in place or copied),
-// broadcast batches, empty dims, out=; the TF32 switch; and the dtypes cuBLAS does not take.
+// broadcast batches, empty dims, out=; the TF32 switch; and the integer dtypes cuBLAS does not take
+// (glassbox's own kernel, wrapping around as the CPU does).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -102,10 +103,29 @@ TEST(CudaBlas, Tf32IsOptIn) {
   EXPECT_GT(tf32, 10 * fp32);    // and it did round: the tensor cores were used
 }
 
-TEST(CudaBlas, IntegerMatricesAreRefused) {
+TEST(CudaBlas, IntegerProductsMatchTheCpuAndWrapAround) {
   GB_REQUIRE_GPU();
+  const std::vector<std::array<int64_t, 3>> shapes = {{1, 1, 1}, {17, 33, 9}, {40, 70, 20}, {3, 0, 4}};
+  for (ScalarType t : kIntTypes) {
+    for (const auto& [m, k, n] : shapes) {
+      const Tensor a = random_cpu({m, k}, t), b = random_cpu({k, n}, t);
+      const std::string what = std::string(to_string(t)) + " " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+      // Values in [0, 20) over up to 70 terms overflow int8 and uint8: both sides wrap alike.
+      EXPECT_TRUE(matches(mm(on_cuda(a), on_cuda(b)), mm(a, b), 0)) << what;
+      EXPECT_TRUE(matches(mm(on_cuda(b).t(), on_cuda(a).t()), mm(b.t(), a.t()), 0)) << what << " transposed";
+    }
+    const Tensor a = random_cpu({3, 5, 7}, t), b = random_cpu({3, 7, 4}, t), bias = random_cpu({4}, t);
+    EXPECT_TRUE(matches(bmm(on_cuda(a), on_cuda(b)), bmm(a, b), 0)) << to_string(t);
+    EXPECT_TRUE(matches(addmm(on_cuda(bias), on_cuda(select(a, 0, 0)), on_cuda(select(b, 0, 1)), Scalar(int64_t{3}), Scalar(int64_t{-2})),
+                        addmm(bias, select(a, 0, 0), select(b, 0, 1), Scalar(int64_t{3}), Scalar(int64_t{-2})), 0))
+        << to_string(t);
+    const Tensor v = random_cpu({50}, t);
+    EXPECT_TRUE(matches(dot(on_cuda(v), on_cuda(v)), dot(v, v), 0)) << to_string(t);
+  }
+  // Bool is refused with the CPU's words; so are integer alpha/beta given as floats.
+  const Tensor flags = on_cuda(ones({2, 2}, ScalarType::Bool));
+  EXPECT_EQ(error_of([&] { mm(flags, flags); }), error_of([&] { mm(ones({2, 2}, ScalarType::Bool), ones({2, 2}, ScalarType::Bool)); }));
   const Tensor i = on_cuda(ones({2, 2}, ScalarType::Int64));
-  EXPECT_EQ(error_of([&] { mm(i, i); }),
-            "mm: CUDA matrix products take floating-point tensors (cuBLAS), got int64; convert with .to(glassbox.float32) first");
+  EXPECT_EQ(error_of([&] { addmm(i, i, i, Scalar(0.5)); }), error_of([&] { const Tensor h = ones({2, 2}, ScalarType::Int64); addmm(h, h, h, Scalar(0.5)); }));
   EXPECT_EQ(error_of([&] { mm(on_cuda(ones({2, 3})), on_cuda(ones({2, 3}))); }), error_of([&] { mm(ones({2, 3}), ones({2, 3})); }));
 }
