@@ -30,6 +30,12 @@ class DerivativeEntry:
     formula_lines: dict[str, int]
     output_differentiability: list[bool] = field(default_factory=list)
 
+    @property
+    def never_differentiable(self) -> bool:
+        """No output is ever differentiable (comparisons, argmax): the operator gets no Autograd
+        kernel and falls through to its backend."""
+        return bool(self.output_differentiability) and not any(self.output_differentiability)
+
 
 def load_derivatives(path: str, display: str, yaml_parser: str = "auto") -> list[DerivativeEntry]:
     root = load_yaml(path, display, yaml_parser)
@@ -85,6 +91,11 @@ def _entry(node: YNode, display: str) -> DerivativeEntry:
             raise CodegenError(display, node.key_lines[key], f"the formula for '{key}' must be a C++ expression")
         formulas[key] = " ".join(str(value.value).split())
         lines[key] = node.key_lines[key]
-    if not formulas:
-        raise CodegenError(display, node.line, f"{name}: no formula for any input")
+    never = bool(outputs) and not any(outputs)
+    if not formulas and not never:
+        raise CodegenError(display, node.line, f"{name}: no formula for any input (an operator whose results are never "
+                                               "differentiable says output_differentiability: [False])")
+    if formulas and never:
+        raise CodegenError(display, node.line, f"{name}: formulas for an operator whose outputs are all "
+                                               "non-differentiable")
     return DerivativeEntry(name, node.line, formulas, lines, outputs)

@@ -92,6 +92,8 @@ def autograd_ops(plan: Plan) -> list[AutogradOp]:
     numbering: dict[str, int] = {}
     node_of: dict[str, str] = {}
     for e in getattr(plan, "derivatives", []):
+        if e.never_differentiable:
+            continue
         camel = _camel(e.name.split(".")[0])
         node_of[e.name] = f"{camel}Backward{numbering.get(camel, 0)}"
         numbering[camel] = numbering.get(camel, 0) + 1
@@ -102,10 +104,11 @@ def autograd_ops(plan: Plan) -> list[AutogradOp]:
         if op.entry.schema.is_out:
             out.append(AutogradOp(op, "out"))
         elif _entry_key(op) in entries:
-            out.append(AutogradOp(op, "functional", entries[_entry_key(op)], node_of[_entry_key(op)]))
-        elif fn is not None:
+            if not entries[_entry_key(op)].never_differentiable:  # else: Autograd falls through
+                out.append(AutogradOp(op, "functional", entries[_entry_key(op)], node_of[_entry_key(op)]))
+        elif fn is not None and not entries[fn].never_differentiable:
             out.append(AutogradOp(op, "inplace", entries[fn], node_of[fn]))
-        elif _needs_refusal(op):
+        elif _needs_refusal(op):  # in-place forms of never-differentiable operators included: self may be floating
             out.append(AutogradOp(op, "not_implemented"))
     return out
 

@@ -643,6 +643,8 @@ def test_autograd_nodes_and_kernels_from_derivatives(tmp_path):
     ("- name: mul.Tensor\n  alpha: grad\n", r"derivatives.yaml:2: error: mul.Tensor: 'alpha' is not a tensor argument"),
     ("- name: nope\n  self: grad\n", r"derivatives.yaml:1: error: no operator nope in \S*ops.yaml"),
     ("- name: neg\n", r"derivatives.yaml:1: error: neg: no formula for any input"),
+    ("- name: neg\n  output_differentiability: [False]\n  self: grad\n",
+     r"derivatives.yaml:1: error: neg: formulas for an operator whose outputs are all non-differentiable"),
     ("- name: neg\n  self: grad\n- name: neg\n  self: grad\n", r"derivatives.yaml:3: error: second entry for neg"),
 ])
 def test_derivative_errors_name_file_and_line(tmp_path, text, message):

@@ -72,6 +72,20 @@ def test_an_operator_without_a_derivative_refuses_the_backward_pass():
     assert not (x > 0).requires_grad and not ops.argmax(x).requires_grad
 
 
+def test_never_differentiable_operators_have_no_autograd_kernel():
+    # derivatives.yaml marks them output_differentiability: [False]: the Autograd key falls through.
+    for name in ("glassbox::eq.Tensor", "glassbox::gt.Tensor", "glassbox::logical_not", "glassbox::argmax",
+                 "glassbox::one_hot"):
+        table = gb.registry.dump_table(name)
+        assert "CPU: registered at" in table, name
+        assert "AutogradCPU: registered" not in table, (name, table)
+    # In-place forms keep self's (maybe floating) dtype, so they still refuse a backward pass.
+    assert "AutogradCPU: registered" in gb.registry.dump_table("glassbox::logical_not_")
+    y = gb.randn(3, requires_grad=True) * 1.0
+    y.logical_not_()
+    assert y.grad_fn.name() == "NotImplemented"
+
+
 def test_a_second_derivative_through_a_backward_operator_without_one_is_refused():
     x = gb.randn(1, 1, 4, 4, requires_grad=True)
     y = ops.max_pool2d(x, [2, 2]).sum()
