@@ -84,21 +84,17 @@ void integer_gemm(const Tensor& a, const Tensor& b, Tensor& c, int64_t alpha, in
   const int device = c.device().index;
   DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device).handle();
-  auto launch = [&]<class T>() {
-    integer_gemm_kernel<T><<<grid, block, 0, stream>>>(
-        static_cast<const T*>(a.data_ptr()), strides_of(a), static_cast<const T*>(b.data_ptr()), strides_of(b),
-        static_cast<T*>(c.data_ptr()), strides_of(c), m, n, k, batch, static_cast<acc_t<T>>(alpha),
-        static_cast<acc_t<T>>(beta));
-    GB_CUDA_KERNEL_LAUNCH_CHECK();
-  };
-  switch (c.dtype()) {
-    case ScalarType::Int64: launch.operator()<int64_t>(); break;
-    case ScalarType::Int32: launch.operator()<int32_t>(); break;
-    case ScalarType::Int16: launch.operator()<int16_t>(); break;
-    case ScalarType::Int8: launch.operator()<int8_t>(); break;
-    case ScalarType::UInt8: launch.operator()<uint8_t>(); break;
-    default: GB_CHECK(false, "internal: ", to_string(c.dtype()), " reached the CUDA integer gemm");
-  }
+  GB_CHECK(is_integral(c.dtype(), /*include_bool=*/false), "internal: ", to_string(c.dtype()),
+           " reached the CUDA integer gemm");
+  visit_device_type(c.dtype(), [&]<class T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      integer_gemm_kernel<T><<<grid, block, 0, stream>>>(
+          static_cast<const T*>(a.data_ptr()), strides_of(a), static_cast<const T*>(b.data_ptr()), strides_of(b),
+          static_cast<T*>(c.data_ptr()), strides_of(c), m, n, k, batch, static_cast<acc_t<T>>(alpha),
+          static_cast<acc_t<T>>(beta));
+      GB_CUDA_KERNEL_LAUNCH_CHECK();
+    }
+  });
 }
 
 }  // namespace glassbox::cuda
