@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "introspect/compile_database.h"
-#include "introspect/file_api.h"
-#include "introspect/module_graph.h"
+#include "introspect/build/compile_database.h"
+#include "introspect/build/file_api.h"
+#include "introspect/build/module_graph.h"
 
 namespace gi = glassbox::introspect;
 

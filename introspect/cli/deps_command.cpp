@@ -5,7 +5,7 @@
 #include "introspect/cli/commands.h"
 #include "introspect/cli/graph_output.h"
 #include "introspect/cli/text_table.h"
-#include "introspect/module_graph.h"
+#include "introspect/build/module_graph.h"
 
 namespace glassbox::introspect::cli {
 namespace {

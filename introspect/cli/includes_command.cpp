@@ -6,9 +6,9 @@
 #include "introspect/cli/commands.h"
 #include "introspect/cli/graph_output.h"
 #include "introspect/cli/text_table.h"
-#include "introspect/file_api.h"
-#include "introspect/include_graph.h"
-#include "introspect/process.h"
+#include "introspect/build/file_api.h"
+#include "introspect/build/include_graph.h"
+#include "introspect/support/process.h"
 
 namespace glassbox::introspect::cli {
 namespace {

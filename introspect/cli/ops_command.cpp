@@ -9,10 +9,10 @@
 #include "introspect/cli/graph_output.h"
 #include "introspect/cli/text_table.h"
 #include "engine/core/error.h"
-#include "introspect/file_api.h"
-#include "introspect/registration_graph.h"
-#include "introspect/registration_inputs.h"
-#include "introspect/source_scan.h"
+#include "introspect/build/file_api.h"
+#include "introspect/registry/registration_graph.h"
+#include "introspect/registry/registration_inputs.h"
+#include "introspect/source/source_scan.h"
 
 namespace glassbox::introspect::cli {
 namespace {

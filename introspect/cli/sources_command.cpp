@@ -6,7 +6,7 @@
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/text_table.h"
-#include "introspect/source_scan.h"
+#include "introspect/source/source_scan.h"
 
 namespace glassbox::introspect::cli {
 namespace {

@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "introspect/binary_registrations.h"
+#include "introspect/binary/binary_registrations.h"
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/text_table.h"
-#include "introspect/parallel_chunks.h"
-#include "introspect/symbol_listing.h"
+#include "introspect/support/parallel_chunks.h"
+#include "introspect/binary/symbol_listing.h"
 
 namespace glassbox::introspect::cli {
 namespace {

@@ -1,6 +1,6 @@
 // Registrations found from binaries alone: the hand-written blocks of the dlopen test library,
 // the built-in fallbacks of glassbox_core, name patterns of PyTorch binaries, a stripped copy.
-#include "introspect/binary_registrations.h"
+#include "introspect/binary/binary_registrations.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "introspect/build_times.h"
+#include "introspect/build/build_times.h"
 
 #include <gtest/gtest.h>
 

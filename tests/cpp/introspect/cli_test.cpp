@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "introspect/cli/arguments.h"
-#include "introspect/process.h"
+#include "introspect/support/process.h"
 #include "tests/cpp/introspect/cli_run.h"
 #include "tests/cpp/introspect/test_support.h"
 

@@ -1,4 +1,4 @@
-#include "introspect/demangle.h"
+#include "introspect/binary/demangle.h"
 
 #include <gtest/gtest.h>
 

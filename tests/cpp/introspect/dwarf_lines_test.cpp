@@ -1,12 +1,12 @@
 // DwarfLines: compile units and address -> file:line on glassbox's libraries (DWARF 4 and 5), a
 // stripped copy, separate debug files (by build id and by .gnu_debuglink) and damaged DWARF.
-#include "introspect/dwarf_lines.h"
+#include "introspect/binary/dwarf_lines.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "introspect/elf_file.h"
+#include "introspect/binary/elf_file.h"
 #include "tests/cpp/introspect/elf_test_support.h"
 #include "tests/cpp/introspect/test_support.h"
 

@@ -1,5 +1,5 @@
 // ElfFile against glassbox's own libraries (cross-checked with nm and readelf) and bad files.
-#include "introspect/elf_file.h"
+#include "introspect/binary/elf_file.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
-#include "introspect/process.h"
+#include "introspect/support/process.h"
 #include "tests/cpp/introspect/elf_test_support.h"
 #include "tests/cpp/introspect/test_support.h"
 

@@ -13,8 +13,8 @@
 #include <random>
 
 #include "engine/core/error.h"
-#include "introspect/binary_registrations.h"
-#include "introspect/symbol_listing.h"
+#include "introspect/binary/binary_registrations.h"
+#include "introspect/binary/symbol_listing.h"
 #include "tests/cpp/introspect/elf_test_support.h"
 #include "tests/cpp/introspect/test_support.h"
 

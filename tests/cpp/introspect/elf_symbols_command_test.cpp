@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "introspect/cli/commands.h"
-#include "introspect/process.h"
+#include "introspect/support/process.h"
 #include "tests/cpp/introspect/elf_test_support.h"
 #include "tests/cpp/introspect/cli_run.h"
 #include "tests/cpp/introspect/test_support.h"

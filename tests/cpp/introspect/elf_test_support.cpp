@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "introspect/process.h"
+#include "introspect/support/process.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect::testing {

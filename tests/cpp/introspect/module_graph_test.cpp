@@ -1,4 +1,4 @@
-#include "introspect/module_graph.h"
+#include "introspect/build/module_graph.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "introspect/ninja_log.h"
+#include "introspect/build/ninja_log.h"
 
 #include <gtest/gtest.h>
 

@@ -12,10 +12,10 @@
 #include <random>
 
 #include "engine/core/error.h"
-#include "introspect/compile_database.h"
-#include "introspect/file_api.h"
-#include "introspect/ninja_deps.h"
-#include "introspect/ninja_log.h"
+#include "introspect/build/compile_database.h"
+#include "introspect/build/file_api.h"
+#include "introspect/build/ninja_deps.h"
+#include "introspect/build/ninja_log.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect {

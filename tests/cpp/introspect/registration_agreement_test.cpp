@@ -11,12 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "introspect/compile_database.h"
-#include "introspect/file_api.h"
-#include "introspect/process.h"
-#include "introspect/registration_graph.h"
-#include "introspect/registration_inputs.h"
-#include "introspect/source_scan.h"
+#include "introspect/build/compile_database.h"
+#include "introspect/build/file_api.h"
+#include "introspect/support/process.h"
+#include "introspect/registry/registration_graph.h"
+#include "introspect/registry/registration_inputs.h"
+#include "introspect/source/source_scan.h"
 #include "tests/cpp/introspect/cli_run.h"
 #include "tests/cpp/introspect/elf_test_support.h"
 #include "tests/cpp/introspect/test_support.h"

@@ -1,6 +1,6 @@
 // The registration graph: the join of registry, sources and binary, its disagreements, and the
 // graph of glassbox's own add.Tensor (table, JSON and DOT, in-process and through the CLI).
-#include "introspect/registration_graph.h"
+#include "introspect/registry/registration_graph.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include "graphs/dot_writer.h"
 #include "graphs/render.h"
 #include "introspect/cli/commands.h"
-#include "introspect/file_api.h"
+#include "introspect/build/file_api.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect {

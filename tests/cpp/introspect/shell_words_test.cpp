@@ -1,4 +1,4 @@
-#include "introspect/shell_words.h"
+#include "introspect/build/shell_words.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The libclang source scan: PyTorch-style and hand-written glassbox blocks in fixture sources, a
 // unit that does not parse, and glassbox's own generated registrations against its registry.
-#include "introspect/source_scan.h"
+#include "introspect/source/source_scan.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "engine/core/error.h"
 
-#include "introspect/registration_graph.h"
+#include "introspect/registry/registration_graph.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect {

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "engine/core/error.h"
-#include "introspect/file_api.h"
-#include "introspect/process.h"
+#include "introspect/build/file_api.h"
+#include "introspect/support/process.h"
 
 namespace glassbox::introspect::testing {
 

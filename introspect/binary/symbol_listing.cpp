@@ -1,0 +1,136 @@
+#include "introspect/binary/symbol_listing.h"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <unordered_map>
+
+#include "engine/core/error.h"
+#include "introspect/support/parallel_chunks.h"
+
+namespace glassbox::introspect {
+namespace {
+
+std::regex compile(const std::string& pattern) {
+  try {
+    return std::regex(pattern, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    throw Error("invalid regular expression \"" + pattern + "\": " + e.what());
+  }
+}
+
+bool listed(const ElfSymbol& s) { return s.type != SymbolType::Section && s.type != SymbolType::File && !s.name.empty(); }
+
+}  // namespace
+
+SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuery& query) {
+  ElfReadOptions read;
+  read.tables = query.tables;
+  read.demangle = query.demangle;
+  read.threads = query.threads;
+  SymbolListing out{ElfFile::read(binary, read), std::nullopt, {}};
+  const auto& symbols = out.elf.symbols();
+
+  // Filter (the regex in parallel: std::regex is slow, and a const one may be shared).
+  std::vector<char> keep(symbols.size(), 0);
+  const std::optional<std::regex> re = query.grep.empty() ? std::nullopt : std::optional<std::regex>(compile(query.grep));
+  parallel_chunks(symbols.size(), 4096, query.threads, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const ElfSymbol& s = symbols[i];
+      keep[i] = listed(s) && (!re || std::regex_search(s.demangled, *re) || (s.demangled != s.name && std::regex_search(s.name, *re)));
+    }
+  });
+  for (std::size_t i = 0; i < symbols.size(); ++i)
+    if (keep[i]) out.symbols.push_back({i, nm_letter(symbols[i], out.elf.sections()), {}});
+
+  const auto by_address = [&](const ListedSymbol& a, const ListedSymbol& b) {
+    const ElfSymbol& x = symbols[a.index];
+    const ElfSymbol& y = symbols[b.index];
+    if (x.defined() != y.defined()) return !x.defined();  // undefined first, as nm -n does
+    if (x.address != y.address) return x.address < y.address;
+    return x.name < y.name;
+  };
+  if (!std::is_sorted(out.symbols.begin(), out.symbols.end(), by_address))  // tables are often in order
+    std::sort(out.symbols.begin(), out.symbols.end(), by_address);
+
+  if (query.lines) {
+    out.dwarf = DwarfLines::read(out.elf, query.dwarf);
+    if (out.dwarf->status() == DwarfLines::Status::Present) {
+      const DwarfLines& lines = *out.dwarf;
+      parallel_chunks(out.symbols.size(), 4096, query.threads, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          const ElfSymbol& s = symbols[out.symbols[i].index];
+          if (s.defined() && s.section_index < out.elf.sections().size()) out.symbols[i].line = lines.lookup(s.address);
+        }
+      });
+    }
+  }
+  return out;
+}
+
+// Bytes of a symbol that no earlier one (in address order) already counts: aliases such as a
+// constructor's C1/C2 names share an address and are counted once.
+class AliasFilter {
+ public:
+  uint64_t bytes(const ElfSymbol& s) {
+    if (seen_ && s.address == address_ && s.section_index == section_) return 0;
+    seen_ = true, address_ = s.address, section_ = s.section_index;
+    return s.size;
+  }
+
+ private:
+  bool seen_ = false;
+  uint64_t address_ = 0;
+  uint32_t section_ = 0;
+};
+
+std::vector<SizeTotal> sizes_by_source(const SymbolListing& listing) {
+  std::unordered_map<std::string_view, SizeTotal> by_file;
+  AliasFilter aliases;
+  for (const auto& ls : listing.symbols) {
+    const ElfSymbol& s = listing.symbol(ls);
+    if (!s.defined()) continue;
+    const std::string_view file = ls.line.file.empty() ? std::string_view("(no line info)") : ls.line.file;
+    SizeTotal& t = by_file[file];
+    if (t.name.empty()) t.name = file;
+    ++t.symbols;
+    t.symbol_bytes += aliases.bytes(s);
+  }
+  std::vector<SizeTotal> out;
+  out.reserve(by_file.size());
+  for (auto& [file, total] : by_file) out.push_back(std::move(total));
+  std::sort(out.begin(), out.end(), [](const SizeTotal& a, const SizeTotal& b) {
+    return a.symbol_bytes != b.symbol_bytes ? a.symbol_bytes > b.symbol_bytes : a.name < b.name;
+  });
+  return out;
+}
+
+std::vector<SizeTotal> sizes_by_section(const SymbolListing& listing) {
+  const auto& sections = listing.elf.sections();
+  std::vector<SizeTotal> out(sections.size());
+  for (std::size_t i = 0; i < sections.size(); ++i) {
+    const ElfSection& sec = sections[i];
+    out[i].name = i == 0 ? "" : sec.name;
+    out[i].vm_size = sec.allocated() ? sec.size : 0;
+    out[i].file_size = sec.nobits() ? 0 : sec.size;
+  }
+  std::map<std::string, SizeTotal> special;  // *ABS*, *COM*
+  AliasFilter aliases;
+  for (const auto& ls : listing.symbols) {
+    const ElfSymbol& s = listing.symbol(ls);
+    if (!s.defined()) continue;
+    SizeTotal& t = s.section_index < sections.size() ? out[s.section_index] : special[s.section];
+    if (t.name.empty()) t.name = s.section;
+    ++t.symbols;
+    t.symbol_bytes += aliases.bytes(s);
+  }
+  std::erase_if(out, [](const SizeTotal& t) { return t.name.empty(); });
+  for (auto& [name, t] : special) out.push_back(std::move(t));
+  std::stable_sort(out.begin(), out.end(), [](const SizeTotal& a, const SizeTotal& b) {
+    if (a.vm_size != b.vm_size) return a.vm_size > b.vm_size;
+    return a.file_size > b.file_size;
+  });
+  return out;
+}
+
+}  // namespace glassbox::introspect
