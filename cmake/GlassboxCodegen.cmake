@@ -97,3 +97,23 @@ function(glassbox_generate_ops)
   # The typed Python bindings belong to the glassbox._C target, made in another directory.
   set_property(GLOBAL PROPERTY GLASSBOX_GENERATED_PYTHON_SOURCES ${GLASSBOX_CODEGEN_PYTHON_SOURCES})
 endfunction()
+
+# glassbox_unity_groups(<target> <group-prefix> <group-count> <source>...)
+# Compiles per-operator generated sources in a few unity groups (CMake's UNITY_BUILD_MODE GROUP).
+# Each generated unit is small, but each one parsed the dispatcher and tensor headers again: a full
+# build paid that once per operator. A source's group is a hash of its file name, so a change to
+# one operator still rebuilds one group, and a new operator joins one group and leaves the others
+# as they were. GLASSBOX_UNITY_GENERATED=OFF compiles every unit on its own.
+function(glassbox_unity_groups target prefix count)
+  if(NOT GLASSBOX_UNITY_GENERATED)
+    return()
+  endif()
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
+  foreach(src IN LISTS ARGN)
+    cmake_path(GET src STEM stem)
+    string(MD5 hash "${stem}")
+    string(SUBSTRING "${hash}" 0 6 hash)
+    math(EXPR group "0x${hash} % ${count}")
+    set_property(SOURCE "${src}" PROPERTY UNITY_GROUP "${prefix}_${group}")
+  endforeach()
+endfunction()

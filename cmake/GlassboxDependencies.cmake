@@ -9,6 +9,20 @@ endfunction()
 
 find_package(Threads REQUIRED)
 
+# --- ccache: used when installed (a rebuild after `git switch` or a fresh build directory then
+# takes seconds), never required. CCACHE_DISABLE=1 in the environment measures an uncached build.
+if(NOT DEFINED CMAKE_CXX_COMPILER_LAUNCHER AND NOT DEFINED ENV{CMAKE_CXX_COMPILER_LAUNCHER})
+  find_program(GLASSBOX_CCACHE ccache)
+  if(GLASSBOX_CCACHE)
+    set(CMAKE_C_COMPILER_LAUNCHER "${GLASSBOX_CCACHE}")
+    set(CMAKE_CXX_COMPILER_LAUNCHER "${GLASSBOX_CCACHE}")
+    set(CMAKE_CUDA_COMPILER_LAUNCHER "${GLASSBOX_CCACHE}")
+    glassbox_report("compiler cache" ON "${GLASSBOX_CCACHE}")
+  else()
+    glassbox_report("compiler cache" OFF "ccache not found (optional: it speeds up rebuilds)")
+  endif()
+endif()
+
 # --- CUDA: AUTO builds glassbox_cuda when nvcc and cuBLAS are both found.
 set(GLASSBOX_CUDA_ENABLED OFF)
 if(NOT GLASSBOX_CUDA STREQUAL "OFF")

@@ -1,5 +1,6 @@
-// glassbox_demo: the registry and the dispatcher at work. Until the tensor engine lands, the demo
-// operators compute output shapes only; what they show is how calls are routed:
+// glassbox_demo: the registry and the dispatcher on their own (glassbox_core, without the engine).
+// Its operators compute output shapes only, so that all there is to see is how calls are routed
+// (examples/registry_tour.py shows the same on the engine's real operators):
 //   y = A @ x;  z = y.sum();  loss = mse_loss(sigmoid(y), target)
 // Usage: glassbox_demo [--calls-only] [--json FILE]
 #include <cstdio>

@@ -83,13 +83,23 @@ Tensor& where_into(const char* op, const Tensor& condition, const Tensor& self, 
 }
 }  // namespace
 
+// One functor type per comparison, shared by the functional and out= kernels: each functor type
+// instantiates the loops once per dtype and instruction set, which is most of this file's build time.
 #define GB_COMPARISON(name, expr)                                                               \
+  namespace {                                                                                   \
+  struct name##_fn {                                                                            \
+    template <class X, class Y>                                                                 \
+    bool operator()(X x, Y y) const {                                                           \
+      return expr;                                                                              \
+    }                                                                                           \
+  };                                                                                            \
+  }                                                                                             \
   Tensor name##_cpu(const Tensor& self, const Tensor& other) {                                  \
     Tensor out;                                                                                 \
-    return to_bool(#name, self, other, out, [](auto x, auto y) { return expr; });               \
+    return to_bool(#name, self, other, out, name##_fn{});                                       \
   }                                                                                             \
   Tensor& name##_out_cpu(const Tensor& self, const Tensor& other, Tensor& out) {                \
-    return to_bool(#name ".out", self, other, out, [](auto x, auto y) { return expr; });        \
+    return to_bool(#name ".out", self, other, out, name##_fn{});                                \
   }
 GB_COMPARISON(eq, x == y)
 GB_COMPARISON(ne, x != y)
