@@ -20,7 +20,42 @@ bool is_file_kind(NodeKind kind) {
 }
 
 constexpr std::string_view kExternalBox = "external libraries";
+const std::string kExecutablesIn = "executables in ";          // id (and box) of folded executables
 constexpr std::string_view kWrapsExternal = "wraps_external";  // an interface target drawn with the external libraries
+
+// Executables under one top-level source directory fold into one node ("tools/ 31 executables"),
+// when there are more than `max` in all and at least two in the directory.
+graphs::Graph group_executables(const graphs::Graph& g, std::size_t max) {
+  std::string root;
+  if (auto it = g.attributes().find(attr::kSourceRoot); it != g.attributes().end()) root = it->second;
+  std::map<std::string, std::vector<graphs::NodeIndex>> by_top;
+  std::size_t executables = 0;
+  for (graphs::NodeIndex i = 0; i < g.node_count(); ++i) {
+    const graphs::Node& node = g.node(i);
+    if (node.kind != NodeKind::Executable) continue;
+    ++executables;
+    const std::string dir = graphs::path_relative_to(std::string(node.attribute(attr::kDirectory)), root);
+    if (dir.empty() || dir == "." || dir.front() == '/') continue;
+    by_top[dir.substr(0, dir.find('/'))].push_back(i);
+  }
+  if (max == 0 || executables <= max) return g;
+  graphs::Contraction c;
+  c.into.assign(g.node_count(), "");
+  c.fold_kind.assign(g.node_count(), NodeKind::Executable);
+  c.fold_label.assign(g.node_count(), "");
+  for (const auto& [top, members] : by_top) {
+    if (members.size() < 2) continue;
+    for (graphs::NodeIndex i : members) c.into[i] = kExecutablesIn + top;
+  }
+  graphs::Graph result = graphs::contract(g, c);
+  for (const auto& [top, members] : by_top) {
+    if (members.size() < 2) continue;
+    const auto i = result.index_of(kExecutablesIn + top);
+    result.set_label(i, std::to_string(members.size()) + " executables");
+    result.set_attribute(i, std::string(attr::kType), "EXECUTABLE");
+  }
+  return result;
+}
 
 struct DirectoryTotals {
   std::size_t files = 0;
@@ -40,9 +75,10 @@ graphs::Graph group_sources(const graphs::Graph& g) {
   std::map<std::string, std::map<std::string, DirectoryTotals>> per_target;  // target id -> directory -> totals
   for (const graphs::Edge& e : g.edges()) {
     const graphs::Node& file = g.node(e.to);
-    if (e.kind != EdgeKind::Compiles || !is_file_kind(file.kind) || !c.into[e.to].empty()) continue;
+    if (e.kind != EdgeKind::Compiles || !is_file_kind(file.kind)) continue;
     const std::string& target = g.node(e.from).id;
-    c.into[e.to] = "files:" + target;
+    // A file compiled by several targets is counted in each list; its node folds into the first.
+    if (c.into[e.to].empty()) c.into[e.to] = "files:" + target;
     // The file's directory as the graph names it: relative to the sources, or "<build>/...".
     std::string dir = std::filesystem::path(file.display_label()).parent_path().string();
     DirectoryTotals& totals = per_target[target][dir.empty() ? "." : dir];
@@ -52,7 +88,20 @@ graphs::Graph group_sources(const graphs::Graph& g) {
       totals.timed = true;
     }
   }
-  graphs::Graph result = graphs::contract(g, c);
+  graphs::Graph folded = graphs::contract(g, c);
+  // Each target points at its own list only (a shared file's fold made edges to another's).
+  graphs::Graph result(folded.name());
+  for (const auto& [key, value] : folded.attributes()) result.set_attribute(key, value);
+  for (const graphs::Node& n : folded.nodes()) result.add_node(n.id, n.kind, n.label, n.attributes);
+  for (const auto& [target, dirs] : per_target) {
+    if (!result.contains("files:" + target)) result.add_node("files:" + target, NodeKind::Directory);
+  }
+  for (const graphs::Edge& e : folded.edges()) {
+    const std::string& to = folded.node(e.to).id;
+    if (e.kind == EdgeKind::Compiles && to.rfind("files:", 0) == 0 && to != "files:" + folded.node(e.from).id) continue;
+    result.add_edge(e.from, e.to, e.kind, e.label, e.attributes);
+  }
+  for (const auto& [target, dirs] : per_target) result.ensure_edge(result.index_of(target), result.index_of("files:" + target), EdgeKind::Compiles);
   for (const auto& [target, dirs] : per_target) {
     std::vector<std::pair<std::string, DirectoryTotals>> rows(dirs.begin(), dirs.end());
     std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
@@ -161,7 +210,8 @@ std::string short_duration(long long ms) {
 }
 
 graphs::Graph module_picture(const graphs::Graph& module_graph, const ModulePictureOptions& options) {
-  graphs::Graph g = options.group_sources ? group_sources(module_graph) : module_graph;
+  graphs::Graph g = group_executables(module_graph, options.max_executables);
+  if (options.group_sources) g = group_sources(g);
   if (options.group_external) {
     g = group_externals(g);
     for (graphs::NodeIndex i = 0; i < g.node_count(); ++i)
@@ -171,7 +221,8 @@ graphs::Graph module_picture(const graphs::Graph& module_graph, const ModulePict
   for (graphs::NodeIndex i = 0; i < g.node_count(); ++i) {
     const graphs::Node& node = g.node(i);
     if (graphs::is_target_kind(node.kind) && !node.attribute(attr::kCluster).empty() &&
-        node.attribute(attr::kCluster) != kExternalBox && node.label.find('/') != std::string::npos) {
+        node.attribute(attr::kCluster) != kExternalBox && node.id.rfind(kExecutablesIn, 0) != 0 &&
+        node.label.find('/') != std::string::npos) {
       g.set_label(i, std::filesystem::path(node.label).filename().string());
     }
   }

@@ -125,6 +125,7 @@ int run_deps(const CommandArgs& args, std::ostream& out) {
   if (picture) {
     ModulePictureOptions view;
     view.all_edges = parsed.has("all-edges");
+    if (!output.filters.roots.empty() || parsed.has("source-files")) view.max_executables = 0;  // keep what was asked for
     view.group_sources = options.sources && !parsed.has("source-files") && !output.filters.collapse_sources &&
                          !output.filters.cluster_by_directory;
     write_graph(module_picture(graph, view), output, out, print_deps_table);

@@ -171,6 +171,30 @@ TEST_F(ModuleGraphTest, PictureReducesEdgesAndGroupsSources) {
   EXPECT_TRUE(full.contains("src/core.cpp"));
 }
 
+TEST(ModulePicture, ManyExecutablesFoldPerTopLevelDirectory) {
+  graphs::Graph g;
+  g.set_attribute("source_root", "/p");
+  g.add_node("core", graphs::NodeKind::Library, "lib/libcore.so", {{"directory", "/p/core"}, {"path", "/b/lib/libcore.so"}});
+  for (const char* t : {"a_test", "b_test", "c_test"}) {
+    g.add_node(t, graphs::NodeKind::Executable, std::string("bin/") + t, {{"directory", "/p/tests/unit"}});
+    g.add_edge(t, "core", graphs::EdgeKind::Links);
+    g.add_node(std::string("tests/unit/") + t + ".cpp", graphs::NodeKind::Source);
+    g.add_edge(t, std::string("tests/unit/") + t + ".cpp", graphs::EdgeKind::Compiles);
+  }
+  g.add_node("tool", graphs::NodeKind::Executable, "bin/tool", {{"directory", "/p/tools/one"}});
+  g.add_edge("tool", "core", graphs::EdgeKind::Links);
+  ModulePictureOptions options;
+  options.max_executables = 3;
+  const graphs::Graph picture = module_picture(g, options);
+  ASSERT_TRUE(picture.contains("executables in tests"));
+  EXPECT_EQ(picture.node("executables in tests").label, "3 executables");
+  EXPECT_TRUE(picture.contains("tool"));  // alone in tools/
+  EXPECT_EQ(edges_of(picture, graphs::EdgeKind::Links), (Set{"executables in tests -> core", "tool -> core"}));
+  EXPECT_NE(picture.node("files:executables in tests").label.find("3 files"), std::string::npos);
+  options.max_executables = 4;  // four executables: not more than that
+  EXPECT_FALSE(module_picture(g, options).contains("executables in tests"));
+}
+
 TEST_F(ModuleGraphTest, WorksWithoutCompileDatabaseOrLog) {
   const FileApiReply reply = read_file_api(*build_);
   const graphs::Graph g = build_module_graph(reply, nullptr, nullptr);
