@@ -1,6 +1,9 @@
 // glassbox deps BUILD_DIR: the module-dependency graph of a CMake build.
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
+#include "graphs/html_explorer.h"
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/graph_output.h"
@@ -32,6 +35,8 @@ ArgumentParser deps_parser() {
       .flag("utility-targets", "include custom targets (add_custom_target, CTest's dashboard targets)")
       .flag("all-edges", "pictures: keep link and build-order edges that other edges imply")
       .flag("source-files", "pictures: one node per source file (default: per target, one per directory, counted)")
+      .option("html", "FILE", "write a self-contained HTML explorer of the picture (pan, zoom, search, click a\n"
+              "target for its sources with compile times and sizes); works offline")
       .flag("link-lines", "link edges from the link command lines (transitive) instead of cmake --graphviz")
       .epilog("examples:\n"
               "  glassbox deps build/dev\n"
@@ -120,7 +125,8 @@ int run_deps(const CommandArgs& args, std::ostream& out) {
                          inputs.ninja_log ? &*inputs.ninja_log : nullptr, options,
                          inputs.direct_links ? &*inputs.direct_links : nullptr);
   // Pictures show the layering: implied edges left out, sources counted per directory.
-  const bool picture = output.format == OutputFormat::Dot || output.format == OutputFormat::Svg ||
+  const bool html = parsed.has("html");
+  const bool picture = html || output.format == OutputFormat::Dot || output.format == OutputFormat::Svg ||
                        output.format == OutputFormat::Png;
   if (picture) {
     ModulePictureOptions view;
@@ -128,7 +134,24 @@ int run_deps(const CommandArgs& args, std::ostream& out) {
     if (!output.filters.roots.empty() || parsed.has("source-files")) view.max_executables = 0;  // keep what was asked for
     view.group_sources = options.sources && !parsed.has("source-files") && !output.filters.collapse_sources &&
                          !output.filters.cluster_by_directory;
-    write_graph(module_picture(graph, view), output, out, print_deps_table);
+    if (!html) {
+      write_graph(module_picture(graph, view), output, out, print_deps_table);
+      return 0;
+    }
+    GraphOutputOptions svg = output;
+    svg.format = OutputFormat::Svg;
+    svg.output.clear();
+    svg.links = false;  // a click selects; it must not follow a file:// link
+    std::ostringstream image;
+    write_graph(module_picture(graph, view), svg, image, print_deps_table);
+    graphs::HtmlExplorerOptions page;
+    if (auto t = graph.attributes().find("title"); t != graph.attributes().end()) page.title = t->second;
+    const std::string file = parsed.value("html");
+    std::ofstream html_file(file, std::ios::binary | std::ios::trunc);
+    if (!html_file) throw Error(file + ": cannot open for writing");
+    html_file << graphs::html_explorer(image.str(), graph, page);
+    if (!html_file) throw Error(file + ": write failed");
+    out << "explorer written to " << file << "\n";
     return 0;
   }
   write_graph(graph, output, out, print_deps_table);

@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "introspect/build/module_picture.h"
+#include "introspect/support/process.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect {
@@ -193,6 +194,31 @@ TEST(ModulePicture, ManyExecutablesFoldPerTopLevelDirectory) {
   EXPECT_NE(picture.node("files:executables in tests").label.find("3 files"), std::string::npos);
   options.max_executables = 4;  // four executables: not more than that
   EXPECT_FALSE(module_picture(g, options).contains("executables in tests"));
+}
+
+// The HTML explorer is one file that fetches nothing; in a headless browser its script runs, finds
+// the picture's nodes and, for #select=core, lists core's sources in the panel.
+TEST_F(ModuleGraphTest, HtmlExplorer) {
+  testing::TempDir dir("html");
+  const auto page = dir / "deps.html";
+  const auto r = run_process({GLASSBOX_TEST_CLI, "deps", build_->string(), "--html", page.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.error_output;
+  const std::string html = testing::slurp(page);
+  for (const char* fetch : {"src=\"http", "href=\"http", "@import", "url(http", "file://"})
+    EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("\"id\": \"src/core.cpp\""), std::string::npos);  // the details graph
+
+  const std::string browser = find_program("chromium");
+  if (browser.empty()) GTEST_SKIP() << "no headless browser (Debian: apt-get install chromium); page not run";
+  const auto dom = run_process({browser, "--headless", "--disable-gpu", "--no-sandbox", "--virtual-time-budget=3000",
+                                "--user-data-dir=" + (dir / "profile").string(), "--dump-dom",
+                                "file://" + page.string() + "#select=core"});
+  ASSERT_EQ(dom.exit_code, 0) << dom.error_output;
+  EXPECT_NE(dom.output.find("data-ready=\""), std::string::npos) << "the page's script did not finish";
+  EXPECT_EQ(dom.output.find("data-ready=\"0\""), std::string::npos) << "no node found in the SVG";
+  EXPECT_NE(dom.output.find("<h3>core</h3>"), std::string::npos);
+  EXPECT_NE(dom.output.find("<tr><td>src/core.cpp</td>"), std::string::npos) << dom.output.substr(0, 2000);
 }
 
 TEST_F(ModuleGraphTest, WorksWithoutCompileDatabaseOrLog) {
