@@ -159,6 +159,11 @@ class DotWriter {
       out_ << ", label=" << dot_label(it->second) << ", labelloc=t";
     for (const auto& [key, value] : options_.graph_attributes)
       out_ << ", " << attribute_name(key) << '=' << dot_label(value);
+    // The graph's own "dot:<name>" attributes, like those of nodes and edges.
+    for (auto it = graph_.attributes().lower_bound(attr::kDotPrefix);
+         it != graph_.attributes().end() && std::string_view(it->first).starts_with(attr::kDotPrefix); ++it)
+      out_ << ", " << attribute_name(std::string_view(it->first).substr(attr::kDotPrefix.size())) << '='
+           << dot_label(it->second);
     out_ << "];\n";
     out_ << "  node [fontname=" << font << ", fontsize=10, margin=\"0.15,0.05\"];\n";
     out_ << "  edge [fontname=" << font << ", fontsize=9];\n";
@@ -301,6 +306,7 @@ std::string dot_label(std::string_view text) {
       case '\\': out += "\\\\"; break;  // kept as a pair by the parser, one backslash once drawn
       case '"': out += "\\\""; break;
       case '\n': out += "\\n"; break;
+      case '\v': out += "\\l"; break;  // ends a left-justified line
       case '\r': break;
       case '\t': out += ' '; break;
       case '&': out += "&amp;"; break;  // Graphviz decodes HTML entities in plain labels

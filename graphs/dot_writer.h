@@ -32,7 +32,8 @@ std::string to_dot(const Graph& graph, const DotOptions& options = {});
 // for an odd run of backslashes right before a quote, a newline or the end, which DOT cannot
 // spell (one backslash is added; the writer names such nodes "node#<index>" instead).
 // dot_label() quotes text for escString attributes (label, tooltip, URL), where Graphviz
-// interprets backslashes and HTML entities, so that it is displayed as exactly `text`.
+// interprets backslashes and HTML entities, so that it is displayed as exactly `text`; a '\n' ends
+// a centred line and a '\v' (vertical tab) a left-justified one.
 std::string dot_id(std::string_view text);
 std::string dot_label(std::string_view text);
 

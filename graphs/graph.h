@@ -68,6 +68,7 @@ inline constexpr std::string_view kTooltip = "tooltip";      // overrides the to
 inline constexpr std::string_view kUrl = "url";              // overrides the file:// link built from path
 inline constexpr std::string_view kCount = "count";          // members of a collapsed node, or edges merged into one
 inline constexpr std::string_view kDotPrefix = "dot:";       // "dot:color" = "red" is written as color="red"
+                                                             // (on the graph too: "dot:ranksep")
 // Graph-wide: the project's source directory. Relative paths are resolved against it for links,
 // and directories under it are shown (and clustered) relative to it.
 inline constexpr std::string_view kSourceRoot = "source_root";

@@ -34,6 +34,9 @@ BuildIndex::BuildIndex(const FileApiReply& reply, std::string_view configuration
       const std::string abs = absolute_path(a, build_dir_);
       by_artifact_[abs] = &t;
       by_artifact_name_.try_emplace(std::filesystem::path(abs).filename().string(), &t);
+      std::error_code ec;
+      const auto real = std::filesystem::canonical(abs, ec);
+      if (!ec) by_real_artifact_.try_emplace(real.string(), &t);
     }
     for (const auto& s : t.sources) {
       if (s.compile_group < 0) continue;
@@ -47,13 +50,46 @@ std::string BuildIndex::target_of_output(std::string_view output) const {
   return target_from_object_path(output);
 }
 
+namespace {
+
+// "libfoo.so.1.2" -> "libfoo.so"; any other name unchanged.
+std::string_view without_so_version(std::string_view name) {
+  const size_t so = name.rfind(".so.");
+  if (so == std::string_view::npos) return name;
+  for (char c : name.substr(so + 4))
+    if (c != '.' && (c < '0' || c > '9')) return name;
+  return name.substr(0, so + 3);
+}
+
+}  // namespace
+
 const Target* BuildIndex::target_of_artifact(std::string_view path) const {
   auto it = by_artifact_.find(std::string(path));
-  return it == by_artifact_.end() ? nullptr : it->second;
+  if (it != by_artifact_.end()) return it->second;
+  // A shared library is reached through its version symlinks (libfoo.so -> libfoo.so.0 -> libfoo.so.0.1)
+  // and linked by its SONAME: the same file once resolved, or the same name without the version in
+  // the same directory.
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(std::string(path), ec);
+  if (!ec) {
+    if (auto r = by_real_artifact_.find(real.string()); r != by_real_artifact_.end()) return r->second;
+  }
+  const std::filesystem::path p{std::string(path)};
+  const std::string_view name_holder = without_so_version(p.filename().native());
+  if (name_holder.size() != p.filename().native().size()) {
+    if (auto u = by_artifact_.find((p.parent_path() / std::string(name_holder)).string()); u != by_artifact_.end()) {
+      return u->second;
+    }
+  }
+  return nullptr;
 }
 
 const Target* BuildIndex::target_of_artifact_name(std::string_view file_name) const {
   auto it = by_artifact_name_.find(std::string(file_name));
+  if (it != by_artifact_name_.end()) return it->second;
+  const std::string_view plain = without_so_version(file_name);
+  if (plain.size() == file_name.size()) return nullptr;
+  it = by_artifact_name_.find(std::string(plain));
   return it == by_artifact_name_.end() ? nullptr : it->second;
 }
 

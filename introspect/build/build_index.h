@@ -31,9 +31,10 @@ class BuildIndex {
   // The target that produced `output` (relative to the build dir or absolute): an artifact's
   // target, an object file's target, else "".
   std::string target_of_output(std::string_view output) const;
-  // The target whose artifact is exactly `path`, or nullptr.
+  // The target whose artifact is `path` (absolute), or nullptr. A shared library's version symlinks and
+  // SONAME ("libfoo.so.0", "libfoo.so.0.1" for the artifact libfoo.so) name it too.
   const Target* target_of_artifact(std::string_view path) const;
-  // The target of an artifact whose file name is `file_name` ("libcore.so"), or nullptr.
+  // The target of an artifact whose file name is `file_name` ("libcore.so", or "libcore.so.1"), or nullptr.
   const Target* target_of_artifact_name(std::string_view file_name) const;
   // Targets compiling `source` (absolute path).
   const std::vector<const Target*>& targets_of_source(std::string_view source) const;
@@ -44,6 +45,7 @@ class BuildIndex {
   const Configuration* configuration_ = nullptr;
   std::unordered_map<std::string, const Target*> by_artifact_;       // absolute artifact path
   std::unordered_map<std::string, const Target*> by_artifact_name_;  // file name
+  std::unordered_map<std::string, const Target*> by_real_artifact_;  // symlinks resolved
   std::unordered_map<std::string, std::vector<const Target*>> by_source_;
   std::unordered_map<std::string, const Target*> by_id_;
 };

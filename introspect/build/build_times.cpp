@@ -119,6 +119,25 @@ void find_critical_path(BuildTimes& times, const BuildIndex& index) {
   std::reverse(times.critical_path.begin(), times.critical_path.end());
 }
 
+// The run that left the most steps in the log (the newest of equals): the last full build. An
+// edit-and-rebuild or a CMake re-run after it leaves a handful of steps in a newer run, whose
+// "critical path" says nothing about the build. Counted are the steps still in the log (the latest
+// per output), so a rebuild of most of the project takes over.
+void choose_last_full_run(BuildTimes& times) {
+  std::map<int, std::size_t> steps_of_run;
+  for (const BuildStep& s : times.steps) ++steps_of_run[s.run];
+  for (const auto& [run, n] : steps_of_run) {
+    if (n >= times.last_run_steps) {
+      times.last_run = run;
+      times.last_run_steps = n;
+    }
+  }
+  if (!steps_of_run.empty()) {
+    times.newest_run = steps_of_run.rbegin()->first;
+    times.newest_run_steps = steps_of_run.rbegin()->second;
+  }
+}
+
 }  // namespace
 
 const char* step_kind_name(StepKind kind) {
@@ -141,9 +160,11 @@ BuildTimes analyze_build_times(const NinjaLog& log, const BuildIndex& index) {
     step.end_ms = job.end_ms;
     step.run = job.run;
     step.kind = classify(job.outputs.front(), index, &step.target);
-    times.last_run = std::max(times.last_run, job.run);
     times.steps.push_back(std::move(step));
   }
+  times.runs = log.runs;
+  times.runs_from_mtimes = log.runs_from_mtimes;
+  choose_last_full_run(times);
   std::stable_sort(times.steps.begin(), times.steps.end(),
                    [](const BuildStep& a, const BuildStep& b) { return a.duration_ms() > b.duration_ms(); });
 

@@ -36,7 +36,13 @@ struct BuildTimes {
   std::string log_file;
   std::vector<BuildStep> steps;             // every command's latest timing, slowest first
   std::vector<TargetTime> targets;          // slowest first
-  int last_run = 0;                         // the run the critical path and trace describe
+  int runs = 0;                             // build runs found in the log (NinjaLog::runs)
+  bool runs_from_mtimes = false;            // NinjaLog::runs_from_mtimes
+  int last_run = 0;                         // the last full build (the run with most steps in the log):
+                                            // what the critical path and trace describe
+  std::size_t last_run_steps = 0;
+  int newest_run = 0;                       // the newest run, which may be a small rebuild
+  std::size_t newest_run_steps = 0;
   int64_t last_run_wall_ms = 0;
   std::vector<std::size_t> critical_path;   // indexes into steps, first to last
   int64_t critical_path_ms = 0;

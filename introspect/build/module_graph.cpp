@@ -55,8 +55,8 @@ std::string file_size(const std::string& path) {
 class ModuleGraphBuilder {
  public:
   ModuleGraphBuilder(const FileApiReply& reply, const CompileDatabase* db, const NinjaLog* log,
-                     const ModuleGraphOptions& options)
-      : reply_(reply), index_(reply, options.configuration), options_(options) {
+                     const ModuleGraphOptions& options, const CMakeGraphviz* direct_links)
+      : reply_(reply), index_(reply, options.configuration), options_(options), direct_links_(direct_links) {
     if (log) {
       for (const auto& e : log->entries) duration_of_output_[absolute_path(e.output, index_.build_dir())] = e.duration_ms();
     }
@@ -78,8 +78,10 @@ class ModuleGraphBuilder {
     for (const Target& t : config.targets) {
       if (!wanted(t)) continue;
       add_sources(graph, t, options_.sources);
-      add_links(graph, t);
+      if (!direct_links_) add_links(graph, t);
     }
+    if (direct_links_) add_direct_links(graph, *direct_links_);
+    graph.set_attribute("link_edges", std::string(direct_links_ ? kLinkEdgesFromGraphviz : kLinkEdgesFromLinkLines));
     if (options_.build_order) {
       for (const Target& t : config.targets) {
         if (!wanted(t)) continue;
@@ -96,7 +98,69 @@ class ModuleGraphBuilder {
   }
 
  private:
-  bool wanted(const Target& t) const { return options_.generator_targets || !t.generator_provided; }
+  bool wanted(const Target& t) const {
+    if (t.type == "UTILITY" && !options_.utility_targets) return false;
+    return options_.generator_targets || !t.generator_provided;
+  }
+
+  // The direct edges CMake draws: between targets by name; any other item (an imported target, a
+  // library name or path) is an external library unless its path is one of the build's artifacts.
+  void add_direct_links(graphs::Graph& graph, const CMakeGraphviz& gv) {
+    for (const GraphvizNode& n : gv.nodes) {
+      if (n.aliases.empty()) continue;
+      if (auto i = graph.find(n.name); i && graphs::is_target_kind(graph.node(*i).kind)) {
+        std::string joined;
+        for (const auto& a : n.aliases) joined += (joined.empty() ? "" : ",") + a;
+        graph.set_attribute(*i, "aliases", joined);
+      }
+    }
+    auto node_of = [&](const std::string& name) -> std::optional<graphs::NodeIndex> {
+      if (const Target* t = index_.configuration()->find_target(name)) {
+        if (!wanted(*t) || !graph.contains(t->name)) return std::nullopt;
+        return graph.index_of(t->name);
+      }
+      if (name.find('/') != std::string::npos) {
+        if (const Target* t = index_.target_of_artifact(absolute_path(name, index_.build_dir()))) {
+          if (graph.contains(t->name)) return graph.index_of(t->name);
+        }
+      }
+      // An INTERFACE library without sources is no build-system target, so the File API leaves it
+      // out; CMake draws it as a pentagon, as it does imported targets, which are named "ns::name".
+      const GraphvizNode* drawn = gv.find(name);
+      if (drawn && drawn->shape == "pentagon" && name.find("::") == std::string::npos) {
+        if (auto existing = graph.find(name)) return *existing;
+        graphs::Attributes a;
+        a[std::string(attr::kType)] = "INTERFACE_LIBRARY";
+        a["name"] = name;
+        return graph.add_node(name, NodeKind::Target, name, std::move(a));
+      }
+      return external_node(graph, name);
+    };
+    for (const GraphvizEdge& e : gv.edges) {
+      const auto from = node_of(e.from), to = node_of(e.to);
+      if (!from || !to || *from == *to) continue;
+      const auto edge = graph.ensure_edge(*from, *to, EdgeKind::Links);
+      graph.set_edge_attribute(edge, "via", e.scope);
+    }
+  }
+
+  // An external library as a link item names it: a path, "-lfoo", "foo" or an imported target.
+  graphs::NodeIndex external_node(graphs::Graph& graph, const std::string& item) {
+    const bool is_path = item.find('/') != std::string::npos;
+    const std::string id = external_node_id(item);
+    if (auto existing = graph.find(id)) return *existing;
+    std::string label = item;
+    if (is_path) label = std::filesystem::path(item).filename().string();
+    else if (item.find("::") == std::string::npos && item[0] != '-' && item.find('.') == std::string::npos) label = "lib" + item;
+    const auto node = graph.add_node(id, NodeKind::External, label);
+    graph.set_attribute(node, "name", item);
+    if (is_path) {
+      graph.set_attribute(node, std::string(attr::kPath), item);
+      graph.set_attribute(node, std::string(attr::kDirectory), std::filesystem::path(item).parent_path().string());
+      if (auto size = file_size(item); !size.empty()) graph.set_attribute(node, std::string(attr::kSize), size);
+    }
+    return node;
+  }
 
   std::string title() const {
     const auto& dirs = index_.configuration()->directories;
@@ -253,6 +317,7 @@ class ModuleGraphBuilder {
   const FileApiReply& reply_;
   BuildIndex index_;
   ModuleGraphOptions options_;
+  const CMakeGraphviz* direct_links_ = nullptr;
   std::unordered_map<std::string, long long> duration_of_output_;            // absolute output -> ms
   std::unordered_map<std::string, std::vector<std::string>> output_of_source_;  // source -> outputs
 };
@@ -262,12 +327,27 @@ class ModuleGraphBuilder {
 std::string external_node_id(std::string_view library) { return "external:" + std::string(library); }
 
 graphs::Graph build_module_graph(const FileApiReply& reply, const CompileDatabase* compile_db,
-                                 const NinjaLog* ninja_log, const ModuleGraphOptions& options) {
-  return ModuleGraphBuilder(reply, compile_db, ninja_log, options).build();
+                                 const NinjaLog* ninja_log, const ModuleGraphOptions& options,
+                                 const CMakeGraphviz* direct_links) {
+  return ModuleGraphBuilder(reply, compile_db, ninja_log, options, direct_links).build();
 }
 
-BuildDirInputs read_build_dir(const std::filesystem::path& build_dir, const FileApiOptions& file_api) {
-  BuildDirInputs inputs{read_file_api(build_dir, file_api), std::nullopt, std::nullopt, {}};
+BuildDirInputs read_build_dir(const std::filesystem::path& build_dir, const FileApiOptions& file_api,
+                              const ModuleGraphOptions& options) {
+  BuildDirInputs inputs{read_file_api(build_dir, file_api), std::nullopt, std::nullopt, std::nullopt, {}};
+  if (options.link_edges != ModuleGraphOptions::LinkEdges::LinkLines) {
+    std::string cmake = options.cmake;
+    if (cmake.empty()) {
+      const CacheEntry* entry = inputs.reply.cache_entry("CMAKE_COMMAND");
+      cmake = entry && !entry->value.empty() ? entry->value : "cmake";
+    }
+    try {
+      inputs.direct_links = cmake_graphviz_of(build_dir, cmake);
+    } catch (const Error& e) {
+      if (options.link_edges == ModuleGraphOptions::LinkEdges::CMakeGraphviz) throw;
+      inputs.warnings.push_back(std::string(e.what()) + " (link edges from the link command lines instead)");
+    }
+  }
   std::error_code ec;
   if (std::filesystem::exists(build_dir / "compile_commands.json", ec)) {
     try {
@@ -288,9 +368,10 @@ BuildDirInputs read_build_dir(const std::filesystem::path& build_dir, const File
 
 graphs::Graph module_graph_of(const std::filesystem::path& build_dir, const ModuleGraphOptions& options,
                               const FileApiOptions& file_api) {
-  const BuildDirInputs in = read_build_dir(build_dir, file_api);
+  const BuildDirInputs in = read_build_dir(build_dir, file_api, options);
   return build_module_graph(in.reply, in.compile_db ? &*in.compile_db : nullptr,
-                            in.ninja_log ? &*in.ninja_log : nullptr, options);
+                            in.ninja_log ? &*in.ninja_log : nullptr, options,
+                            in.direct_links ? &*in.direct_links : nullptr);
 }
 
 }  // namespace glassbox::introspect

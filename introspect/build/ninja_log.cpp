@@ -24,6 +24,67 @@ bool parse_number(std::string_view text, Int& out, int base = 10) {
   throw Error(detail::str_cat(origin, ":", line_no, ": ", problem));
 }
 
+// An output's mtime in milliseconds of wall-clock time, or -1 when it does not look like one. Ninja has
+// written seconds (before 1.10) and nanoseconds (since); 0 means the output was missing.
+int64_t mtime_ms(int64_t mtime) {
+  if (mtime >= 100'000'000'000'000'000) return mtime / 1'000'000;  // nanoseconds (after 1973)
+  if (mtime >= 100'000'000'000'000) return mtime / 1'000;          // microseconds
+  if (mtime >= 100'000'000'000) return mtime;                      // milliseconds
+  if (mtime >= 100'000'000) return mtime * 1'000;                  // seconds
+  return -1;
+}
+
+// Which build run wrote each entry. A log Ninja only appended to is in run order, each run's end
+// times growing (entries are written as commands finish), so a smaller end time starts a new run.
+// But CMake's generator recompacts the log after every (re)configure, which rewrites it in hash
+// order: file order then means nothing. Every entry's output mtime minus its end time is the wall
+// clock time its run started, so entries are grouped by that when the mtimes are wall clock times.
+// A command's outputs share one run (an unchanged output under `restat` keeps an older mtime, so the
+// newest of them counts), and an entry without an mtime joins the newest run of its stretch of
+// growing end times in the file (one run, in a log that was only appended to).
+constexpr int64_t kSameRunToleranceMs = 1000;
+
+void assign_runs(NinjaLog& log, const std::vector<int>& segment_of_entry, int segments) {
+  log.runs = segments;
+  log.runs_from_mtimes = false;
+  if (log.entries.empty()) return;
+  std::map<std::tuple<int64_t, int64_t, uint64_t>, int64_t> job_start;  // (start, end, hash) -> newest run start
+  for (const auto& e : log.entries) {
+    const int64_t m = mtime_ms(e.mtime);
+    if (m < 0) continue;
+    auto [it, inserted] = job_start.try_emplace({e.start_ms, e.end_ms, e.command_hash}, m - e.end_ms);
+    if (!inserted) it->second = std::max(it->second, m - e.end_ms);
+  }
+  if (job_start.empty()) return;  // no wall clock times: keep file order
+
+  std::vector<int64_t> starts;
+  for (const auto& [key, start] : job_start) starts.push_back(start);
+  std::sort(starts.begin(), starts.end());
+  std::vector<int64_t> run_first_start = {starts.front()};
+  for (size_t i = 1; i < starts.size(); ++i)
+    if (starts[i] - starts[i - 1] > kSameRunToleranceMs) run_first_start.push_back(starts[i]);
+  auto run_of_start = [&](int64_t start) {
+    return static_cast<int>(std::upper_bound(run_first_start.begin(), run_first_start.end(), start) -
+                            run_first_start.begin()) - 1;
+  };
+
+  std::vector<int> run_of_segment(segments, -1);
+  std::vector<int> run(log.entries.size(), -1);
+  for (size_t i = 0; i < log.entries.size(); ++i) {
+    const auto& e = log.entries[i];
+    auto it = job_start.find({e.start_ms, e.end_ms, e.command_hash});
+    if (it == job_start.end()) continue;
+    run[i] = run_of_start(it->second);
+    run_of_segment[segment_of_entry[i]] = std::max(run_of_segment[segment_of_entry[i]], run[i]);
+  }
+  for (size_t i = 0; i < log.entries.size(); ++i) {
+    if (run[i] < 0) run[i] = std::max(0, run_of_segment[segment_of_entry[i]]);
+    log.entries[i].run = run[i];
+  }
+  log.runs = static_cast<int>(run_first_start.size());
+  log.runs_from_mtimes = true;
+}
+
 }  // namespace
 
 NinjaLog parse_ninja_log(std::string_view text, std::string_view origin) {
@@ -43,6 +104,8 @@ NinjaLog parse_ninja_log(std::string_view text, std::string_view origin) {
   }
 
   std::unordered_map<std::string, size_t> index_of_output;
+  std::vector<int> segment_of_entry;  // file-order segment (see assign_runs) of each entry's latest line
+  int segment = -1;
   size_t pos = header_end == std::string_view::npos ? text.size() : header_end + 1;
   size_t line_no = 1;
   int64_t previous_end = 0;
@@ -81,14 +144,20 @@ NinjaLog parse_ninja_log(std::string_view text, std::string_view origin) {
     if (!parse_number(fields[4], entry.command_hash, 16)) bad_line(origin, line_no, "command hash must be hexadecimal");
     if (entry.end_ms < entry.start_ms) bad_line(origin, line_no, "end time before start time");
     entry.output = std::string(fields[3]);
-    if (log.runs == 0 || entry.end_ms < previous_end) ++log.runs;
+    if (segment < 0 || entry.end_ms < previous_end) ++segment;
     previous_end = entry.end_ms;
-    entry.run = log.runs - 1;
+    entry.run = segment;
 
     auto [it, inserted] = index_of_output.try_emplace(entry.output, log.entries.size());
-    if (inserted) log.entries.push_back(std::move(entry));
-    else log.entries[it->second] = std::move(entry);
+    if (inserted) {
+      log.entries.push_back(std::move(entry));
+      segment_of_entry.push_back(segment);
+    } else {
+      log.entries[it->second] = std::move(entry);
+      segment_of_entry[it->second] = segment;
+    }
   }
+  assign_runs(log, segment_of_entry, segment + 1);
 
   // Group outputs of one command: the same hash, start and end.
   std::map<std::tuple<int, int64_t, int64_t, uint64_t>, size_t> job_of;

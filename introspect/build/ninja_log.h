@@ -35,9 +35,12 @@ struct NinjaLog {
   int version = 0;
   std::vector<NinjaLogEntry> entries;  // one per output; a later line replaces an earlier one
   std::vector<NinjaJob> jobs;          // entries grouped by command, in start order
-  // Ninja appends each run's entries as commands finish, so end times only grow within a run; a
-  // smaller end time starts the next run. Times of different runs are not comparable.
+  // Build runs, oldest first; start and end times of different runs are not comparable. Found from the
+  // outputs' mtimes (wall clock) when they have them, because CMake recompacts the log after every
+  // (re)configure and recompaction loses the file order; else from file order, where a smaller end
+  // time starts the next run.
   int runs = 0;
+  bool runs_from_mtimes = false;
 
   static constexpr int kOldestVersion = 5;
   static constexpr int kNewestVersion = 7;

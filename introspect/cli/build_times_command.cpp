@@ -16,7 +16,7 @@ namespace {
 ArgumentParser build_times_parser() {
   ArgumentParser p("glassbox build-times",
                    "Where the build's time went, from BUILD_DIR/.ninja_log (versions 5 to 7): the slowest\n"
-                   "compiles and links, totals per target, and the critical path of the last build run\n"
+                   "compiles and links, totals per target, and the critical path of the last full build\n"
                    "(through the targets' dependencies when the CMake File API reply is there).");
   p.positional("BUILD_DIR", "a Ninja build directory (or a .ninja_log file)");
   p.option("top", "N", "rows in the slowest-steps and per-target tables (default 15)")
@@ -41,7 +41,8 @@ void print_json(const BuildTimes& t, std::ostream& out) {
   nlohmann::json doc = {{"log", t.log_file},
                         {"steps", steps},
                         {"targets", targets},
-                        {"last_run", {{"run", t.last_run}, {"wall_ms", t.last_run_wall_ms}}},
+                        {"runs", {{"count", t.runs}, {"found_from", t.runs_from_mtimes ? "mtimes" : "file order"}}},
+                        {"last_run", {{"run", t.last_run}, {"wall_ms", t.last_run_wall_ms}, {"steps", t.last_run_steps}}},
                         {"critical_path", {{"steps", path}, {"ms", t.critical_path_ms},
                                            {"from_dependencies", t.critical_path_from_dependencies}}}};
   out << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -66,7 +67,14 @@ void print_tables(const BuildTimes& t, std::size_t top, std::ostream& out) {
   }
   targets.print(out);
 
-  out << "\ncritical path of the last run (" << format_ms(t.critical_path_ms) << " of " << format_ms(t.last_run_wall_ms)
+  out << "\n" << t.runs << " build run" << (t.runs == 1 ? "" : "s") << " in the log (told apart by "
+      << (t.runs_from_mtimes ? "output mtimes" : "file order") << "); the last full build is run " << t.last_run + 1
+      << " with " << t.last_run_steps << " steps still in the log";
+  if (t.newest_run != t.last_run) {
+    out << " (the newest, run " << t.newest_run + 1 << ", rebuilt only " << t.newest_run_steps << ")";
+  }
+  out << "\n";
+  out << "critical path of the last full build (" << format_ms(t.critical_path_ms) << " of " << format_ms(t.last_run_wall_ms)
       << " wall time; " << (t.critical_path_from_dependencies ? "through target dependencies" : "from timing alone")
       << ")\n";
   TextTable path({">start", ">time", "kind", "target", "output"});

@@ -53,7 +53,7 @@ void add_graph_options(ArgumentParser& parser) {
       .option("output", "FILE", "write to FILE (the format follows its extension unless --format is given)", "o")
       .option("include", "REGEX", "keep only nodes whose id or label matches", "", true)
       .option("exclude", "REGEX", "drop nodes whose id or label matches", "", true)
-      .option("root", "NAME", "keep what is reachable from NAME (a target, file or node id)", "", true)
+      .option("root", "NAME", "keep what is reachable from NAME (a target, its alias or artifact file name, a file or node id)", "", true)
       .option("depth", "N", "with --root: at most N edges away")
       .flag("both-directions", "with --root: follow edges both ways (who uses it, too)")
       .flag("no-system", "hide external nodes (system and imported libraries, system headers)")
@@ -94,10 +94,20 @@ void resolve_roots(const graphs::Graph& graph, graphs::FilterOptions& filters) {
   for (auto& root : filters.roots) {
     if (graph.contains(root)) continue;
     std::string found;
+    // A target's name, label (its artifact path), ALIAS ("ns::name") or artifact file name.
     for (const auto& n : graph.nodes()) {
       if (n.label == root || n.attribute("name") == root) {
         found = n.id;
         break;
+      }
+    }
+    for (const auto& n : graph.nodes()) {
+      if (!found.empty()) break;
+      const std::string aliases = "," + std::string(n.attribute("aliases")) + ",";
+      const std::string path(n.attribute(graphs::attr::kPath));
+      if (aliases.find("," + root + ",") != std::string::npos ||
+          (graphs::is_target_kind(n.kind) && !path.empty() && std::filesystem::path(path).filename() == root)) {
+        found = n.id;
       }
     }
     if (found.empty()) {

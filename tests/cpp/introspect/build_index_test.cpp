@@ -22,6 +22,48 @@ TEST(BuildIndex, AbsolutePath) {
   EXPECT_EQ(absolute_path("CMakeFiles/objects.dir/./src/a.o", "/b/"), "/b/CMakeFiles/objects.dir/src/a.o");
 }
 
+FileApiReply one_target_reply(const std::filesystem::path& build, const std::string& artifact) {
+  FileApiReply reply;
+  reply.codemodel.build_dir = build.string();
+  reply.codemodel.source_dir = build.string();
+  Configuration config;
+  Target foo;
+  foo.name = "foo";
+  foo.id = "foo::@1";
+  foo.type = "SHARED_LIBRARY";
+  foo.artifacts = {artifact};
+  config.targets.push_back(foo);
+  reply.codemodel.configurations.push_back(config);
+  return reply;
+}
+
+// libfoo.so -> libfoo.so.0 -> libfoo.so.0.1: a link line or a dependent's DT_NEEDED may name any of them.
+TEST(BuildIndex, SharedLibraryVersionSymlinksAndSonames) {
+  testing::TempDir dir("soname");
+  const auto lib = dir / "lib";
+  testing::write_file(lib / "libfoo.so.0.1", "not really ELF");
+  std::filesystem::create_symlink("libfoo.so.0.1", lib / "libfoo.so.0");
+  std::filesystem::create_symlink("libfoo.so.0", lib / "libfoo.so");
+
+  // The artifact CMake lists is the real file: its symlinks resolve to it.
+  const FileApiReply real = one_target_reply(dir.path(), "lib/libfoo.so.0.1");
+  const BuildIndex by_real(real);
+  for (const char* name : {"libfoo.so", "libfoo.so.0", "libfoo.so.0.1"}) {
+    const Target* t = by_real.target_of_artifact((lib / name).string());
+    ASSERT_NE(t, nullptr) << name;
+    EXPECT_EQ(t->name, "foo");
+  }
+  // The artifact is the linker name and the files are not there (not built yet, or another machine):
+  // the versioned names match by name.
+  const FileApiReply unbuilt = one_target_reply(dir.path() / "elsewhere", "lib/libfoo.so");
+  const BuildIndex by_name(unbuilt);
+  ASSERT_NE(by_name.target_of_artifact((dir / "elsewhere/lib/libfoo.so.0").string()), nullptr);
+  ASSERT_NE(by_name.target_of_artifact_name("libfoo.so.0.1"), nullptr);
+  EXPECT_EQ(by_name.target_of_artifact((dir / "elsewhere/lib/libfoo.so.x").string()), nullptr);
+  EXPECT_EQ(by_name.target_of_artifact((dir / "elsewhere/lib/libbar.so.0").string()), nullptr);
+  EXPECT_EQ(by_name.target_of_artifact_name("libfoo.so.0a"), nullptr);
+}
+
 TEST(BuildIndex, MapsOutputsToTargets) {
   const auto build = testing::fixture_build("modules");
   const FileApiReply reply = read_file_api(build);

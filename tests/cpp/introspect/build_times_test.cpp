@@ -4,6 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "introspect/build/file_api.h"
+#include "introspect/support/process.h"
+
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect {
@@ -48,6 +55,65 @@ TEST(BuildTimes, ChromeTraceUsesLanesThatNeverOverlap) {
     lane_end[lane] = ts + e.at("dur").get<long long>();
   }
   EXPECT_EQ(lane_end.size(), 2u);  // at most two steps ran at once
+}
+
+// After a full build, a rebuild of two steps: the critical path is still that of the full build.
+TEST(BuildTimes, LastFullBuildIsNotANewerSmallRebuild) {
+  const NinjaLog log = parse_ninja_log(std::string(kLog) +
+                                           "0\t20\t0\tCMakeFiles/a.dir/a.cpp.o\t6\n"
+                                           "20\t30\t0\tliba.so\t7\n",
+                                       "log");
+  ASSERT_EQ(log.runs, 2);
+  const BuildTimes t = analyze_build_times(log, BuildIndex());
+  EXPECT_EQ(t.runs, 2);
+  EXPECT_EQ(t.newest_run, 1);
+  EXPECT_EQ(t.newest_run_steps, 2u);
+  EXPECT_EQ(t.last_run, 0);
+  EXPECT_EQ(t.last_run_steps, 3u);
+  EXPECT_EQ(t.last_run_wall_ms, 950);
+  ASSERT_FALSE(t.critical_path.empty());
+  EXPECT_EQ(t.steps[t.critical_path.back()].outputs.front(), "app");
+}
+
+// A real CMake re-run: build, edit CMakeLists.txt and one source, build again (Ninja re-runs cmake,
+// which recompacts the log), then configure once more by hand (another recompaction).
+TEST(BuildTimes, CorrectAfterRealCMakeReRuns) {
+  testing::TempDir dir("build-times-rerun");
+  const auto source = dir / "src";
+  std::filesystem::copy(testing::fixture_source("modules"), source, std::filesystem::copy_options::recursive);
+  const auto build = dir / "build";
+  std::filesystem::create_directories(build);
+  write_file_api_query(build);
+  auto run = [](const std::vector<std::string>& argv) {
+    const auto r = run_process(argv);
+    ASSERT_EQ(r.exit_code, 0) << r.output << r.error_output;
+  };
+  run({testing::cmake_program(), "-S", source.string(), "-B", build.string(), "-G", "Ninja",
+       "-DCMAKE_MAKE_PROGRAM=" + std::string(testing::ninja_program()), "-DCMAKE_BUILD_TYPE=Debug"});
+  run({testing::ninja_program(), "-C", build.string()});
+  const BuildTimes full = analyze_build_times(read_ninja_log(build), BuildIndex(read_file_api(build)));
+  ASSERT_EQ(full.runs, 1);
+  const std::size_t full_steps = full.steps.size();
+
+  // Runs are told apart by when they started (to within a second): edit a little later, as people do.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  std::ofstream(source / "CMakeLists.txt", std::ios::app) << "# edited\n";
+  std::ofstream(source / "src/main.cpp", std::ios::app) << "// edited\n";
+  run({testing::ninja_program(), "-C", build.string()});
+  run({testing::cmake_program(), "-S", source.string(), "-B", build.string()});
+
+  const NinjaLog log = read_ninja_log(build);
+  const BuildTimes t = analyze_build_times(log, BuildIndex(read_file_api(build)));
+  EXPECT_TRUE(t.runs_from_mtimes);
+  EXPECT_GE(t.runs, 2);
+  EXPECT_NE(t.newest_run, t.last_run);
+  // The full build keeps every step the rebuild did not redo: all but main.cpp.o, bin/app, build.ninja
+  // and the custom target's stamp (which has no output file, so no mtime).
+  EXPECT_GE(t.last_run_steps + 4, full_steps);
+  EXPECT_LE(t.newest_run_steps, 4u);
+  ASSERT_FALSE(t.critical_path.empty());
+  for (auto i : t.critical_path) EXPECT_EQ(t.steps[i].run, t.last_run);
+  EXPECT_GT(t.critical_path_ms, 0);
 }
 
 TEST(BuildTimes, CriticalPathThroughTargetDependencies) {

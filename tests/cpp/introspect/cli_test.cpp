@@ -70,12 +70,16 @@ TEST(Cli, DepsTableJsonDotAndFilters) {
   CliRun r = run({"deps", build});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "lib/libcore.so"));
-  EXPECT_TRUE(contains(r.out, "6 targets"));
+  EXPECT_TRUE(contains(r.out, "5 targets"));  // the custom target "docs" only with --utility-targets
+  EXPECT_TRUE(contains(r.out, "link edges: direct, from cmake --graphviz")) << r.out;
 
   r = run({"deps", build, "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
-  EXPECT_EQ(json.at("nodes").size(), 13u);
+  EXPECT_EQ(json.at("nodes").size(), 12u);
+  r = run({"deps", build, "--json", "--utility-targets"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("nodes").size(), 13u);
 
   r = run({"deps", build, "--format", "dot", "--no-system", "--targets-only"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -93,6 +97,13 @@ TEST(Cli, DepsTableJsonDotAndFilters) {
   r = run({"deps", build, "--json", "--root", "lib/libcore.so", "--depth", "0"});  // roots by label too
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out).at("nodes").size(), 1u);
+  for (const char* root : {"fixture::core", "libcore.so"}) {  // its ALIAS, its artifact's file name
+    r = run({"deps", build, "--json", "--root", root, "--depth", "0"});
+    ASSERT_EQ(r.status, 0) << root << ": " << r.err;
+    const auto nodes = nlohmann::json::parse(r.out).at("nodes");
+    ASSERT_EQ(nodes.size(), 1u) << root;
+    EXPECT_EQ(nodes[0].at("id"), "core") << root;
+  }
   EXPECT_EQ(run({"deps", build, "--root", "nosuch"}).status, 1);
   EXPECT_EQ(run({"deps", build, "--include", "("}).status, 1);
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "engine/core/error.h"
 #include "tests/cpp/introspect/test_support.h"
 
@@ -52,6 +54,34 @@ TEST(NinjaLog, LaterEntriesReplaceEarlierOnesAndStartNewRuns) {
   EXPECT_EQ(log.entries[0].run, 1);
   EXPECT_EQ(log.entries[1].run, 0);
   EXPECT_EQ(log.runs, 2);
+}
+
+// CMake recompacts the log after a (re)configure: one line per output, in hash order. The runs are
+// then told apart by each output's mtime minus its end time (when the run started, wall clock).
+TEST(NinjaLog, RecompactedLogRunsComeFromMtimes) {
+  const int64_t first = 1'700'000'000'000;   // ms: the full build started here
+  const int64_t second = first + 60'000;     // a rebuild one minute later
+  auto line = [](int64_t run_start_ms, int start, int end, const char* out, const char* hash) {
+    return std::to_string(start) + "\t" + std::to_string(end) + "\t" +
+           std::to_string((run_start_ms + end) * 1'000'000 - 3) + "\t" + out + "\t" + hash + "\n";
+  };
+  const std::string text = "# ninja log v5\n" + line(second, 0, 40, "b.o", "b2") + line(first, 0, 900, "c.o", "c1") +
+                           line(first, 10, 300, "gen.h", "e1") + line(second, 40, 90, "app", "f2") +
+                           line(first, 0, 100, "a.o", "a1") +
+                           // an unchanged output of a restat command keeps the mtime of an older run
+                           line(first - 600'000, 10, 300, "gen.cpp", "e1") +
+                           "910\t950\t0\tdeleted.txt\td1\n";  // no mtime: the newest run of its file-order stretch
+  const NinjaLog log = parse_ninja_log(text, "l");
+  EXPECT_TRUE(log.runs_from_mtimes);
+  EXPECT_EQ(log.runs, 2);
+  std::map<std::string, int> run;
+  for (const auto& e : log.entries) run[e.output] = e.run;
+  EXPECT_EQ(run, (std::map<std::string, int>{
+                     {"a.o", 0}, {"b.o", 1}, {"c.o", 0}, {"gen.h", 0}, {"gen.cpp", 0}, {"app", 1}, {"deleted.txt", 1}}));
+  // gen.h and gen.cpp are still one command
+  size_t jobs_with_two = 0;
+  for (const auto& j : log.jobs) jobs_with_two += j.outputs.size() == 2;
+  EXPECT_EQ(jobs_with_two, 1u);
 }
 
 TEST(NinjaLog, InterruptedLastLineIsSkipped) {
