@@ -1,27 +1,70 @@
 #include "introspect/binary/demangle.h"
 
-#include <cxxabi.h>
+#include <cstdlib>
+#include <cstring>
 
 #include <algorithm>
-#include <cstdlib>
+
+#ifdef GLASSBOX_HAVE_LIBIBERTY
+// libiberty.h declares basename() itself unless told that <string.h> already has.
+#define HAVE_DECL_BASENAME 1
+#include <libiberty/demangle.h>
+#else
+#include <cxxabi.h>
+#endif
 
 #include "introspect/support/parallel_chunks.h"
 
 namespace glassbox::introspect {
+namespace {
+
+#ifdef GLASSBOX_HAVE_LIBIBERTY
+// nm -C's options: parameter lists and ANSI qualifiers (const, volatile).
+constexpr int kDemangleOptions = DMGL_PARAMS | DMGL_ANSI;
+#endif
+
+}  // namespace
 
 bool is_mangled(std::string_view name) { return name.size() > 2 && name[0] == '_' && name[1] == 'Z'; }
+
+std::string_view demangler_name() {
+#ifdef GLASSBOX_HAVE_LIBIBERTY
+  return "libiberty";
+#else
+  return "abi::__cxa_demangle";
+#endif
+}
 
 Demangler::~Demangler() { std::free(buffer_); }
 
 void Demangler::demangle_into(std::string_view name, std::string& out) {
-  if (!is_mangled(name)) {
+  // What binutils' bfd_demangle does around the demangler: leading '.' and '$' (some targets add
+  // them) are set aside, and everything from the first '@' (a symbol version, "@plt") too; both
+  // are put back around the demangled name.
+  std::size_t lead = 0;
+  while (lead < name.size() && (name[lead] == '.' || name[lead] == '$')) ++lead;
+  const std::string_view core = name.substr(lead, name.find('@', lead) - lead);
+  // Every scheme the demanglers know starts with '_' ("_Z", "_R", "_D", "_GLOBAL_"): the rest of
+  // a big table is passed over without a call.
+  if (core.size() < 2 || core[0] != '_') {
     out.assign(name);
     return;
   }
-  // A versioned name from a linked .symtab ("_ZNKSt13runtime_error4whatEv@GLIBCXX_3.4"): the
-  // version follows the demangled name, as nm prints it.
-  const auto at = name.find('@');
-  scratch_.assign(name.substr(0, at));
+  scratch_.assign(core);
+#ifdef GLASSBOX_HAVE_LIBIBERTY
+  char* result = cplus_demangle(scratch_.c_str(), kDemangleOptions);
+  if (result == nullptr) {
+    out.assign(name);
+    return;
+  }
+  out.assign(name.substr(0, lead));
+  out.append(result);
+  std::free(result);
+#else
+  if (!is_mangled(core)) {
+    out.assign(name);
+    return;
+  }
   int status = 0;
   std::size_t length = capacity_;
   // __cxa_demangle reallocs the buffer when it is too small, and leaves it alone on failure.
@@ -32,8 +75,10 @@ void Demangler::demangle_into(std::string_view name, std::string& out) {
   }
   buffer_ = result;
   capacity_ = std::max(capacity_, length);
-  out.assign(result);
-  if (at != std::string_view::npos) out.append(name.substr(at));
+  out.assign(name.substr(0, lead));
+  out.append(result);
+#endif
+  out.append(name.substr(lead + core.size()));
 }
 
 std::string demangle(std::string_view name) {

@@ -60,7 +60,10 @@ SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuer
       parallel_chunks(out.symbols.size(), 4096, query.threads, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
           const ElfSymbol& s = symbols[out.symbols[i].index];
-          if (s.defined() && s.section_index < out.elf.sections().size()) out.symbols[i].line = lines.lookup(s.address);
+          if (s.defined() && s.section_index < out.elf.sections().size()) {
+            const bool function = s.type == SymbolType::Function || s.type == SymbolType::IFunc;
+            out.symbols[i].line = lines.lookup_symbol(s.address, s.name, function);
+          }
         }
       });
     }

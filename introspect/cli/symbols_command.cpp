@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "introspect/binary/binary_registrations.h"
+#include "introspect/binary/demangle.h"
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/text_table.h"
@@ -30,8 +31,11 @@ ArgumentParser symbols_parser() {
       .flag("json", "print as JSON")
       .option("threads", "N", "threads for demangling and lookups (default: one per core)");
   p.epilog(
-      "Line numbers are those of each symbol's first instruction; for a function, the line that\n"
-      "opens it. Registration blocks are static functions, found in .symtab only.\n\n"
+      "Names are demangled as nm -C does (with " + std::string(demangler_name()) + "); .dynsym names keep\n"
+      "their symbol versions (@@VERS: the default version, @VERS: hidden or needed from another\n"
+      "library). Lines are those nm -l gives: the declaration of the DWARF function or variable the\n"
+      "symbol belongs to (so clones such as f.cold or f.isra.0 get f's line), else the line of its\n"
+      "first instruction. Registration blocks are static functions, found in .symtab only.\n\n"
       "examples:\n"
       "  glassbox symbols build/dev/lib/libglassbox_cpu.so --grep 'glassbox::native::add' --lines\n"
       "  glassbox symbols build/dev/lib/libglassbox_cpu.so --by source\n"
@@ -97,7 +101,7 @@ nlohmann::json line_info_json(const SymbolListing& listing) {
 nlohmann::json file_json(const SymbolListing& listing) {
   const ElfFile& e = listing.elf;
   return {{"file", e.path()}, {"type", e.type_name()}, {"soname", e.soname()}, {"needed", e.needed()},
-          {"build_id", e.build_id()}, {"has_symtab", e.has_symtab()}, {"has_dynsym", e.has_dynsym()},
+          {"build_id", e.build_id()}, {"demangler", demangler_name()}, {"has_symtab", e.has_symtab()}, {"has_dynsym", e.has_dynsym()},
           {"line_info", line_info_json(listing)}, {"warnings", e.warnings()}};
 }
 
