@@ -21,6 +21,24 @@ namespace {
 #ifdef GLASSBOX_HAVE_LIBIBERTY
 // nm -C's options: parameter lists and ANSI qualifiers (const, volatile).
 constexpr int kDemangleOptions = DMGL_PARAMS | DMGL_ANSI;
+
+bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+
+// Whether cplus_demangle would take `name` for Rust: "_R..." (v0), or a legacy name, which is an
+// Itanium "_ZN...E" name whose last part is the hash "17h" + 16 hex digits. cplus_demangle tries
+// Rust first on every name; the rest go straight to the C++ demangler, which gives the same text.
+bool may_be_rust(std::string_view name) {
+  if (name.starts_with("_R")) return true;
+  if (!name.starts_with("_ZN")) return false;
+  for (std::size_t at = name.find("17h"); at != std::string_view::npos; at = name.find("17h", at + 1)) {
+    if (at + 3 + 16 < name.size() && name[at + 3 + 16] == 'E' &&
+        std::all_of(name.begin() + at + 3, name.begin() + at + 3 + 16, is_hex))
+      return true;
+  }
+  return false;
+}
+
+void append_to(const char* text, std::size_t size, void* out) { static_cast<std::string*>(out)->append(text, size); }
 #endif
 
 }  // namespace
@@ -52,14 +70,21 @@ void Demangler::demangle_into(std::string_view name, std::string& out) {
   }
   scratch_.assign(core);
 #ifdef GLASSBOX_HAVE_LIBIBERTY
-  char* result = cplus_demangle(scratch_.c_str(), kDemangleOptions);
-  if (result == nullptr) {
+  // cplus_demangle(name, options), as bfd_demangle calls it, without its copies: the C++
+  // demangler writes straight into `out`.
+  out.assign(name.substr(0, lead));
+  bool done = false;
+  if (may_be_rust(core)) {
+    if (char* rust = rust_demangle(scratch_.c_str(), kDemangleOptions)) {
+      out.append(rust);
+      std::free(rust);
+      done = true;
+    }
+  }
+  if (!done && !cplus_demangle_v3_callback(scratch_.c_str(), kDemangleOptions, append_to, &out)) {
     out.assign(name);
     return;
   }
-  out.assign(name.substr(0, lead));
-  out.append(result);
-  std::free(result);
 #else
   if (!is_mangled(core)) {
     out.assign(name);
