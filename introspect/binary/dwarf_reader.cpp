@@ -176,7 +176,8 @@ class DwarfReader {
       Dwarf_Die die = stack.back();
       stack.pop_back();
       Dwarf_Die next;
-      if (dwarf_siblingof(&die, &next) == 0) stack.push_back(next);
+      // Only forward: a corrupt DW_AT_sibling pointing back would loop forever.
+      if (dwarf_siblingof(&die, &next) == 0 && dwarf_dieoffset(&next) > dwarf_dieoffset(&die)) stack.push_back(next);
       const int tag = dwarf_tag(&die);
       if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point || tag == DW_TAG_inlined_subroutine)
         add_function(&die, comp_dir, tag == DW_TAG_inlined_subroutine);
