@@ -56,23 +56,29 @@ std::string_view demangler_name() {
 Demangler::~Demangler() { std::free(buffer_); }
 
 void Demangler::demangle_into(std::string_view name, std::string& out) {
+  out.clear();
+  append_demangled(name, out);
+}
+
+void Demangler::append_demangled(std::string_view name, std::string& out) {
   // What binutils' bfd_demangle does around the demangler: leading '.' and '$' (some targets add
   // them) are set aside, and everything from the first '@' (a symbol version, "@plt") too; both
   // are put back around the demangled name.
   std::size_t lead = 0;
   while (lead < name.size() && (name[lead] == '.' || name[lead] == '$')) ++lead;
   const std::string_view core = name.substr(lead, name.find('@', lead) - lead);
-  // Every scheme the demanglers know starts with '_' ("_Z", "_R", "_D", "_GLOBAL_"): the rest of
-  // a big table is passed over without a call.
+  // Every scheme the demanglers know starts with '_' ("_Z", "_R", "_GLOBAL_"): the rest of a big
+  // table is passed over without a call.
   if (core.size() < 2 || core[0] != '_') {
-    out.assign(name);
+    out.append(name);
     return;
   }
   scratch_.assign(core);
+  const std::size_t start = out.size();
+  out.append(name.substr(0, lead));
 #ifdef GLASSBOX_HAVE_LIBIBERTY
   // cplus_demangle(name, options), as bfd_demangle calls it, without its copies: the C++
   // demangler writes straight into `out`.
-  out.assign(name.substr(0, lead));
   bool done = false;
   if (may_be_rust(core)) {
     if (char* rust = rust_demangle(scratch_.c_str(), kDemangleOptions)) {
@@ -82,25 +88,22 @@ void Demangler::demangle_into(std::string_view name, std::string& out) {
     }
   }
   if (!done && !cplus_demangle_v3_callback(scratch_.c_str(), kDemangleOptions, append_to, &out)) {
-    out.assign(name);
+    out.resize(start);
+    out.append(name);
     return;
   }
 #else
-  if (!is_mangled(core)) {
-    out.assign(name);
-    return;
-  }
   int status = 0;
   std::size_t length = capacity_;
   // __cxa_demangle reallocs the buffer when it is too small, and leaves it alone on failure.
-  char* result = abi::__cxa_demangle(scratch_.c_str(), buffer_, &length, &status);
+  char* result = is_mangled(core) ? abi::__cxa_demangle(scratch_.c_str(), buffer_, &length, &status) : nullptr;
   if (status != 0 || result == nullptr) {
-    out.assign(name);
+    out.resize(start);
+    out.append(name);
     return;
   }
   buffer_ = result;
   capacity_ = std::max(capacity_, length);
-  out.assign(name.substr(0, lead));
   out.append(result);
 #endif
   out.append(name.substr(lead + core.size()));

@@ -30,6 +30,8 @@ class Demangler {
   ~Demangler();
   // out = demangle(name).
   void demangle_into(std::string_view name, std::string& out);
+  // out += demangle(name), without an intermediate string (for printing straight into a buffer).
+  void append_demangled(std::string_view name, std::string& out);
 
  private:
   char* buffer_ = nullptr;  // abi::__cxa_demangle's output buffer (without libiberty)

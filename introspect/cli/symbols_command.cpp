@@ -58,11 +58,14 @@ void append_padded(std::string& buf, uint64_t v, std::size_t width) {
 }
 
 // One line per symbol (a listing may have half a million): chunks formatted in parallel, then
-// written in order.
-void print_symbol_lines(const SymbolListing& listing, bool demangled, bool lines, unsigned threads, std::ostream& out) {
+// written in order. With `demangle_here` the names are demangled straight into the chunks (the
+// listing was read without demangling: no second copy of every name is kept).
+void print_symbol_lines(const SymbolListing& listing, bool demangled, bool demangle_here, bool lines, unsigned threads,
+                        std::ostream& out) {
   constexpr std::size_t kChunk = 8192;
   std::vector<std::string> chunks((listing.symbols.size() + kChunk - 1) / kChunk);
   parallel_chunks(listing.symbols.size(), kChunk, threads, [&](std::size_t begin, std::size_t end) {
+    Demangler demangler;
     std::string& buf = chunks[begin / kChunk];
     buf.reserve((end - begin) * 128);
     for (std::size_t i = begin; i < end; ++i) {
@@ -78,7 +81,8 @@ void print_symbol_lines(const SymbolListing& listing, bool demangled, bool lines
       buf += ' ';
       buf += ls.nm;
       buf += ' ';
-      buf += demangled ? s.demangled : s.name;
+      if (demangle_here) demangler.append_demangled(s.name, buf);
+      else buf += demangled ? s.demangled : s.name;
       if (lines && ls.line.valid()) {
         buf += '\t';
         buf.append(ls.line.file);
@@ -227,6 +231,10 @@ int run_symbols(const CommandArgs& args, std::ostream& out) {
   query.demangle = !parsed.has("no-demangle") || registrations;
   query.lines = parsed.has("lines") || by == "source" || registrations;
   query.grep = parsed.value("grep");
+  // The plain listing demangles while printing: names are needed demangled earlier only to be
+  // searched (--grep), sized or written as JSON.
+  const bool demangle_when_printing = query.demangle && query.grep.empty() && by == "symbol" && !json && !registrations;
+  query.demangle = query.demangle && !demangle_when_printing;
   query.threads = static_cast<unsigned>(threads);
   const SymbolListing listing = list_symbols(parsed.positional("LIB"), query);
   for (const auto& w : listing.elf.warnings()) std::cerr << "glassbox: warning: " << listing.elf.path() << ": " << w << "\n";
@@ -245,7 +253,7 @@ int run_symbols(const CommandArgs& args, std::ostream& out) {
   if (!listing.elf.has_symtab() && !parsed.has("dynamic") && !listing.elf.has_dynsym()) {
     std::cerr << "glassbox: note: " << listing.elf.path() << ": no symbols\n";
   }
-  print_symbol_lines(listing, query.demangle, query.lines, query.threads, out);
+  print_symbol_lines(listing, query.demangle, demangle_when_printing, query.lines, query.threads, out);
   return 0;
 }
 

@@ -118,6 +118,24 @@ TEST_F(TorchWheel, SymtabNamesAreNmsNames) {
   if (demangler_name() != "libiberty") std::cout << "note: built without libiberty: abi::__cxa_demangle\n";
 }
 
+// The command prints names demangled while it writes them (not through list_symbols' names).
+std::vector<std::string> cli_names(const std::filesystem::path& file, const std::vector<std::string>& flags) {
+  std::vector<std::string> argv{GLASSBOX_TEST_CLI, "symbols", file.string()};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  const ProcessResult p = run_process(argv);
+  EXPECT_EQ(p.exit_code, 0) << p.error_output;
+  std::vector<std::string> names;
+  std::istringstream lines(p.output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.size() > 28) names.push_back(line.substr(28));  // 16 hex digits, size (8), letter
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_F(TorchWheel, CommandPrintsNmsNames) {
+  expect_same_names(nm_names(lib_->path, {"-C"}), cli_names(lib_->path, {"--threads", "2"}), "glassbox symbols");
+}
+
 TEST_F(TorchWheel, DynamicNamesWithVersionsAreNmsNames) {
   expect_same_names(nm_names(lib_->path, {"-D", "-C"}), glassbox_names(lib_->path, SymbolTables::Dynsym),
                     "libtorch_cpu.so .dynsym");
