@@ -283,7 +283,7 @@ class ElfReader {
         else bad_names.fetch_add(1, std::memory_order_relaxed);
         if (!versions.empty()) versions.append_to(s.name, k + 1, raw.st_shndx == SHN_UNDEF);
         if (options_.demangle) demangler.demangle_into(s.name, s.demangled);
-        else s.demangled = s.name;
+        else if (options_.copy_undemangled_names) s.demangled = s.name;
         s.address = raw.st_value, s.size = raw.st_size;
         s.type = symbol_type(raw.st_info), s.binding = symbol_binding(raw.st_info);
         s.visibility = static_cast<SymbolVisibility>(GELF_ST_VISIBILITY(raw.st_other));

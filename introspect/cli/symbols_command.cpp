@@ -57,42 +57,51 @@ void append_padded(std::string& buf, uint64_t v, std::size_t width) {
   buf.append(digits, n);
 }
 
-// One line per symbol (a listing may have half a million): chunks formatted in parallel, then
-// written in order. With `demangle_here` the names are demangled straight into the chunks (the
+// One line per symbol (a listing may have half a million): a window of chunks formatted in
+// parallel, then written in order, window after window (the buffers are reused: the output is
+// never held whole). With `demangle_here` the names are demangled straight into the chunks (the
 // listing was read without demangling: no second copy of every name is kept).
 void print_symbol_lines(const SymbolListing& listing, bool demangled, bool demangle_here, bool lines, unsigned threads,
                         std::ostream& out) {
   constexpr std::size_t kChunk = 8192;
-  std::vector<std::string> chunks((listing.symbols.size() + kChunk - 1) / kChunk);
-  parallel_chunks(listing.symbols.size(), kChunk, threads, [&](std::size_t begin, std::size_t end) {
-    Demangler demangler;
-    std::string& buf = chunks[begin / kChunk];
-    buf.reserve((end - begin) * 128);
-    for (std::size_t i = begin; i < end; ++i) {
-      const ListedSymbol& ls = listing.symbols[i];
-      const ElfSymbol& s = listing.symbol(ls);
-      if (s.defined()) {
-        append_hex16(buf, s.address);
+  const std::size_t total = listing.symbols.size();
+  const std::size_t window = kChunk * 2 * std::max(1u, threads == 0 ? default_thread_count() : threads);
+  std::vector<std::string> chunks(window / kChunk);
+  for (std::size_t base = 0; base < total; base += window) {
+    const std::size_t count = std::min(window, total - base);
+    parallel_chunks(count, kChunk, threads, [&](std::size_t begin, std::size_t end) {
+      Demangler demangler;
+      std::string& buf = chunks[begin / kChunk];
+      buf.reserve((end - begin) * 160);
+      for (std::size_t i = base + begin; i < base + end; ++i) {
+        const ListedSymbol& ls = listing.symbols[i];
+        const ElfSymbol& s = listing.symbol(ls);
+        if (s.defined()) {
+          append_hex16(buf, s.address);
+          buf += ' ';
+          append_padded(buf, s.size, 8);
+        } else {
+          buf.append(25, ' ');
+        }
         buf += ' ';
-        append_padded(buf, s.size, 8);
-      } else {
-        buf.append(25, ' ');
+        buf += ls.nm;
+        buf += ' ';
+        if (demangle_here) demangler.append_demangled(s.name, buf);
+        else buf += demangled ? s.demangled : s.name;
+        if (lines && ls.line.valid()) {
+          buf += '\t';
+          buf.append(ls.line.file);
+          buf += ':';
+          append_padded(buf, ls.line.line, 0);
+        }
+        buf += '\n';
       }
-      buf += ' ';
-      buf += ls.nm;
-      buf += ' ';
-      if (demangle_here) demangler.append_demangled(s.name, buf);
-      else buf += demangled ? s.demangled : s.name;
-      if (lines && ls.line.valid()) {
-        buf += '\t';
-        buf.append(ls.line.file);
-        buf += ':';
-        append_padded(buf, ls.line.line, 0);
-      }
-      buf += '\n';
+    });
+    for (auto& c : chunks) {
+      out.write(c.data(), static_cast<std::streamsize>(c.size()));
+      c.clear();
     }
-  });
-  for (const auto& c : chunks) out.write(c.data(), static_cast<std::streamsize>(c.size()));
+  }
 }
 
 nlohmann::json line_info_json(const SymbolListing& listing) {
@@ -235,6 +244,7 @@ int run_symbols(const CommandArgs& args, std::ostream& out) {
   // searched (--grep), sized or written as JSON.
   const bool demangle_when_printing = query.demangle && query.grep.empty() && by == "symbol" && !json && !registrations;
   query.demangle = query.demangle && !demangle_when_printing;
+  query.copy_undemangled_names = !demangle_when_printing;
   query.threads = static_cast<unsigned>(threads);
   const SymbolListing listing = list_symbols(parsed.positional("LIB"), query);
   for (const auto& w : listing.elf.warnings()) std::cerr << "glassbox: warning: " << listing.elf.path() << ": " << w << "\n";
