@@ -158,6 +158,22 @@ else()
   glassbox_report("source scan (libclang)" OFF "libclang not found (Debian: libclang-dev)")
 endif()
 
+# --- libiberty: the demangler of binutils (cplus_demangle), so that `glassbox symbols` demangles
+# exactly the names `nm -C` does (C++, Rust, D, GCC's global constructors). Without it the symbol
+# readers fall back to libstdc++'s abi::__cxa_demangle (C++ names only) and say so.
+set(GLASSBOX_LIBIBERTY_FOUND OFF)
+find_path(GLASSBOX_LIBIBERTY_INCLUDE_DIR libiberty/demangle.h)
+find_library(GLASSBOX_LIBIBERTY_LIBRARY NAMES iberty)
+if(GLASSBOX_LIBIBERTY_INCLUDE_DIR AND GLASSBOX_LIBIBERTY_LIBRARY)
+  add_library(glassbox_libiberty INTERFACE IMPORTED)
+  target_link_libraries(glassbox_libiberty INTERFACE "${GLASSBOX_LIBIBERTY_LIBRARY}")
+  target_include_directories(glassbox_libiberty SYSTEM INTERFACE "${GLASSBOX_LIBIBERTY_INCLUDE_DIR}")
+  set(GLASSBOX_LIBIBERTY_FOUND ON)
+  glassbox_report("demangler (libiberty)" ON "${GLASSBOX_LIBIBERTY_LIBRARY}")
+else()
+  glassbox_report("demangler (libiberty)" OFF "libiberty not found (Debian: libiberty-dev); using abi::__cxa_demangle")
+endif()
+
 # --- elfutils (libelf, libdw): ELF symbols and DWARF line tables (glassbox symbols). Found by
 # pkg-config, else (no pkg-config, or no .pc files) as headers and libraries on CMake's search
 # paths, e.g. a prefix given as CMAKE_PREFIX_PATH. Without them the binary readers are built as a

@@ -1,6 +1,8 @@
 #pragma once
-// Demangling of C++ symbol names (Itanium ABI, abi::__cxa_demangle), one at a time or a whole
-// symbol table at once in parallel chunks.
+// Demangling of symbol names as `nm -C` does it, one at a time or a whole symbol table at once in
+// parallel chunks. With libiberty (binutils' own cplus_demangle) every name binutils demangles is
+// demangled the same way: C++ (Itanium ABI), Rust, D, GCC's "_GLOBAL__sub_I_" constructors. Built
+// without it, libstdc++'s abi::__cxa_demangle does C++ names only (demangler_name() says which).
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -11,8 +13,12 @@ namespace glassbox::introspect {
 // Whether `name` looks like an Itanium-mangled name ("_Z...").
 bool is_mangled(std::string_view name);
 
-// The demangled form of `name`; `name` itself when it is not mangled or does not demangle.
-// GCC clone suffixes are kept readable ("f() [clone .cold]").
+// "libiberty" or "abi::__cxa_demangle": the demangler this build uses.
+std::string_view demangler_name();
+
+// The demangled form of `name`; `name` itself when it does not demangle. As binutils does, leading
+// dots are set aside and a symbol version ("@GLIBCXX_3.4", "@@VERS_1") or "@plt" follows the
+// demangled name. GCC clone suffixes are kept readable ("f() [clone .cold]").
 std::string demangle(std::string_view name);
 
 // A demangler for one thread: keeps its output buffer between calls (faster than demangle()).
@@ -24,9 +30,11 @@ class Demangler {
   ~Demangler();
   // out = demangle(name).
   void demangle_into(std::string_view name, std::string& out);
+  // out += demangle(name), without an intermediate string (for printing straight into a buffer).
+  void append_demangled(std::string_view name, std::string& out);
 
  private:
-  char* buffer_ = nullptr;
+  char* buffer_ = nullptr;  // abi::__cxa_demangle's output buffer (without libiberty)
   std::size_t capacity_ = 0;
   std::string scratch_;  // a NUL-terminated copy of the name
 };

@@ -3,6 +3,7 @@
 #include "introspect/binary/dwarf_lines.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "introspect/binary/elf_file.h"
 
@@ -68,6 +69,55 @@ SourceLine DwarfLines::lookup(uint64_t address) const {
     }
   }
   return {files_[chosen->file], chosen->line};
+}
+
+const DwarfLines::Declaration* DwarfLines::find_function(uint64_t address, std::string_view name) const {
+  // The ranges that start at or before `address`, walked back while one of them may still reach it.
+  auto it = std::upper_bound(functions_.begin(), functions_.end(), address,
+                             [](uint64_t a, const Declaration& d) { return a < d.low; });
+  const Declaration* best = nullptr;
+  for (std::size_t i = static_cast<std::size_t>(it - functions_.begin()); i-- > 0 && functions_max_high_[i] > address;) {
+    const Declaration& d = functions_[i];
+    if (d.inlined || d.high <= address || (best && d.high - d.low >= best->high - best->low)) continue;
+    if (name.find(names_[d.name]) != std::string_view::npos) best = &d;
+  }
+  return best;
+}
+
+bool DwarfLines::within_function(uint64_t address) const {
+  auto it = std::upper_bound(functions_.begin(), functions_.end(), address,
+                             [](uint64_t a, const Declaration& d) { return a < d.low; });
+  for (std::size_t i = static_cast<std::size_t>(it - functions_.begin()); i-- > 0 && functions_max_high_[i] > address;)
+    if (functions_[i].high > address) return true;
+  return false;
+}
+
+const DwarfLines::Declaration* DwarfLines::find_variable(uint64_t address, std::string_view name) const {
+  auto [begin, end] = std::equal_range(variables_.begin(), variables_.end(), address, [](const auto& a, const auto& b) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Declaration>) return a.low < b;
+    else return a < b.low;
+  });
+  for (auto it = begin; it != end; ++it)
+    if (name.find(names_[it->name]) != std::string_view::npos) return &*it;
+  return nullptr;
+}
+
+SourceLine DwarfLines::last_row_at(uint64_t address) const {
+  auto it = std::upper_bound(rows_.begin(), rows_.end(), address,
+                             [](uint64_t a, const Row& r) { return a < r.address; });
+  if (it == rows_.begin()) return {};
+  --it;
+  if (it->file == kEndOfSequence) return {};  // between sequences
+  return {files_[it->file], it->line};
+}
+
+SourceLine DwarfLines::lookup_symbol(uint64_t address, std::string_view name, bool function) const {
+  const Declaration* d = function ? find_function(address, name) : find_variable(address, name);
+  if (d) return {files_[d->file], d->line};
+  // nm places a function only within a DWARF function: code from assembler sources has line rows
+  // but no subprograms, and gets no line.
+  if (function && !within_function(address)) return {};
+  return last_row_at(address);
 }
 
 std::vector<uint32_t> DwarfLines::lines_in(uint64_t begin, uint64_t end, std::string_view file) const {

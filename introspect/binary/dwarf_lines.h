@@ -70,6 +70,16 @@ class DwarfLines {
   // function at the same address does not start a statement, and is passed over).
   SourceLine lookup(uint64_t address) const;
 
+  // The source line of a symbol as `nm -l` (binutils 2.40) gives it. A function symbol takes the
+  // declaration line (DW_AT_decl_file/line) of the smallest DWARF subprogram whose ranges hold
+  // `address` and whose linkage name (else name) is part of the symbol's name: so GCC's clones
+  // "f.cold", "f.isra.0", "f.constprop.0", "f.part.0" get f's line. Another symbol takes the
+  // declaration line of a variable at `address` whose name is part of the symbol's name (data
+  // objects have no line rows). Else the line row at `address` as binutils picks it: of the rows
+  // at the greatest address <= `address`, the last (for a function symbol, only within a DWARF
+  // subprogram: assembler code gets no line).
+  SourceLine lookup_symbol(uint64_t address, std::string_view name, bool function) const;
+
   // The lines of `file` that have code in [begin, end), ascending and each once: for a function,
   // the lines its instructions come from (inlined code from other files is left out).
   std::vector<uint32_t> lines_in(uint64_t begin, uint64_t end, std::string_view file) const;
@@ -87,6 +97,18 @@ class DwarfLines {
     uint32_t is_stmt : 1;  // a recommended breakpoint location (the start of a statement)
   };
   static constexpr uint32_t kEndOfSequence = 0xffffffffu;
+  // A function's address range, or a variable's address (high == low), with its declaration.
+  struct Declaration {
+    uint64_t low, high;
+    uint32_t name;  // index into names_
+    uint32_t file;  // index into files_
+    uint32_t line : 31;
+    uint32_t inlined : 1;  // an inlined copy: code of a function, but not one a symbol is named after
+  };
+  const Declaration* find_function(uint64_t address, std::string_view name) const;
+  SourceLine last_row_at(uint64_t address) const;
+  bool within_function(uint64_t address) const;
+  const Declaration* find_variable(uint64_t address, std::string_view name) const;
 
   Status status_ = Status::Missing;
   std::string message_, debug_file_;
@@ -95,6 +117,10 @@ class DwarfLines {
   std::vector<std::string> errors_;
   std::vector<Row> rows_;  // sorted by address; at one address, ends of sequences first
   std::vector<std::string> files_;
+  std::vector<Declaration> functions_;       // sorted by low
+  std::vector<uint64_t> functions_max_high_;  // max of high over functions_[0..i]
+  std::vector<Declaration> variables_;       // sorted by low
+  std::vector<std::string> names_;           // linkage names (else names) of the declarations
 };
 
 // The separate debug file of `elf` in `debug_dirs` (by build id, then .gnu_debuglink), or nullopt.

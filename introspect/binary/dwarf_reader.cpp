@@ -108,6 +108,7 @@ class DwarfReader {
       unit.comp_dir = attribute_string(&cudie, DW_AT_comp_dir);
       unit.producer = attribute_string(&cudie, DW_AT_producer);
       if (dwarf_hasattr(&cudie, DW_AT_stmt_list)) read_lines(&cudie, unit);
+      read_declarations(&cudie, unit.comp_dir);
       if (!unit.error.empty()) {
         out_.errors_.push_back(file + ": compile unit " + (unit.name.empty() ? "?" : unit.name) + ": " + unit.error);
       }
@@ -165,6 +166,80 @@ class DwarfReader {
     }
   }
 
+  // The functions (with their address ranges) and the variables at fixed addresses of one unit,
+  // each with its declaration's file and line: what nm -l places symbols with.
+  void read_declarations(Dwarf_Die* cudie, const std::string& comp_dir) {
+    Dwarf_Die child;
+    if (dwarf_child(cudie, &child) != 0) return;
+    std::vector<Dwarf_Die> stack{child};
+    while (!stack.empty()) {
+      Dwarf_Die die = stack.back();
+      stack.pop_back();
+      Dwarf_Die next;
+      // Only forward: a corrupt DW_AT_sibling pointing back would loop forever.
+      if (dwarf_siblingof(&die, &next) == 0 && dwarf_dieoffset(&next) > dwarf_dieoffset(&die)) stack.push_back(next);
+      const int tag = dwarf_tag(&die);
+      if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point || tag == DW_TAG_inlined_subroutine)
+        add_function(&die, comp_dir, tag == DW_TAG_inlined_subroutine);
+      else if (tag == DW_TAG_variable) add_variable(&die, comp_dir);
+      if (dwarf_haschildren(&die) && dwarf_child(&die, &child) == 0) stack.push_back(child);
+    }
+  }
+
+  // The linkage name of a declaration, else its name (through DW_AT_abstract_origin and
+  // DW_AT_specification), with its declaration file and line; false when one is missing.
+  bool declaration_of(Dwarf_Die* die, const std::string& comp_dir, DwarfLines::Declaration& d) {
+    Dwarf_Attribute attr;
+    const char* name = nullptr;
+    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) || dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) ||
+        dwarf_attr_integrate(die, DW_AT_name, &attr))
+      name = dwarf_formstring(&attr);
+    const char* file = dwarf_decl_file(die);
+    int line = 0;
+    if (!name || !*name || !file || dwarf_decl_line(die, &line) != 0) return false;
+    d.name = intern_name(name);
+    d.file = intern(file, comp_dir);
+    d.line = static_cast<uint32_t>(std::clamp(line, 0, 0x7fffffff));
+    return true;
+  }
+
+  void add_function(Dwarf_Die* die, const std::string& comp_dir, bool inlined) {
+    Dwarf_Addr base = 0, start = 0, end = 0;
+    ptrdiff_t offset = 0;
+    DwarfLines::Declaration d{};
+    bool named = false;
+    while ((offset = dwarf_ranges(die, offset, &base, &start, &end)) > 0) {
+      if (end <= start || (start == 0 && elf_.type() != ET_REL)) continue;  // empty, or a discarded copy
+      if (!named && !(named = declaration_of(die, comp_dir, d))) return;
+      d.low = start, d.high = end;
+      d.inlined = inlined;
+      out_.functions_.push_back(d);
+    }
+  }
+
+  void add_variable(Dwarf_Die* die, const std::string& comp_dir) {
+    Dwarf_Attribute attr;
+    Dwarf_Op* ops = nullptr;
+    std::size_t count = 0;
+    // Only a variable whose location starts with DW_OP_addr has a fixed address (not on the stack,
+    // in a register or thread-local storage).
+    if (!dwarf_attr(die, DW_AT_location, &attr) || dwarf_getlocation(&attr, &ops, &count) != 0 || count == 0 ||
+        ops[0].atom != DW_OP_addr)
+      return;
+    DwarfLines::Declaration d{};
+    if (!declaration_of(die, comp_dir, d)) return;
+    d.low = d.high = ops[0].number;
+    out_.variables_.push_back(d);
+  }
+
+  uint32_t intern_name(const char* name) {
+    if (auto it = name_by_pointer_.find(name); it != name_by_pointer_.end()) return it->second;
+    auto [it, inserted] = name_by_text_.try_emplace(name, static_cast<uint32_t>(out_.names_.size()));
+    if (inserted) out_.names_.push_back(name);
+    name_by_pointer_.emplace(name, it->second);
+    return it->second;
+  }
+
   uint32_t intern(const char* name, const std::string& comp_dir) {
     if (!name) name = "";
     // libdw hands out one pointer per file-table entry: most lookups hit the pointer cache.
@@ -180,6 +255,12 @@ class DwarfReader {
   }
 
   void finish() {
+    const auto by_low = [](const DwarfLines::Declaration& a, const DwarfLines::Declaration& b) { return a.low < b.low; };
+    std::stable_sort(out_.functions_.begin(), out_.functions_.end(), by_low);
+    std::stable_sort(out_.variables_.begin(), out_.variables_.end(), by_low);
+    out_.functions_max_high_.resize(out_.functions_.size());
+    uint64_t high = 0;
+    for (std::size_t i = 0; i < out_.functions_.size(); ++i) out_.functions_max_high_[i] = high = std::max(high, out_.functions_[i].high);
     std::stable_sort(out_.rows_.begin(), out_.rows_.end(), [](const DwarfLines::Row& a, const DwarfLines::Row& b) {
       if (a.address != b.address) return a.address < b.address;
       return (a.file == DwarfLines::kEndOfSequence) > (b.file == DwarfLines::kEndOfSequence);
@@ -191,6 +272,8 @@ class DwarfReader {
   DwarfLines out_;
   std::unordered_map<const char*, uint32_t> by_pointer_;
   std::unordered_map<std::string, uint32_t> by_name_;
+  std::unordered_map<const char*, uint32_t> name_by_pointer_;
+  std::unordered_map<std::string, uint32_t> name_by_text_;
 };
 
 DwarfLines DwarfLines::read(const ElfFile& elf, const DwarfOptions& options) { return DwarfReader(elf, options).read(); }

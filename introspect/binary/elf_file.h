@@ -53,6 +53,9 @@ enum class SymbolTables : uint8_t { Both, Symtab, Dynsym, Preferred };
 struct ElfReadOptions {
   SymbolTables tables = SymbolTables::Both;
   bool demangle = true;
+  // Without demangling: ElfSymbol::demangled is a copy of the name, or (false) left empty for a
+  // caller that demangles names itself later (half a million copies saved on a big library).
+  bool copy_undemangled_names = true;
   unsigned threads = 0;  // for demangling; 0: one per hardware thread
 };
 

@@ -72,6 +72,36 @@ std::optional<std::string_view> string_at(const Elf_Data* strings, uint64_t offs
   return std::string_view(begin, strnlen(begin, strings->d_size - offset));
 }
 
+// The versions of .dynsym's symbols as nm prints them after the name: "@@VERS" for a version a
+// defined symbol has by default, "@VERS" for a hidden one and for a version needed from another
+// library; nothing for the local and global base versions, nor on the symbol that names a
+// version definition itself.
+struct SymbolVersions {
+  struct Version {
+    std::string name;
+    bool needed = false;  // from .gnu.version_r (another library's version)
+    bool base = false;    // the definition flagged VER_FLG_BASE (the file's own name)
+  };
+  const Elf64_Half* versym = nullptr;  // one entry per .dynsym symbol
+  std::vector<Version> names;          // by version index
+
+  bool empty() const { return versym == nullptr; }
+  void set(std::size_t index, std::string name, bool needed, bool base) {
+    if (names.size() <= index) names.resize(index + 1);
+    names[index] = {std::move(name), needed, base};
+  }
+  void append_to(std::string& symbol, std::size_t k, bool undefined) const {
+    const unsigned raw = versym[k], index = raw & 0x7fff;
+    bool hidden = (raw & 0x8000) != 0;
+    if (index <= 1 || index >= names.size() || names[index].name.empty()) return;
+    const Version& v = names[index];
+    if (v.base || (!v.needed && v.name == symbol)) return;
+    hidden = hidden || v.needed;
+    symbol += hidden || undefined ? "@" : "@@";
+    symbol += v.name;
+  }
+};
+
 std::string hex(const unsigned char* bytes, std::size_t n) {
   static const char digits[] = "0123456789abcdef";
   std::string out(2 * n, '0');
@@ -239,6 +269,7 @@ class ElfReader {
 
     const auto* symbols = static_cast<const Elf64_Sym*>(data->d_buf);
     const std::size_t count = data->d_size / sizeof(Elf64_Sym);
+    const SymbolVersions versions = table == SymbolTable::Dynsym ? read_versions(index, count) : SymbolVersions{};
     const std::size_t first = out_.symbols_.size();
     out_.symbols_.resize(first + (count ? count - 1 : 0));
     std::atomic<std::size_t> bad_names{0};
@@ -250,8 +281,9 @@ class ElfReader {
         ElfSymbol& s = out_.symbols_[first + k];
         if (auto n = string_at(strings, raw.st_name)) s.name = *n;
         else bad_names.fetch_add(1, std::memory_order_relaxed);
+        if (!versions.empty()) versions.append_to(s.name, k + 1, raw.st_shndx == SHN_UNDEF);
         if (options_.demangle) demangler.demangle_into(s.name, s.demangled);
-        else s.demangled = s.name;
+        else if (options_.copy_undemangled_names) s.demangled = s.name;
         s.address = raw.st_value, s.size = raw.st_size;
         s.type = symbol_type(raw.st_info), s.binding = symbol_binding(raw.st_info);
         s.visibility = static_cast<SymbolVisibility>(GELF_ST_VISIBILITY(raw.st_other));
@@ -270,6 +302,76 @@ class ElfReader {
       }
     });
     if (bad_names) warn(std::to_string(bad_names.load()) + " symbol names of " + name + " lie outside its string table");
+  }
+
+  // The version names of .dynsym's symbols, from .gnu.version and the version definitions and
+  // needs it refers to (sections linked to the same string table as `dynsym`).
+  SymbolVersions read_versions(std::size_t dynsym, std::size_t count) {
+    SymbolVersions v;
+    for (std::size_t i = 1; i < out_.sections_.size(); ++i) {
+      const uint32_t type = out_.sections_[i].type;
+      if (type != SHT_GNU_versym && type != SHT_GNU_verdef && type != SHT_GNU_verneed) continue;
+      GElf_Shdr sh;
+      if (!gelf_getshdr(elf_getscn(elf_.get(), i), &sh)) continue;
+      Elf_Data* data = section_data(i, false);
+      if (!data || !data->d_buf) continue;
+      if (type == SHT_GNU_versym) {
+        if (sh.sh_link != dynsym) continue;
+        if (data->d_size / sizeof(Elf64_Half) < count) {
+          warn(".gnu.version has fewer entries than .dynsym: symbol versions left out");
+          continue;
+        }
+        v.versym = static_cast<const Elf64_Half*>(data->d_buf);
+        continue;
+      }
+      const Elf_Data* strings = sh.sh_link < out_.sections_.size() ? section_data(sh.sh_link, false) : nullptr;
+      if (!read_version_entries(static_cast<const unsigned char*>(data->d_buf), data->d_size, sh.sh_info,
+                                type == SHT_GNU_verdef, strings, v)) {
+        warn("corrupt " + out_.sections_[i].name + ": symbol versions may be missing");
+      }
+    }
+    if (v.versym && v.names.empty()) v.versym = nullptr;  // no definitions or needs: nothing to name
+    return v;
+  }
+
+  // Walks `entries` verdef or verneed records (each with its chain of aux records) within `size`
+  // bytes; false when a record points outside.
+  static bool read_version_entries(const unsigned char* base, std::size_t size, std::size_t entries, bool definitions,
+                                   const Elf_Data* strings, SymbolVersions& v) {
+    std::size_t at = 0;
+    for (std::size_t e = 0; e < entries && e < 65536; ++e) {
+      if (definitions) {
+        Elf64_Verdef d;
+        if (at > size || size - at < sizeof d) return false;
+        std::memcpy(&d, base + at, sizeof d);
+        Elf64_Verdaux aux;
+        if (d.vd_cnt > 0) {
+          if (d.vd_aux > size - at || size - at - d.vd_aux < sizeof aux) return false;
+          std::memcpy(&aux, base + at + d.vd_aux, sizeof aux);
+          const auto name = string_at(strings, aux.vda_name);
+          v.set(d.vd_ndx & 0x7fff, name ? std::string(*name) : std::string(), false, (d.vd_flags & VER_FLG_BASE) != 0);
+        }
+        if (d.vd_next == 0) return true;
+        at += d.vd_next;
+      } else {
+        Elf64_Verneed n;
+        if (at > size || size - at < sizeof n) return false;
+        std::memcpy(&n, base + at, sizeof n);
+        std::size_t aux_at = at + n.vn_aux;
+        for (unsigned a = 0; a < n.vn_cnt; ++a) {
+          Elf64_Vernaux aux;
+          if (aux_at > size || size - aux_at < sizeof aux) return false;
+          std::memcpy(&aux, base + aux_at, sizeof aux);
+          const auto name = string_at(strings, aux.vna_name);
+          v.set(aux.vna_other & 0x7fff, name ? std::string(*name) : std::string(), true, false);
+          if (aux.vna_next == 0) break;
+          aux_at += aux.vna_next;
+        }
+        if (n.vn_next == 0) return true;
+        at += n.vn_next;
+      }
+    }
+    return true;
   }
 
   void read_dynamic() {

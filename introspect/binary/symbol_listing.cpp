@@ -27,6 +27,7 @@ SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuer
   ElfReadOptions read;
   read.tables = query.tables;
   read.demangle = query.demangle;
+  read.copy_undemangled_names = query.copy_undemangled_names || !query.grep.empty();
   read.threads = query.threads;
   SymbolListing out{ElfFile::read(binary, read), std::nullopt, {}};
   const auto& symbols = out.elf.symbols();
@@ -43,15 +44,27 @@ SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuer
   for (std::size_t i = 0; i < symbols.size(); ++i)
     if (keep[i]) out.symbols.push_back({i, nm_letter(symbols[i], out.elf.sections()), {}});
 
-  const auto by_address = [&](const ListedSymbol& a, const ListedSymbol& b) {
-    const ElfSymbol& x = symbols[a.index];
-    const ElfSymbol& y = symbols[b.index];
-    if (x.defined() != y.defined()) return !x.defined();  // undefined first, as nm -n does
-    if (x.address != y.address) return x.address < y.address;
-    return x.name < y.name;
+  // Undefined first, as nm -n does, then by address, then by name. Sorted on (key, position)
+  // pairs first (no symbol is touched), then by name only within runs of equal keys (aliases).
+  const auto key = [&](const ElfSymbol& s) { return s.defined() ? s.address + 1 : uint64_t{0}; };
+  const auto by_name = [&](const ListedSymbol& a, const ListedSymbol& b) {
+    return symbols[a.index].name < symbols[b.index].name;
   };
-  if (!std::is_sorted(out.symbols.begin(), out.symbols.end(), by_address))  // tables are often in order
-    std::sort(out.symbols.begin(), out.symbols.end(), by_address);
+  std::vector<std::pair<uint64_t, uint32_t>> keys(out.symbols.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = {key(symbols[out.symbols[i].index]), static_cast<uint32_t>(i)};
+  if (!std::is_sorted(keys.begin(), keys.end())) {  // tables are often in order
+    std::sort(keys.begin(), keys.end());
+    std::vector<ListedSymbol> sorted;
+    sorted.reserve(keys.size());
+    for (const auto& [k, i] : keys) sorted.push_back(out.symbols[i]);
+    out.symbols = std::move(sorted);
+  }
+  for (std::size_t begin = 0; begin < keys.size();) {
+    std::size_t end = begin + 1;
+    while (end < keys.size() && keys[end].first == keys[begin].first) ++end;
+    if (end - begin > 1) std::sort(out.symbols.begin() + begin, out.symbols.begin() + end, by_name);
+    begin = end;
+  }
 
   if (query.lines) {
     out.dwarf = DwarfLines::read(out.elf, query.dwarf);
@@ -60,7 +73,10 @@ SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuer
       parallel_chunks(out.symbols.size(), 4096, query.threads, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
           const ElfSymbol& s = symbols[out.symbols[i].index];
-          if (s.defined() && s.section_index < out.elf.sections().size()) out.symbols[i].line = lines.lookup(s.address);
+          if (s.defined() && s.section_index < out.elf.sections().size()) {
+            const bool function = s.type == SymbolType::Function || s.type == SymbolType::IFunc;
+            out.symbols[i].line = lines.lookup_symbol(s.address, s.name, function);
+          }
         }
       });
     }

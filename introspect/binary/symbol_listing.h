@@ -16,6 +16,9 @@ namespace glassbox::introspect {
 struct SymbolQuery {
   SymbolTables tables = SymbolTables::Preferred;
   bool demangle = true;
+  // false (with demangle false): ElfSymbol::demangled is left empty, for a caller that demangles
+  // while printing; the names must then not be searched (grep empty).
+  bool copy_undemangled_names = true;
   bool lines = false;  // read DWARF and place every symbol
   std::string grep;    // ECMAScript regex searched in the demangled and the mangled name
   unsigned threads = 0;

@@ -16,8 +16,10 @@ ArgumentParser sources_parser() {
                    "Operator registrations as written in the sources: every translation unit of the\n"
                    "build's compile_commands.json is parsed with libclang (with its own flags), and the\n"
                    "def/impl/fallback calls inside GLASSBOX_LIBRARY* and TORCH_LIBRARY* blocks are listed\n"
-                   "with their namespace, dispatch key, kernel and file:line. A unit that does not parse\n"
-                   "is named with its first error; the others are still listed (the exit status is 1).");
+                   "with their namespace, dispatch key, kernel and file:line. A unit with compile errors\n"
+                   "(a missing header, an unknown member) keeps the registrations libclang could read, and\n"
+                   "its errors are listed under its name (the exit status is then 1). A compile-database\n"
+                   "entry that cannot be read is skipped with a warning.");
   p.positional("BUILD_DIR", "a build directory with compile_commands.json (or the file itself)");
   p.option("grep", "REGEX", "keep registrations whose operator, kernel, key or file matches")
       .option("units", "REGEX", "scan only the translation units whose path matches")
@@ -46,7 +48,7 @@ void print_table(const SourceScan& scan, const std::vector<const SourceRegistrat
   table.print(out);
   out << "\n" << rows.size() << " registrations in " << scan.units.size() << " translation units";
   if (scan.skipped_units) out << " (" << scan.skipped_units << " units without registration blocks skipped)";
-  if (!scan.errors.empty()) out << "; " << scan.errors.size() << " did not parse";
+  if (!scan.errors.empty()) out << "; " << scan.errors.size() << " with compile errors";
   out << "\n";
 }
 
@@ -75,7 +77,16 @@ int run_sources(const CommandArgs& args, std::ostream& out) {
   }
 
   SourceScan scan = scan_build_dir(parsed.positional("BUILD_DIR"), options);
-  for (const auto& e : scan.errors) std::cerr << "glassbox: error: " << e.file << " does not parse: " << e.message << "\n";
+  for (const auto& w : scan.warnings) std::cerr << "glassbox: warning: " << w << "\n";
+  for (const auto& e : scan.errors) {
+    if (!e.parsed) {
+      std::cerr << "glassbox: error: " << e.file << " does not parse: " << e.message << "\n";
+      continue;
+    }
+    std::cerr << "glassbox: error: " << e.file << ": compile errors; " << e.registrations
+              << " registrations read despite them:\n";
+    for (const auto& d : e.diagnostics) std::cerr << "  " << d << "\n";
+  }
   std::vector<const SourceRegistration*> rows;
   for (const auto& r : scan.registrations) {
     if (grep && !std::regex_search(r.qualified_op(), *grep) && !std::regex_search(r.kernel, *grep) &&

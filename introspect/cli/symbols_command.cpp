@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "introspect/binary/binary_registrations.h"
+#include "introspect/binary/demangle.h"
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/text_table.h"
@@ -30,8 +31,12 @@ ArgumentParser symbols_parser() {
       .flag("json", "print as JSON")
       .option("threads", "N", "threads for demangling and lookups (default: one per core)");
   p.epilog(
-      "Line numbers are those of each symbol's first instruction; for a function, the line that\n"
-      "opens it. Registration blocks are static functions, found in .symtab only.\n\n"
+      "Names are demangled as nm -C does (with " + std::string(demangler_name()) + "); .dynsym names keep\n"
+      "their symbol versions (@@VERS: the default version, @VERS: hidden or needed from another\n"
+      "library). Lines are those nm -l gives: the declaration of the DWARF function or variable the\n"
+      "symbol belongs to (so clones such as f.cold or f.isra.0 get f's line), else the line row at\n"
+      "its address (none in assembler code). Registration blocks are static functions, found in\n"
+      ".symtab only.\n\n"
       "examples:\n"
       "  glassbox symbols build/dev/lib/libglassbox_cpu.so --grep 'glassbox::native::add' --lines\n"
       "  glassbox symbols build/dev/lib/libglassbox_cpu.so --by source\n"
@@ -53,38 +58,51 @@ void append_padded(std::string& buf, uint64_t v, std::size_t width) {
   buf.append(digits, n);
 }
 
-// One line per symbol (a listing may have half a million): chunks formatted in parallel, then
-// written in order.
-void print_symbol_lines(const SymbolListing& listing, bool demangled, bool lines, unsigned threads, std::ostream& out) {
+// One line per symbol (a listing may have half a million): a window of chunks formatted in
+// parallel, then written in order, window after window (the buffers are reused: the output is
+// never held whole). With `demangle_here` the names are demangled straight into the chunks (the
+// listing was read without demangling: no second copy of every name is kept).
+void print_symbol_lines(const SymbolListing& listing, bool demangled, bool demangle_here, bool lines, unsigned threads,
+                        std::ostream& out) {
   constexpr std::size_t kChunk = 8192;
-  std::vector<std::string> chunks((listing.symbols.size() + kChunk - 1) / kChunk);
-  parallel_chunks(listing.symbols.size(), kChunk, threads, [&](std::size_t begin, std::size_t end) {
-    std::string& buf = chunks[begin / kChunk];
-    buf.reserve((end - begin) * 128);
-    for (std::size_t i = begin; i < end; ++i) {
-      const ListedSymbol& ls = listing.symbols[i];
-      const ElfSymbol& s = listing.symbol(ls);
-      if (s.defined()) {
-        append_hex16(buf, s.address);
+  const std::size_t total = listing.symbols.size();
+  const std::size_t window = kChunk * 2 * std::max(1u, threads == 0 ? default_thread_count() : threads);
+  std::vector<std::string> chunks(window / kChunk);
+  for (std::size_t base = 0; base < total; base += window) {
+    const std::size_t count = std::min(window, total - base);
+    parallel_chunks(count, kChunk, threads, [&](std::size_t begin, std::size_t end) {
+      Demangler demangler;
+      std::string& buf = chunks[begin / kChunk];
+      buf.reserve((end - begin) * 160);
+      for (std::size_t i = base + begin; i < base + end; ++i) {
+        const ListedSymbol& ls = listing.symbols[i];
+        const ElfSymbol& s = listing.symbol(ls);
+        if (s.defined()) {
+          append_hex16(buf, s.address);
+          buf += ' ';
+          append_padded(buf, s.size, 8);
+        } else {
+          buf.append(25, ' ');
+        }
         buf += ' ';
-        append_padded(buf, s.size, 8);
-      } else {
-        buf.append(25, ' ');
+        buf += ls.nm;
+        buf += ' ';
+        if (demangle_here) demangler.append_demangled(s.name, buf);
+        else buf += demangled ? s.demangled : s.name;
+        if (lines && ls.line.valid()) {
+          buf += '\t';
+          buf.append(ls.line.file);
+          buf += ':';
+          append_padded(buf, ls.line.line, 0);
+        }
+        buf += '\n';
       }
-      buf += ' ';
-      buf += ls.nm;
-      buf += ' ';
-      buf += demangled ? s.demangled : s.name;
-      if (lines && ls.line.valid()) {
-        buf += '\t';
-        buf.append(ls.line.file);
-        buf += ':';
-        append_padded(buf, ls.line.line, 0);
-      }
-      buf += '\n';
+    });
+    for (auto& c : chunks) {
+      out.write(c.data(), static_cast<std::streamsize>(c.size()));
+      c.clear();
     }
-  });
-  for (const auto& c : chunks) out.write(c.data(), static_cast<std::streamsize>(c.size()));
+  }
 }
 
 nlohmann::json line_info_json(const SymbolListing& listing) {
@@ -97,7 +115,7 @@ nlohmann::json line_info_json(const SymbolListing& listing) {
 nlohmann::json file_json(const SymbolListing& listing) {
   const ElfFile& e = listing.elf;
   return {{"file", e.path()}, {"type", e.type_name()}, {"soname", e.soname()}, {"needed", e.needed()},
-          {"build_id", e.build_id()}, {"has_symtab", e.has_symtab()}, {"has_dynsym", e.has_dynsym()},
+          {"build_id", e.build_id()}, {"demangler", demangler_name()}, {"has_symtab", e.has_symtab()}, {"has_dynsym", e.has_dynsym()},
           {"line_info", line_info_json(listing)}, {"warnings", e.warnings()}};
 }
 
@@ -223,6 +241,11 @@ int run_symbols(const CommandArgs& args, std::ostream& out) {
   query.demangle = !parsed.has("no-demangle") || registrations;
   query.lines = parsed.has("lines") || by == "source" || registrations;
   query.grep = parsed.value("grep");
+  // The plain listing demangles while printing: names are needed demangled earlier only to be
+  // searched (--grep), sized or written as JSON.
+  const bool demangle_when_printing = query.demangle && query.grep.empty() && by == "symbol" && !json && !registrations;
+  query.demangle = query.demangle && !demangle_when_printing;
+  query.copy_undemangled_names = !demangle_when_printing;
   query.threads = static_cast<unsigned>(threads);
   const SymbolListing listing = list_symbols(parsed.positional("LIB"), query);
   for (const auto& w : listing.elf.warnings()) std::cerr << "glassbox: warning: " << listing.elf.path() << ": " << w << "\n";
@@ -241,7 +264,7 @@ int run_symbols(const CommandArgs& args, std::ostream& out) {
   if (!listing.elf.has_symtab() && !parsed.has("dynamic") && !listing.elf.has_dynsym()) {
     std::cerr << "glassbox: note: " << listing.elf.path() << ": no symbols\n";
   }
-  print_symbol_lines(listing, query.demangle, query.lines, query.threads, out);
+  print_symbol_lines(listing, query.demangle, demangle_when_printing, query.lines, query.threads, out);
   return 0;
 }
 

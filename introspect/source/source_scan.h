@@ -41,9 +41,14 @@ struct SourceRegistration {
   std::string qualified_op() const;
 };
 
+// A unit with compile errors (a missing header, an unknown member...). libclang recovers from
+// most: the registrations it could still read are kept, and the unit's errors are listed here.
 struct UnitError {
   std::string file;     // the translation unit
   std::string message;  // "file:line:col: error: ..." of the first error, and how many more
+  std::vector<std::string> diagnostics;  // every error ("file:line:col: error: ..."), at most 50
+  std::size_t registrations = 0;         // found in the unit despite the errors
+  bool parsed = true;                    // false: libclang could not parse it at all (nothing kept)
 };
 
 struct SourceScanOptions {
@@ -57,7 +62,8 @@ struct SourceScanOptions {
 
 struct SourceScan {
   std::vector<SourceRegistration> registrations;  // by file, then line
-  std::vector<UnitError> errors;                  // units that did not parse, by file
+  std::vector<UnitError> errors;                  // units with compile errors, by file
+  std::vector<std::string> warnings;              // compile-database entries skipped, and why
   std::vector<std::string> units;                 // units scanned (relative like the rest)
   std::size_t skipped_units = 0;                  // without registration blocks, and CUDA units or
                                                   // registering_units_only
@@ -68,10 +74,12 @@ struct SourceScan {
 bool source_scan_available();
 
 SourceScan scan_sources(const CompileDatabase& db, const SourceScanOptions& options = {});
-// Reads BUILD_DIR's compile_commands.json; the source root defaults to the File API's source dir.
+// Reads BUILD_DIR's compile_commands.json (an entry that cannot be read is skipped with a warning
+// in SourceScan::warnings); the source root defaults to the File API's source dir.
 SourceScan scan_build_dir(const std::filesystem::path& build_dir, SourceScanOptions options = {});
 
-// {"source_root", "units", "errors": [{file, message}], "registrations": [{...}]}
+// {"source_root", "units", "warnings", "errors": [{file, message, diagnostics, registrations}],
+//  "registrations": [{...}]}
 std::string source_scan_to_json(const SourceScan& scan, int indent = 2);
 
 // "add.Tensor(Tensor self) -> Tensor" or "aten::add.Tensor" -> {ns, op, overload}; ns "" when absent.

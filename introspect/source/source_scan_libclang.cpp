@@ -231,19 +231,59 @@ class UnitScanner {
     bool defined = false;
   };
 
+  // PyTorch's wrappers around a kernel: the kernel is the function they name, not the wrapper.
+  static bool is_kernel_wrapper(CXCursor function) {
+    static const std::set<std::string, std::less<>> kWrappers = {
+        "makeFromBoxedFunction", "makeFromUnboxedFunction", "makeFromBoxedKernel", "makeFallthrough",
+        "makeNamedNotSupported", "makeFromUnboxedRuntimeFunction", "get"};
+    const std::string parent = take(clang_getCursorSpelling(clang_getCursorSemanticParent(function)));
+    return (parent == "CppFunction" || parent == "CompileTimeFunctionPointer") &&
+           kWrappers.count(take(clang_getCursorSpelling(function)));
+  }
+
+  // The function named, as written, by TORCH_FN(f) or makeFromBoxedFunction<&f>() among an
+  // argument's tokens; "" when neither is there.
+  static std::string function_named_by_wrapper(const std::vector<std::string>& toks) {
+    for (std::size_t i = 0; i + 1 < toks.size(); ++i) {
+      const bool macro = toks[i] == "TORCH_FN" && toks[i + 1] == "(";
+      const bool boxed = toks[i] == "makeFromBoxedFunction" && toks[i + 1] == "<";
+      if (!macro && !boxed) continue;
+      const std::string open = toks[i + 1], close = macro ? ")" : ">";
+      std::string name;
+      int depth = 0;
+      for (std::size_t j = i + 1; j < toks.size(); ++j) {
+        if (toks[j] == open && depth++ == 0) continue;
+        if (toks[j] == close && --depth == 0) break;
+        if (!(name.empty() && toks[j] == "&")) name += toks[j];
+      }
+      return name;
+    }
+    return "";
+  }
+
   Kernel kernel_argument(CXCursor arg) const {
     Kernel k;
+    const auto toks = tokens(clang_getCursorExtent(arg));
+    if (std::find(toks.begin(), toks.end(), "makeFallthrough") != toks.end()) return Kernel{"(fallthrough)", "", "", 0, false};
+    const std::string named = function_named_by_wrapper(toks);
+    const std::string named_last = named.substr(named.rfind(':') == std::string::npos ? 0 : named.rfind(':') + 1);
     auto is_function = [](CXCursorKind kind) {
       return kind == CXCursor_FunctionDecl || kind == CXCursor_CXXMethod || kind == CXCursor_FunctionTemplate;
     };
     auto ref = find_in(arg, [&](CXCursor c) {
-      if (c.kind == CXCursor_LambdaExpr) return true;
+      if (c.kind == CXCursor_LambdaExpr) return named.empty();
       if (c.kind != CXCursor_DeclRefExpr && c.kind != CXCursor_MemberRefExpr) return false;
-      return is_function(clang_getCursorReferenced(c).kind);
+      const CXCursor target = clang_getCursorReferenced(c);
+      if (!is_function(target.kind) || is_kernel_wrapper(target)) return false;
+      return named.empty() || take(clang_getCursorSpelling(target)) == named_last;
     });
     if (!ref) {
-      // E.g. a function named only inside a template argument (TORCH_FN(f)): the last identifier.
-      const auto toks = tokens(clang_getCursorExtent(arg));
+      // The kernel could not be resolved (a unit with errors, a name libclang did not bind): the
+      // function a wrapper names as written, else the argument's last identifier.
+      if (!named.empty()) {
+        k.name = named.rfind("::", 0) == 0 ? named.substr(2) : named;
+        return k;
+      }
       for (auto it = toks.rbegin(); it != toks.rend(); ++it)
         if (!it->empty() && (std::isalpha(static_cast<unsigned char>((*it)[0])) || (*it)[0] == '_') &&
             *it != "TORCH_FN") {
@@ -353,21 +393,26 @@ bool opens_registration_block(const std::string& text) {
   return false;
 }
 
-std::optional<UnitError> first_error(CXTranslationUnit tu, const std::string& unit) {
+// The unit's errors (and fatal errors), each as "file:line:col: error: ...".
+std::optional<UnitError> unit_errors(CXTranslationUnit tu, const std::string& unit) {
+  constexpr std::size_t kMaxListed = 50;
   const unsigned n = clang_getNumDiagnostics(tu);
-  std::string first;
+  UnitError e{unit, "", {}, 0, true};
   unsigned errors = 0;
   for (unsigned i = 0; i < n; ++i) {
     CXDiagnostic d = clang_getDiagnostic(tu, i);
     if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
-      if (errors++ == 0)
-        first = take(clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation | CXDiagnostic_DisplayColumn));
+      ++errors;
+      if (e.diagnostics.size() < kMaxListed)
+        e.diagnostics.push_back(take(clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation | CXDiagnostic_DisplayColumn)));
     }
     clang_disposeDiagnostic(d);
   }
   if (errors == 0) return std::nullopt;
-  if (errors > 1) first += " (and " + std::to_string(errors - 1) + " more error" + (errors > 2 ? "s" : "") + ")";
-  return UnitError{unit, first};
+  e.message = e.diagnostics.front();
+  if (errors > 1) e.message += " (and " + std::to_string(errors - 1) + " more error" + (errors > 2 ? "s" : "") + ")";
+  if (errors > kMaxListed) e.diagnostics.push_back("... and " + std::to_string(errors - kMaxListed) + " more errors");
+  return e;
 }
 
 const char* error_code_text(CXErrorCode code) {
@@ -384,7 +429,8 @@ UnitResult scan_unit(CXIndex index, const CompileCommand& c, const std::string& 
   UnitResult result;
   std::ifstream in(c.file, std::ios::binary);
   if (!in) {
-    result.error = UnitError{c.file, c.file + ": cannot be read (is the build directory older than the sources?)"};
+    result.error = UnitError{c.file, c.file + ": cannot be read (is the build directory older than the sources?)", {}, 0, false};
+    result.error->diagnostics.push_back(result.error->message);
     return result;
   }
   std::ostringstream text;
@@ -393,7 +439,10 @@ UnitResult scan_unit(CXIndex index, const CompileCommand& c, const std::string& 
   const bool has_blocks = names_registration_macro(main_text);
   // Without blocks only definitions matter: bodies are skipped. With blocks the bodies must be
   // parsed (a block is a function body); the visit below still enters only the blocks.
-  const unsigned flags = has_blocks ? CXTranslationUnit_DetailedPreprocessingRecord : CXTranslationUnit_SkipFunctionBodies;
+  // KeepGoing: after a fatal error (a missing header) clang would otherwise stop instantiating
+  // templates, and every impl() call (a template) would be lost.
+  const unsigned flags = CXTranslationUnit_KeepGoing |
+                         (has_blocks ? CXTranslationUnit_DetailedPreprocessingRecord : CXTranslationUnit_SkipFunctionBodies);
   const std::vector<std::string> args = libclang_arguments(c);
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -401,11 +450,15 @@ UnitResult scan_unit(CXIndex index, const CompileCommand& c, const std::string& 
   const CXErrorCode code =
       clang_parseTranslationUnit2(index, c.file.c_str(), argv.data(), int(argv.size()), nullptr, 0, flags, &tu);
   if (code != CXError_Success || !tu) {
-    result.error = UnitError{c.file, c.file + ": " + error_code_text(code)};
+    result.error = UnitError{c.file, c.file + ": " + error_code_text(code), {}, 0, false};
+    result.error->diagnostics.push_back(result.error->message);
     return result;
   }
-  result.error = first_error(tu, c.file);
-  if (!result.error) UnitScanner(tu, c.file, main_text, root).run(result);
+  // libclang recovers from most errors (a missing header, an unknown member): what it could read
+  // of the unit is scanned all the same, and the errors are reported beside it.
+  result.error = unit_errors(tu, c.file);
+  UnitScanner(tu, c.file, main_text, root).run(result);
+  if (result.error) result.error->registrations = result.registrations.size();
   clang_disposeTranslationUnit(tu);
   return result;
 }

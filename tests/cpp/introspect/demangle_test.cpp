@@ -28,6 +28,22 @@ TEST(Demangle, ClonesAndVersions) {
   EXPECT_EQ(demangle("memcpy@GLIBC_2.14"), "memcpy@GLIBC_2.14");
 }
 
+// What binutils demangles beyond C++ (as nm -C prints them: without c++filt's verbose Rust
+// hashes), with libiberty only.
+TEST(Demangle, AsBinutilsDoes) {
+  if (demangler_name() != "libiberty") GTEST_SKIP() << "built with " << demangler_name() << " (no libiberty)";
+  EXPECT_EQ(demangle("_ZN4core3fmt9Formatter3pad17h0123456789abcdefE"), "core::fmt::Formatter::pad");
+  EXPECT_EQ(demangle("_RNvCs15kBYyAo9fc_7mycrate4main"), "mycrate::main");
+  EXPECT_EQ(demangle("_GLOBAL__I_65535_0_foo"), "global constructors keyed to 65535_0_foo");
+  EXPECT_EQ(demangle("_ZL3bazv.localalias"), "baz() [clone .localalias]");
+  EXPECT_EQ(demangle("_ZTSN3c1015AutogradContextE"), "typeinfo name for c10::AutogradContext");
+  EXPECT_EQ(demangle("._Z3foov"), ".foo()");  // leading dots set aside, as bfd_demangle does
+  EXPECT_EQ(demangle("_ZN3foo3barEv@@VERS_1"), "foo::bar()@@VERS_1");
+  EXPECT_EQ(demangle("_ZN2at6native12_GLOBAL__N_1L8kernel_aE.lto_priv.0"), "_ZN2at6native12_GLOBAL__N_1L8kernel_aE.lto_priv.0");
+  // A name that only looks like legacy Rust (no hash) is C++.
+  EXPECT_EQ(demangle("_ZN4core3fmt3padE"), "core::fmt::pad");
+}
+
 TEST(Demangle, AllInParallelMatchesOneByOne) {
   std::vector<std::string> storage;
   for (int i = 0; i < 20000; ++i) {
