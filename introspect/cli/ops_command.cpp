@@ -131,7 +131,11 @@ int run_ops(const CommandArgs& args, std::ostream& out) {
   else if (reply) binaries = engine_libraries(*reply);
   if (!binaries.empty() && !parsed.has("no-binary")) {
     try {
-      read_binary_side(binaries, inputs);
+      std::vector<std::string> kernels;  // to place at their definitions
+      if (scan)
+        for (const auto& r : scan->registrations)
+          if (!r.kernel.empty() && r.kernel.front() != '(') kernels.push_back(r.kernel.starts_with("::") ? r.kernel.substr(2) : r.kernel);
+      read_binary_side(binaries, inputs, kernels);
     } catch (const glassbox::Error& e) {
       if (parsed.has("binary")) throw;  // asked for by name
       std::cerr << "glassbox: warning: the binaries are not read: " << e.what() << "\n";

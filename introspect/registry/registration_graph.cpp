@@ -88,6 +88,10 @@ class Joiner {
     if (in.reply) index_.emplace(*in.reply);
     if (in.sources)
       for (const auto& u : in.sources->units) scanned_.insert(u);
+    for (const auto& d : in.kernel_definitions) {
+      auto& slot = definitions_[d.name];
+      if (!slot || (slot->file.empty() && !d.file.empty())) slot = &d;
+    }
     for (const auto& lib : in.binary_libraries)
       if (lib.has_symtab && lib.has_lines)
         for (const auto& u : lib.compile_units) compiled_[base_name(u)].push_back({u, lib.library});
@@ -396,6 +400,25 @@ class Joiner {
     return "";
   }
 
+  const KernelDefinitionRecord* definition_of(std::string kernel) const {
+    if (kernel.starts_with("::")) kernel.erase(0, 2);
+    const auto it = definitions_.find(kernel);
+    return it == definitions_.end() ? nullptr : it->second;
+  }
+
+  static bool is_header(const std::string& file) {
+    for (const char* ext : {".h", ".hpp", ".hh", ".cuh", ".inc"})
+      if (file.ends_with(ext)) return true;
+    return false;
+  }
+
+  // An absolute path relative to the source root when it lies inside it ("engine/cpu/linalg.cpp").
+  std::string in_source_root(const std::string& path) const {
+    std::string root = in_.sources ? in_.sources->source_root : "";
+    if (root.empty() && index_) root = index_->source_dir();
+    return root.empty() ? path : graphs::path_relative_to(path, root);
+  }
+
   // One registration as the table shows it: the kernel, where each source of truth has it, the
   // library and target, and what they disagree on. A def's row names the target building the
   // registration; a kernel's, the one building the kernel.
@@ -412,9 +435,19 @@ class Joiner {
     row.sources_at = s ? site(s->file, s->line) : "";
     row.binary_at = e.binary && !e.binary->file.empty() ? site(e.binary->file, e.binary->line) : e.binary_at;
     row.kernel_at = s && e.key != "def" ? site(s->kernel_file, s->kernel_line) : "";
+    std::string kernel_file = s && e.key != "def" ? s->kernel_file : "";
+    if (const KernelDefinitionRecord* d = definition_of(row.kernel)) {
+      row.kernel_symbol = d->symbol, row.kernel_size = d->size;
+      // A header is where the sources saw the kernel declared (generated native/<op>.h): the
+      // binary's line of its first instruction is the definition.
+      if (!d->file.empty() && (kernel_file.empty() || is_header(kernel_file))) {
+        kernel_file = d->file;
+        row.kernel_at = site(in_source_root(d->file), d->line);
+      }
+    }
     row.schema_at = s ? site(s->yaml_file, s->yaml_line) : "";
     if (e.key == "def" && row.schema_at.empty()) row.schema_at = yaml_of(e.op);
-    auto [target, artifact] = target_of(e.key == "def" ? file_of(row.registered_at) : s ? s->kernel_file : "");
+    auto [target, artifact] = target_of(e.key == "def" ? file_of(row.registered_at) : kernel_file);
     row.target = target;
     row.library = artifact;
     if (b && !b->library.empty()) {
@@ -472,6 +505,7 @@ class Joiner {
   std::optional<BuildIndex> index_;
   std::set<std::string> scanned_;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> compiled_;  // base name -> (unit, library)
+  std::map<std::string, const KernelDefinitionRecord*> definitions_;  // by qualified kernel name
   bool has_registration_records_ = false;  // the binary side lists single registrations, not only blocks
   std::map<std::pair<std::string, std::string>, Entry> entries_;  // ordered: by operator, then key
 };
@@ -504,7 +538,8 @@ std::string registration_view_to_json(const RegistrationView& view) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& r : list) {
       out.push_back({{"operator", r.op}, {"key", r.key}, {"serves", r.serves}, {"kernel", r.kernel},
-                     {"registered_at", r.registered_at}, {"kernel_at", r.kernel_at}, {"schema_at", r.schema_at},
+                     {"registered_at", r.registered_at}, {"kernel_at", r.kernel_at}, {"kernel_symbol", r.kernel_symbol},
+                     {"kernel_size", r.kernel_size}, {"schema_at", r.schema_at},
                      {"library", r.library}, {"target", r.target}, {"found_in", r.found_in},
                      {"registry_at", r.registry_at}, {"sources_at", r.sources_at}, {"binary_at", r.binary_at},
                      {"agreement", r.agreement()}, {"disagreements", r.disagreements}});

@@ -76,12 +76,26 @@ BinaryLibraryRecord binary_library_record_from(const Scan& scan) {
                              std::string(scan.line_message), {scan.compile_units.begin(), scan.compile_units.end()}};
 }
 
+// Where a kernel function is defined, as a binary shows it (FunctionDefinition of
+// introspect/binary/binary_registrations.h): symbol, size, library and, with DWARF, file:line.
+struct KernelDefinitionRecord {
+  std::string name;  // qualified, without parameters: "glassbox::native::mm_cpu"
+  std::string symbol;
+  uint64_t size = 0;
+  std::string file;  // absolute as DWARF has it, or ""
+  int line = 0;
+  std::string library;
+};
+
 struct RegistrationInputs {
   std::optional<std::string> registry_json;          // glassbox-registry JSON text
   const SourceScan* sources = nullptr;               // nullptr: not scanned
   std::optional<std::vector<BinaryRegistrationRecord>> binary;  // nullopt: not read
   std::vector<BinaryLibraryRecord> binary_libraries;            // the binaries `binary` was read from
   const FileApiReply* reply = nullptr;               // which target builds which source and library
+  // The kernels' definitions in the binaries: a kernel the sources place only at a declaration (a
+  // header) or not at all is placed at its definition, and its target is the one compiling that.
+  std::vector<KernelDefinitionRecord> kernel_definitions;
 };
 
 struct RegistrationFilter {
@@ -98,6 +112,8 @@ struct RegistrationRow {
   std::string kernel;         // qualified kernel function
   std::string registered_at;  // file:line (registry first, then sources, then binary)
   std::string kernel_at;      // file:line of the kernel's definition
+  std::string kernel_symbol;  // the kernel's symbol in the binary (mangled) and its size in bytes
+  uint64_t kernel_size = 0;
   std::string schema_at;      // ops.yaml:LINE when the registration names it
   std::string library;        // shared library holding the kernel
   std::string target;         // CMake target building it
