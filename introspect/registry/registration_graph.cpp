@@ -52,6 +52,12 @@ int line_of(const std::string& at) {
   }
 }
 
+// The line of "file:line" as written; "" for a site with no line ("registered by RegisterOperators").
+std::string line_text(const std::string& at) {
+  const auto colon = at.rfind(':');
+  return colon == std::string::npos ? "" : at.substr(colon + 1);
+}
+
 std::string namespace_of(const std::string& op) {
   const auto colons = op.find("::");
   return colons == std::string::npos ? "" : op.substr(0, colons);
@@ -322,7 +328,7 @@ class Joiner {
     const std::string file = file_of(at);
     const bool generated = file.find("generated/") != std::string::npos;
     const auto i = g.ensure_node("site:" + at, generated ? graphs::NodeKind::GeneratedSource : graphs::NodeKind::Source,
-                                 base_name(at), {{"path", file}, {"file", file}, {"line", at.substr(file.size() + 1)}});
+                                 base_name(at), {{"path", file}, {"file", file}, {"line", line_text(at)}});
     return i;
   }
 
@@ -456,6 +462,7 @@ class Joiner {
       // Spelled as the File API spells artifacts: relative to the build directory when inside it.
       if (artifact.empty()) row.library = in_.reply ? in_build_dir(b->library) : b->library;
     }
+    row.inferred = b && b->inferred;
     for (const char* who : {"registry", "sources", "binary"}) {
       const bool has = std::string(who) == "registry" ? e.in_registry : std::string(who) == "sources" ? s != nullptr : b != nullptr;
       if (has) row.found_in += (row.found_in.empty() ? "" : ",") + std::string(who);
@@ -486,7 +493,7 @@ class Joiner {
     if (row.kernel_at.empty()) return;
     const std::string file = file_of(row.kernel_at);
     const auto src = g.ensure_node("src:" + row.kernel_at, graphs::NodeKind::Source, base_name(row.kernel_at),
-                                   {{"path", file}, {"file", file}, {"line", row.kernel_at.substr(file.size() + 1)}});
+                                   {{"path", file}, {"file", file}, {"line", line_text(row.kernel_at)}});
     const auto def = g.ensure_edge(kernel, src, graphs::EdgeKind::Defines);
     g.set_edge_label(def, "defined at");
     if (row.library.empty()) return;
@@ -540,7 +547,7 @@ std::string registration_view_to_json(const RegistrationView& view) {
       out.push_back({{"operator", r.op}, {"key", r.key}, {"serves", r.serves}, {"kernel", r.kernel},
                      {"registered_at", r.registered_at}, {"kernel_at", r.kernel_at}, {"kernel_symbol", r.kernel_symbol},
                      {"kernel_size", r.kernel_size}, {"schema_at", r.schema_at},
-                     {"library", r.library}, {"target", r.target}, {"found_in", r.found_in},
+                     {"library", r.library}, {"target", r.target}, {"found_in", r.found_in}, {"inferred", r.inferred},
                      {"registry_at", r.registry_at}, {"sources_at", r.sources_at}, {"binary_at", r.binary_at},
                      {"agreement", r.agreement()}, {"disagreements", r.disagreements}});
     }

@@ -37,6 +37,7 @@ struct BinaryRegistrationRecord {
   int line = 0;
   std::string library;       // the shared library (path as given to the reader)
   std::vector<int> code_lines;  // blocks: the lines of `file` with code in the block's function
+  bool inferred = false;        // key, operator and kernel inferred (from symbol names), not read
 };
 
 // What one binary read could show. Blocks are local symbols (gone with .symtab) and are placed at
@@ -118,6 +119,7 @@ struct RegistrationRow {
   std::string library;        // shared library holding the kernel
   std::string target;         // CMake target building it
   std::string found_in;       // "registry,sources,binary": who has this registration
+  bool inferred = false;      // the binary's part of it is inferred (from symbol names)
   // Where each source of truth places it ("" where it does not): the registry's recorded
   // file:line, the call found in the sources, and the line of a registration block's code in the
   // binary (DWARF) that is one of the first two.
