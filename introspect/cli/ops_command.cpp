@@ -142,7 +142,9 @@ int run_torch_ops(const ParsedArguments& parsed, const GraphOutputOptions& outpu
       notes.push_back("binaries: " + std::to_string(bin.schemas) + " operator schemas, " +
                       std::to_string(bin.boxed_kernels) + " kernels behind TORCH_FN boxing wrappers, " +
                       std::to_string(bin.boxed_kernels - bin.unplaced) + " of them placed at an (operator, key) by "
-                      "their names; " + std::to_string(bin.from_block_code) + " more (operator, key) registrations "
+                      "their names, " + std::to_string(bin.not_in_blocks) + " of which are for a key no registration "
+                      "block is for (left out: not registered at load); " + std::to_string(bin.from_block_code) +
+                      " more (operator, key) registrations "
                       "from the code of " + std::to_string(bin.blocks) + " TORCH_LIBRARY_IMPL blocks (all inferred)");
       inputs.binary = std::move(bin.registrations);
       for (const auto& lib : bin.libraries)
@@ -151,7 +153,11 @@ int run_torch_ops(const ParsedArguments& parsed, const GraphOutputOptions& outpu
       inputs.kernel_definitions = std::move(bin.definitions);
     }
   }
-  if (!inputs.registry_json && !inputs.binary) throw UsageError("ops: nothing to read: give --torch PYTHON or --torch-lib DIR");
+  if (!inputs.registry_json && !inputs.binary) {
+    std::string why;
+    for (const auto& n : notes) why += "; " + n;
+    throw ValueError("ops: no PyTorch registry or binary could be read" + why);
+  }
 
   RegistrationFilter filter;
   filter.op_regex = parsed.value("op");

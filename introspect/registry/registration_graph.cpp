@@ -463,6 +463,7 @@ class Joiner {
       if (artifact.empty()) row.library = in_.reply ? in_build_dir(b->library) : b->library;
     }
     row.inferred = b && b->inferred;
+    if (b) row.binary_unit = b->unit;
     for (const char* who : {"registry", "sources", "binary"}) {
       const bool has = std::string(who) == "registry" ? e.in_registry : std::string(who) == "sources" ? s != nullptr : b != nullptr;
       if (has) row.found_in += (row.found_in.empty() ? "" : ",") + std::string(who);
@@ -490,7 +491,12 @@ class Joiner {
     if (row.kernel.empty()) return;
     const auto kernel = g.ensure_node("kernel:" + row.kernel, graphs::NodeKind::Kernel, row.kernel);
     g.ensure_edge(key, kernel, graphs::EdgeKind::DispatchesTo);
-    if (row.kernel_at.empty()) return;
+    if (row.kernel_at.empty()) {  // no line information: the kernel is in its library all the same
+      if (row.library.empty()) return;
+      const auto lib = g.ensure_node("lib:" + row.library, graphs::NodeKind::Library, row.library);
+      g.set_edge_label(g.ensure_edge(kernel, lib, graphs::EdgeKind::Compiles), "built into");
+      return;
+    }
     const std::string file = file_of(row.kernel_at);
     const auto src = g.ensure_node("src:" + row.kernel_at, graphs::NodeKind::Source, base_name(row.kernel_at),
                                    {{"path", file}, {"file", file}, {"line", line_text(row.kernel_at)}});
@@ -548,6 +554,7 @@ std::string registration_view_to_json(const RegistrationView& view) {
                      {"registered_at", r.registered_at}, {"kernel_at", r.kernel_at}, {"kernel_symbol", r.kernel_symbol},
                      {"kernel_size", r.kernel_size}, {"schema_at", r.schema_at},
                      {"library", r.library}, {"target", r.target}, {"found_in", r.found_in}, {"inferred", r.inferred},
+                     {"binary_unit", r.binary_unit},
                      {"registry_at", r.registry_at}, {"sources_at", r.sources_at}, {"binary_at", r.binary_at},
                      {"agreement", r.agreement()}, {"disagreements", r.disagreements}});
     }

@@ -38,6 +38,7 @@ struct BinaryRegistrationRecord {
   std::string library;       // the shared library (path as given to the reader)
   std::vector<int> code_lines;  // blocks: the lines of `file` with code in the block's function
   bool inferred = false;        // key, operator and kernel inferred (from symbol names), not read
+  std::string unit;             // the translation unit whose static initialiser runs the block ("" unknown)
 };
 
 // What one binary read could show. Blocks are local symbols (gone with .symtab) and are placed at
@@ -120,6 +121,7 @@ struct RegistrationRow {
   std::string target;         // CMake target building it
   std::string found_in;       // "registry,sources,binary": who has this registration
   bool inferred = false;      // the binary's part of it is inferred (from symbol names)
+  std::string binary_unit;    // the unit whose static initialiser runs the block registering it (binary)
   // Where each source of truth places it ("" where it does not): the registry's recorded
   // file:line, the call found in the sources, and the line of a registration block's code in the
   // binary (DWARF) that is one of the first two.

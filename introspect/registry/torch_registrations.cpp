@@ -191,6 +191,8 @@ std::string resolve_operator(const std::unordered_map<std::string, std::string>&
   return "";
 }
 
+std::string file_of_site(const std::string& at) { return at.substr(0, at.rfind(':')); }
+
 bool matches_family(const std::string& kernel, const std::string& family) {
   if (family.empty()) return true;
   if (family.back() == '_') {  // a wrapper family: the kernel's last name component
@@ -201,36 +203,71 @@ bool matches_family(const std::string& kernel, const std::string& family) {
   return kernel.starts_with(family);
 }
 
-// TORCH_LIBRARY_IMPL(ns, Key, m) blocks: the operator names their code loads are those it
-// registers a kernel for under Key (inferred). Adds those no boxing wrapper placed already.
-void read_impl_blocks(const ElfFile& elf, const NameStrings& strings, const std::set<std::string>& names,
-                      std::set<std::pair<std::string, std::string>>& placed, TorchBinaryKernels& out) {
+// What the TORCH_LIBRARY_IMPL(ns, Key, m) blocks' code loads: the addresses (a TORCH_FN kernel's
+// boxing wrapper among them: it is registered when a block runs) and the operator names, those
+// the block registers a kernel for under Key (inferred).
+struct BlockCode {
+  std::size_t blocks = 0;
+  std::unordered_map<uint64_t, std::string> loads;         // address -> unit of the loading block ("" unknown)
+  std::set<std::string> keys;                              // the keys blocks are for
+  std::vector<BinaryRegistrationRecord> registrations;     // one per (operator, key) named by a block
+};
+
+void read_impl_blocks(const ElfFile& elf, const NameStrings& strings, const std::set<std::string>& names, BlockCode& out) {
   if (!block_code_available()) return;
   std::ifstream in(elf.path(), std::ios::binary);
   std::string code;
+  // A function's code, or empty when it is not in an executable section of the file.
+  auto code_of = [&](const ElfSymbol& s) -> bool {
+    if (s.section_index >= elf.sections().size() || s.size == 0) return false;
+    const ElfSection& text = elf.sections()[s.section_index];
+    if (!text.executable() || s.address < text.address || s.address + s.size > text.address + text.size) return false;
+    code.resize(s.size);
+    in.seekg(static_cast<std::streamoff>(text.offset + (s.address - text.address)));
+    return bool(in.read(code.data(), static_cast<std::streamsize>(s.size)));
+  };
+  auto loads = [&](const ElfSymbol& s) {
+    return rip_relative_loads(reinterpret_cast<const uint8_t*>(code.data()), code.size(), s.address);
+  };
+  // Which unit registers each block: its static initialiser (_GLOBAL__sub_I_<unit>) loads the
+  // block function's address for the registrar it constructs.
+  std::unordered_map<uint64_t, std::string> unit_of;
+  std::set<uint64_t> blocks;
+  for (const auto& s : elf.symbols()) {
+    const auto block = classify_registration_symbol(s);
+    if (block && block->kind == BinaryRegistrationKind::TorchLibraryImpl) {
+      blocks.insert(s.address);
+      out.keys.insert(block->dispatch_key);
+    }
+  }
+  static constexpr std::string_view kStaticInit = "_GLOBAL__sub_I_";
+  for (const auto& s : elf.symbols()) {
+    if (s.type != SymbolType::Function || !s.name.starts_with(kStaticInit) || !code_of(s)) continue;
+    for (uint64_t target : loads(s))
+      if (blocks.count(target)) unit_of.emplace(target, s.name.substr(kStaticInit.size()));
+  }
   std::set<uint64_t> seen;
+  std::set<std::pair<std::string, std::string>> named;  // (operator, key)
   for (const auto& s : elf.symbols()) {
     const auto block = classify_registration_symbol(s);
     if (!block || block->kind != BinaryRegistrationKind::TorchLibraryImpl || block->ns == "_") continue;
-    if (s.section_index >= elf.sections().size() || s.size == 0 || !seen.insert(s.address).second) continue;
-    const ElfSection& text = elf.sections()[s.section_index];
-    if (!text.executable() || s.address < text.address || s.address + s.size > text.address + text.size) continue;
-    code.resize(s.size);
-    in.seekg(static_cast<std::streamoff>(text.offset + (s.address - text.address)));
-    if (!in.read(code.data(), static_cast<std::streamsize>(s.size))) continue;
+    if (!seen.insert(s.address).second || !code_of(s)) continue;
     ++out.blocks;
-    for (uint64_t target : rip_relative_loads(reinterpret_cast<const uint8_t*>(code.data()), code.size(), s.address)) {
+    const auto unit = unit_of.find(s.address);
+    const std::string unit_name = unit != unit_of.end() ? unit->second : "";
+    for (uint64_t target : loads(s)) {
+      out.loads.emplace(target, unit_name);
       const std::string_view str = strings.at(target);
       if (!may_name_operator(str)) continue;
       std::string op = str.find("::") == std::string_view::npos ? block->ns + "::" + std::string(str) : std::string(str);
       if (!names.count(op) && names.count(op + ".default")) op += ".default";
-      if (!names.count(op) || !placed.emplace(op, block->dispatch_key).second) continue;
+      if (!names.count(op) || !named.emplace(op, block->dispatch_key).second) continue;
       BinaryRegistrationRecord r;
       r.kind = "impl", r.block = "TORCH_LIBRARY_IMPL code (inferred)", r.ns = block->ns;
       r.dispatch_key = block->dispatch_key, r.op = op, r.symbol = s.name, r.library = base_name(elf.path());
       r.inferred = true;
+      r.unit = unit_name;
       out.registrations.push_back(std::move(r));
-      ++out.from_block_code;
     }
   }
 }
@@ -316,14 +353,17 @@ TorchBinaryKernels read_torch_binaries(const std::vector<std::string>& libraries
     if (!elf->has_symtab())
       out.notes.push_back(lib + ": no .symtab (stripped): the kernels' boxing wrappers are local symbols and cannot be "
                           "found; only exported names remain");
-    std::set<std::string> kernels;
+    std::map<std::string, std::vector<uint64_t>> kernels;  // kernel -> its boxing wrappers' addresses
     std::unordered_map<std::string, const ElfSymbol*> functions;  // qualified name -> symbol
     for (const auto& s : elf->symbols()) {
       if (!s.defined() || s.type != SymbolType::Function || s.name.find('.') != std::string::npos) continue;
-      if (std::string k = boxed_kernel(s.demangled); !k.empty()) kernels.insert(std::move(k));
+      if (std::string k = boxed_kernel(s.demangled); !k.empty()) kernels[std::move(k)].push_back(s.address);
       else if (s.demangled.find("::") != std::string::npos) functions.emplace(qualified_function_name(s.demangled), &s);
     }
-    for (const auto& k : kernels) {
+    BlockCode blocks;
+    read_impl_blocks(*elf, strings[f], names, blocks);
+    out.blocks += blocks.blocks;
+    for (const auto& [k, wrappers] : kernels) {
       ++out.boxed_kernels;
       const auto place = place_kernel(k);
       const std::string op = place ? resolve_operator(ops, names, place->struct_name) : "";
@@ -331,6 +371,15 @@ TorchBinaryKernels read_torch_binaries(const std::vector<std::string>& libraries
         ++out.unplaced;
         continue;
       }
+      // Kernels of a key no TORCH_LIBRARY_IMPL block is for are registered by code that static
+      // initialisation does not run (PyTorch's Lazy kernels): not in the registry at load.
+      if (blocks.blocks > 0 && !blocks.keys.count(place->key)) {
+        ++out.not_in_blocks;
+        continue;
+      }
+      const std::string* unit = nullptr;  // the unit whose block loads its boxing wrapper
+      for (uint64_t w : wrappers)
+        if (const auto it = blocks.loads.find(w); it != blocks.loads.end()) unit = &it->second;
       BinaryRegistrationRecord r;
       r.kind = "impl", r.block = "TORCH_FN (inferred from symbol names)", r.ns = op.substr(0, op.find("::"));
       r.dispatch_key = place->key, r.op = op, r.demangled = k, r.library = base_name(lib);
@@ -339,10 +388,15 @@ TorchBinaryKernels read_torch_binaries(const std::vector<std::string>& libraries
         r.symbol = f->second->name;
         out.definitions.push_back({k, f->second->name, f->second->size, "", 0, base_name(lib)});
       }
+      if (unit) r.unit = *unit;
       placed.emplace(r.op, r.dispatch_key);
       out.registrations.push_back(std::move(r));
     }
-    read_impl_blocks(*elf, strings[f], names, placed, out);
+    for (auto& r : blocks.registrations)
+      if (placed.emplace(r.op, r.dispatch_key).second) {
+        out.registrations.push_back(std::move(r));
+        ++out.from_block_code;
+      }
   }
   return out;
 }
@@ -384,9 +438,14 @@ TorchAgreement torch_agreement(const RegistrationView& view, std::string_view ns
     if (in_live && in_binary) {
       ++a.both;
       const std::string family = torch_kernel_family(r.registry_at);
-      a.kernel_checked += !family.empty() && !r.kernel.empty();
+      // A kernel the binary found only in a block's code is unnamed: the unit registering that
+      // block must be the live registration's.
+      const bool same_unit = !r.binary_unit.empty() && r.binary_unit == base_name(file_of_site(r.registry_at));
+      a.kernel_checked += !r.kernel.empty() ? !family.empty() : !r.binary_unit.empty();
       a.kernel_unnamed += r.kernel.empty();
-      if (family.empty() || (!r.kernel.empty() && matches_family(r.kernel, family))) ++a.agree;
+      if (r.kernel.empty() ? same_unit || (family.empty() && r.binary_unit.empty())
+                           : family.empty() || matches_family(r.kernel, family))
+        ++a.agree;
       else example(a.kernel_differs, r, ": " + (r.kernel.empty() ? "(kernel unnamed)" : r.kernel) + " registered at " + r.registry_at);
     } else if (in_live) {
       example(a.live_only, r, " (registered at " + r.registry_at + ")");

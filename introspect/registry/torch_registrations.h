@@ -50,6 +50,7 @@ struct TorchBinaryKernels {
   std::size_t unplaced = 0;        // of those, kernels whose key or operator the name does not tell
   std::size_t blocks = 0;          // TORCH_LIBRARY_IMPL blocks whose code was read
   std::size_t from_block_code = 0;  // (operator, key) registrations found only in a block's code
+  std::size_t not_in_blocks = 0;    // placed kernels of a key no block is for: not registered at load
   std::vector<std::string> notes;  // what could not be read (stripped, missing)
 };
 
@@ -68,8 +69,10 @@ std::string torch_kernel_family(std::string_view registered_at);
 // The binary-alone recovery against the live registry over one namespace's operators.
 // (operator, key) pairs agree when both have the registration; (operator, key, kernel) triples
 // when, besides, the kernel agrees: the binary names a function of the family that the live
-// registration's unit defines (wrapper_CPU_* for RegisterCPU_0.cpp), or, for a hand-written unit
-// whose kernels' names cannot be told from where they are registered, the pair agrees.
+// registration's unit defines (wrapper_CPU_* for RegisterCPU_0.cpp; for a hand-written unit, whose
+// kernels' names cannot be told from where they are registered, any); or, for a kernel the binary
+// found only in a block's code (a boxed one, unnamed), the unit whose static initialiser runs that
+// block is the live registration's unit.
 // Registrations made from Python (.py) cannot be in a binary and are counted apart.
 struct TorchAgreement {
   std::size_t live = 0, binary = 0, both = 0, agree = 0, from_python = 0, kernel_checked = 0, kernel_unnamed = 0;

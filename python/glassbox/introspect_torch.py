@@ -131,6 +131,12 @@ def find_wheel(cache: str) -> str | None:
     return found[-1] if found else None
 
 
+def venv_python(cache: str = DEFAULT_CACHE) -> str | None:
+    """The interpreter of the venv `prepare` made in `cache`, when it exists (nothing is fetched)."""
+    python = os.path.join(cache, "torch-venv-" + _python_tag(), "bin", "python")
+    return python if os.path.exists(python) else None
+
+
 def fetch_wheel(cache: str) -> str:
     """The torch wheel for this Python, downloaded from PyPI (`pip download torch --no-deps`) once."""
     wheel = find_wheel(cache)
