@@ -445,9 +445,9 @@ class Joiner {
     std::string kernel_file = s && e.key != "def" ? s->kernel_file : "";
     if (const KernelDefinitionRecord* d = definition_of(row.kernel)) {
       row.kernel_symbol = d->symbol, row.kernel_size = d->size;
-      // A header is where the sources saw the kernel declared (generated native/<op>.h): the
-      // binary's line of its first instruction is the definition.
-      if (!d->file.empty() && (kernel_file.empty() || is_header(kernel_file))) {
+      // Sources that only saw the kernel declared (the generated native/<op>.h) are replaced by
+      // the binary's line of its first instruction: the definition.
+      if (!d->file.empty() && (kernel_file.empty() || !s->kernel_defined || is_header(kernel_file))) {
         kernel_file = d->file;
         row.kernel_at = site(in_source_root(d->file), d->line);
       }
