@@ -145,7 +145,9 @@ int run_torch_ops(const ParsedArguments& parsed, const GraphOutputOptions& outpu
                       "their names, " + std::to_string(bin.not_in_blocks) + " of which are for a key no registration "
                       "block is for (left out: not registered at load); " + std::to_string(bin.from_block_code) +
                       " more (operator, key) registrations "
-                      "from the code of " + std::to_string(bin.blocks) + " TORCH_LIBRARY_IMPL blocks (all inferred)");
+                      "from the code of " + std::to_string(bin.blocks) + " TORCH_LIBRARY_IMPL blocks (all inferred); "
+                      "where both place a kernel, the block's and the name's agree on " +
+                      std::to_string(bin.block_kernels_agree) + " of " + std::to_string(bin.block_kernels_checked));
       inputs.binary = std::move(bin.registrations);
       for (const auto& lib : bin.libraries)
         if (lib.has_symtab && !lib.has_lines) notes.push_back(lib.library + ": no DWARF: the kernels have no file:line");

@@ -213,7 +213,11 @@ struct BlockCode {
   std::vector<BinaryRegistrationRecord> registrations;     // one per (operator, key) named by a block
 };
 
-void read_impl_blocks(const ElfFile& elf, const NameStrings& strings, const std::set<std::string>& names, BlockCode& out) {
+// The boxing wrapper a block loads before an operator's name is that registration's kernel: the
+// code builds the CppFunction, then passes the name with it to m.impl.
+
+void read_impl_blocks(const ElfFile& elf, const NameStrings& strings, const std::set<std::string>& names,
+                      const std::unordered_map<uint64_t, std::string>& wrapper_kernels, BlockCode& out) {
   if (!block_code_available()) return;
   std::ifstream in(elf.path(), std::ios::binary);
   std::string code;
@@ -255,16 +259,25 @@ void read_impl_blocks(const ElfFile& elf, const NameStrings& strings, const std:
     ++out.blocks;
     const auto unit = unit_of.find(s.address);
     const std::string unit_name = unit != unit_of.end() ? unit->second : "";
+    const std::string* pending_kernel = nullptr;
     for (uint64_t target : loads(s)) {
       out.loads.emplace(target, unit_name);
+      if (const auto k = wrapper_kernels.find(target); k != wrapper_kernels.end()) {
+        pending_kernel = &k->second;
+        continue;
+      }
       const std::string_view str = strings.at(target);
       if (!may_name_operator(str)) continue;
       std::string op = str.find("::") == std::string_view::npos ? block->ns + "::" + std::string(str) : std::string(str);
       if (!names.count(op) && names.count(op + ".default")) op += ".default";
-      if (!names.count(op) || !named.emplace(op, block->dispatch_key).second) continue;
+      if (!names.count(op)) continue;
+      const std::string kernel = pending_kernel ? *pending_kernel : "";
+      pending_kernel = nullptr;
+      if (!named.emplace(op, block->dispatch_key).second) continue;
       BinaryRegistrationRecord r;
       r.kind = "impl", r.block = "TORCH_LIBRARY_IMPL code (inferred)", r.ns = block->ns;
-      r.dispatch_key = block->dispatch_key, r.op = op, r.symbol = s.name, r.library = base_name(elf.path());
+      r.dispatch_key = block->dispatch_key, r.op = op, r.library = base_name(elf.path());
+      r.demangled = kernel;
       r.inferred = true;
       r.unit = unit_name;
       out.registrations.push_back(std::move(r));
@@ -360,8 +373,15 @@ TorchBinaryKernels read_torch_binaries(const std::vector<std::string>& libraries
       if (std::string k = boxed_kernel(s.demangled); !k.empty()) kernels[std::move(k)].push_back(s.address);
       else if (s.demangled.find("::") != std::string::npos) functions.emplace(qualified_function_name(s.demangled), &s);
     }
+    std::unordered_map<uint64_t, std::string> wrapper_kernels;
+    for (const auto& [k, wrappers] : kernels)
+      for (uint64_t w : wrappers) wrapper_kernels.emplace(w, k);
     BlockCode blocks;
-    read_impl_blocks(*elf, strings[f], names, blocks);
+    read_impl_blocks(*elf, strings[f], names, wrapper_kernels, blocks);
+    // Where a block names the kernel of a registration the names placed too, both must agree.
+    std::map<std::pair<std::string, std::string>, const std::string*> block_kernel;
+    for (const auto& r : blocks.registrations)
+      if (!r.demangled.empty()) block_kernel[{r.op, r.dispatch_key}] = &r.demangled;
     out.blocks += blocks.blocks;
     for (const auto& [k, wrappers] : kernels) {
       ++out.boxed_kernels;
@@ -389,11 +409,19 @@ TorchBinaryKernels read_torch_binaries(const std::vector<std::string>& libraries
         out.definitions.push_back({k, f->second->name, f->second->size, "", 0, base_name(lib)});
       }
       if (unit) r.unit = *unit;
+      if (const auto b = block_kernel.find({r.op, r.dispatch_key}); b != block_kernel.end()) {
+        ++out.block_kernels_checked;
+        out.block_kernels_agree += *b->second == r.demangled;
+      }
       placed.emplace(r.op, r.dispatch_key);
       out.registrations.push_back(std::move(r));
     }
     for (auto& r : blocks.registrations)
       if (placed.emplace(r.op, r.dispatch_key).second) {
+        if (const auto d = functions.find(r.demangled); !r.demangled.empty() && d != functions.end()) {
+          r.symbol = d->second->name;
+          out.definitions.push_back({r.demangled, d->second->name, d->second->size, "", 0, base_name(lib)});
+        }
         out.registrations.push_back(std::move(r));
         ++out.from_block_code;
       }

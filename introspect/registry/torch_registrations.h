@@ -51,6 +51,9 @@ struct TorchBinaryKernels {
   std::size_t blocks = 0;          // TORCH_LIBRARY_IMPL blocks whose code was read
   std::size_t from_block_code = 0;  // (operator, key) registrations found only in a block's code
   std::size_t not_in_blocks = 0;    // placed kernels of a key no block is for: not registered at load
+  // Registrations both a block's code and the kernel's name place: how often the kernel the block
+  // loads before the operator's name is the one the name placement gives.
+  std::size_t block_kernels_checked = 0, block_kernels_agree = 0;
   std::vector<std::string> notes;  // what could not be read (stripped, missing)
 };
 
