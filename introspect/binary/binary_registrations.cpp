@@ -133,6 +133,35 @@ std::optional<BinaryRegistration> classify_registration_symbol(const ElfSymbol& 
   return r;
 }
 
+std::string qualified_function_name(std::string_view demangled) {
+  std::string_view qualified;
+  function_name(demangled, &qualified);
+  return std::string(qualified);
+}
+
+std::vector<FunctionDefinition> find_function_definitions(const ElfFile& elf, const DwarfLines* lines,
+                                                          const std::vector<std::string>& names) {
+  std::vector<FunctionDefinition> out;
+  if (names.empty()) return out;
+  const std::set<std::string_view> wanted(names.begin(), names.end());
+  std::set<std::pair<uint64_t, std::string_view>> seen;
+  const bool placed = lines && lines->status() == DwarfLines::Status::Present;
+  for (const auto& s : elf.symbols()) {
+    if (!s.defined() || s.type != SymbolType::Function || s.name.find('.') != std::string::npos) continue;
+    std::string_view qualified;
+    function_name(s.demangled, &qualified);
+    if (qualified.empty() || !wanted.count(qualified) || !seen.emplace(s.address, s.name).second) continue;
+    FunctionDefinition d{std::string(qualified), s.name, s.demangled, s.address, s.size, "", 0, elf.path()};
+    if (placed) {
+      const SourceLine at = lines->lookup(s.address);
+      d.file = at.file;
+      d.line = at.line;
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 std::vector<BinaryRegistration> find_binary_registrations(const ElfFile& elf, const DwarfLines* lines) {
   std::vector<BinaryRegistration> out;
   std::set<std::pair<uint64_t, std::string_view>> seen;
@@ -161,12 +190,14 @@ std::vector<BinaryRegistration> find_binary_registrations(const std::filesystem:
   return scan_binary_registrations(binary, options).registrations;
 }
 
-BinaryRegistrationScan scan_binary_registrations(const std::filesystem::path& binary, const DwarfOptions& options) {
+BinaryRegistrationScan scan_binary_registrations(const std::filesystem::path& binary, const DwarfOptions& options,
+                                                 const std::vector<std::string>& functions) {
   const ElfFile elf = ElfFile::read(binary);
   const DwarfLines lines = DwarfLines::read(elf, options);
   BinaryRegistrationScan out;
   out.library = elf.path();
   out.registrations = find_binary_registrations(elf, &lines);
+  out.functions = find_function_definitions(elf, &lines, functions);
   out.has_symtab = elf.has_symtab();
   out.line_status = lines.status();
   out.line_message = lines.message();

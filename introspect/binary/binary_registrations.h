@@ -51,6 +51,17 @@ struct BinaryRegistration {
   std::string library;  // the binary's path
 };
 
+// Where a function named in a registration (a kernel) is defined in a binary: its symbol, its size
+// and the line of its first instruction (DWARF), which GCC and Clang give as the definition's line.
+struct FunctionDefinition {
+  std::string name;  // qualified, without parameters: "glassbox::native::mm_cpu"
+  std::string symbol, demangled;
+  uint64_t address = 0, size = 0;
+  std::string file;  // "" without line info
+  uint32_t line = 0;
+  std::string library;
+};
+
 // What one binary shows of its registrations, and how much it can show: a binary without .symtab
 // has no blocks (they are local symbols), one without DWARF has them without lines.
 struct BinaryRegistrationScan {
@@ -60,7 +71,17 @@ struct BinaryRegistrationScan {
   DwarfLines::Status line_status = DwarfLines::Status::Missing;
   std::string line_message;                // why there are no lines; "" when present
   std::vector<std::string> compile_units;  // the sources of its DWARF compile units
+  std::vector<FunctionDefinition> functions;  // the definitions asked for (scan's `functions`)
 };
+
+// The qualified name of a demangled function symbol, without its parameters and return type
+// ("at::(anonymous namespace)::wrapper_CPU_add_Tensor"); "" when it is not a function's name.
+std::string qualified_function_name(std::string_view demangled);
+
+// The definitions among elf's defined functions whose qualified name is in `names` (each function
+// once; compiler-made clones such as "f.cold" are left out), placed by `lines` when it has DWARF.
+std::vector<FunctionDefinition> find_function_definitions(const ElfFile& elf, const DwarfLines* lines,
+                                                          const std::vector<std::string>& names);
 
 // The registration a symbol stands for, or nullopt (not a defined function of a known pattern, or
 // a compiler-made clone such as "f.cold"). file/line/library are left empty.
@@ -74,6 +95,8 @@ std::vector<BinaryRegistration> find_binary_registrations(const ElfFile& elf, co
 std::vector<BinaryRegistration> find_binary_registrations(const std::filesystem::path& binary,
                                                           const DwarfOptions& options = {});
 // The same, with what the binary lacks (symbol table, line information) and its compile units.
-BinaryRegistrationScan scan_binary_registrations(const std::filesystem::path& binary, const DwarfOptions& options = {});
+// `functions`: qualified names whose definitions to find too (BinaryRegistrationScan::functions).
+BinaryRegistrationScan scan_binary_registrations(const std::filesystem::path& binary, const DwarfOptions& options = {},
+                                                 const std::vector<std::string>& functions = {});
 
 }  // namespace glassbox::introspect

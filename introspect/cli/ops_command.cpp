@@ -12,6 +12,7 @@
 #include "introspect/build/file_api.h"
 #include "introspect/registry/registration_graph.h"
 #include "introspect/registry/registration_inputs.h"
+#include "introspect/registry/torch_registrations.h"
 #include "introspect/source/source_scan.h"
 
 namespace glassbox::introspect::cli {
@@ -42,11 +43,23 @@ ArgumentParser ops_parser() {
       .option("jobs", "N", "with --build: parse N units at a time (default: one per core)", "j")
       .flag("registering-units", "with --build: parse only units with a line opening a registration block (faster; "
             "kernels are then placed at their declarations)")
+      .option("torch", "PYTHON", "real PyTorch: read its live registry with this interpreter (one that can import "
+              "torch), in a child process with a time limit")
+      .option("torch-lib", "DIR", "real PyTorch: its torch/lib folder, whose libtorch_cpu.so (and libtorch_cuda.so) "
+              "are read for the binary side (default: the live torch's); alone, the binaries are all there is")
+      .flag("torch-cpu-only", "real PyTorch: do not read libtorch_cuda.so")
+      .option("torch-reader", "FILE", "real PyTorch: the live registry reader (default: the source tree's "
+              "python/glassbox/introspect_torch.py)")
+      .option("timeout", "S", "real PyTorch: stop reading the live registry after S seconds (default 300)")
+      .flag("dispatch-table", "also print each operator's computed dispatch table, as PyTorch's "
+            "_dispatch_dump_table prints it (from the live registry)")
       .epilog("examples:\n"
               "  glassbox ops --build build/dev --op '^glassbox::add\\.Tensor$'\n"
               "  glassbox ops --build build/dev --op matmul --format svg -o matmul.svg\n"
               "  python -c 'import glassbox; print(glassbox.registry.to_json())' > reg.json\n"
-              "  glassbox ops --registry reg.json --key CPU");
+              "  glassbox ops --registry reg.json --key CPU\n"
+              "  glassbox ops --torch ~/.cache/glassbox/torch-venv-cp311/bin/python --op 'aten::add\\.Tensor'\n"
+              "  glassbox ops --torch-lib .../site-packages/torch/lib --op 'aten::add\\.Tensor'   # binaries alone");
   return p;
 }
 
@@ -60,7 +73,8 @@ std::string read_text(const std::string& file) {
 void print_ops_table(const RegistrationView& view, std::ostream& out) {
   TextTable table({"operator", "key", "serves", "kernel", "registered at", "kernel at", "library", "target", "agreement"});
   for (const auto& r : view.rows)
-    table.add_row({r.op, r.key, r.serves, r.kernel, r.registered_at, r.kernel_at, r.library, r.target, r.agreement()});
+    table.add_row({r.op, r.key, r.serves, r.inferred && !r.kernel.empty() ? r.kernel + " (inferred)" : r.kernel,
+                   r.registered_at, r.kernel_at, r.library, r.target, r.agreement()});
   table.print(out);
   std::string used;
   for (const auto& s : view.sources_used) used += (used.empty() ? "" : ", ") + s;
@@ -80,6 +94,98 @@ void write_text(const std::string& text, const std::string& file, std::ostream& 
   if (!f) throw Error(file + ": cannot write");
 }
 
+void print_torch_agreement(const RegistrationView& view, std::ostream& out) {
+  const TorchAgreement a = torch_agreement(view);
+  if (a.live == 0 || a.binary == 0) return;
+  char pairs[32], triples[32];
+  std::snprintf(pairs, sizeof pairs, "%.1f%%", a.pair_percent());
+  std::snprintf(triples, sizeof triples, "%.1f%%", a.percent());
+  out << "binary alone vs live registry, aten operators: " << a.agree << " of " << a.all()
+      << " (operator, key, kernel) triples agree (" << triples << "); (operator, key) pairs " << a.both << " of "
+      << a.all() << " (" << pairs << "); live " << a.live << ", binary " << a.binary << "; kernels checked by name "
+      << a.kernel_checked << ", unnamed by the binary " << a.kernel_unnamed << "; " << a.from_python
+      << " registered from Python (in no binary) left out\n";
+  for (const auto& e : a.live_only) out << "  live only: " << e << "\n";
+  for (const auto& e : a.binary_only) out << "  binary only: " << e << "\n";
+  for (const auto& e : a.kernel_differs) out << "  kernel differs: " << e << "\n";
+}
+
+// `glassbox ops --torch PYTHON` / `--torch-lib DIR`: real PyTorch's registrations, live and from
+// its binaries, through the same view as glassbox's.
+int run_torch_ops(const ParsedArguments& parsed, const GraphOutputOptions& output, std::ostream& out) {
+  RegistrationInputs inputs;
+  std::string lib_dir = parsed.value("torch-lib");
+  std::vector<std::string> notes;
+  if (parsed.has("torch")) {
+    TorchLiveOptions live;
+    live.python = parsed.value("torch");
+    live.reader = parsed.value("torch-reader", GLASSBOX_TORCH_READER);
+    live.op_regex = parsed.value("op");
+    live.timeout_seconds = parsed.integer("timeout", 300);
+    try {
+      inputs.registry_json = torch_live_registry_json(live);
+      const TorchLiveInfo info = torch_live_info(*inputs.registry_json);
+      if (lib_dir.empty()) lib_dir = info.lib_dir;
+      notes.push_back("live registry: " + info.producer + " through " + live.python);
+    } catch (const glassbox::Error& e) {
+      if (lib_dir.empty()) throw;
+      std::cerr << "glassbox: warning: " << e.what() << "\nglassbox: the binaries alone are read (" << lib_dir << ")\n";
+    }
+  }
+  if (!lib_dir.empty() && !parsed.has("no-binary")) {
+    const auto libs = torch_kernel_libraries(lib_dir, !parsed.has("torch-cpu-only"));
+    if (libs.empty()) {
+      notes.push_back(lib_dir + " has no libtorch_cpu.so: the binary side is not read");
+    } else {
+      TorchBinaryKernels bin = read_torch_binaries(libs);
+      for (auto& n : bin.notes) notes.push_back(std::move(n));
+      notes.push_back("binaries: " + std::to_string(bin.schemas) + " operator schemas, " +
+                      std::to_string(bin.boxed_kernels) + " kernels behind TORCH_FN boxing wrappers, " +
+                      std::to_string(bin.boxed_kernels - bin.unplaced) + " of them placed at an (operator, key) by "
+                      "their names, " + std::to_string(bin.not_in_blocks) + " of which are for a key no registration "
+                      "block is for (left out: not registered at load); " + std::to_string(bin.from_block_code) +
+                      " more (operator, key) registrations "
+                      "from the code of " + std::to_string(bin.blocks) + " TORCH_LIBRARY_IMPL blocks (all inferred); "
+                      "where both place a kernel, the block's and the name's agree on " +
+                      std::to_string(bin.block_kernels_agree) + " of " + std::to_string(bin.block_kernels_checked));
+      inputs.binary = std::move(bin.registrations);
+      for (const auto& lib : bin.libraries)
+        if (lib.has_symtab && !lib.has_lines) notes.push_back(lib.library + ": no DWARF: the kernels have no file:line");
+      // Not handed to the join: its notes are about registration blocks, not read here.
+      inputs.kernel_definitions = std::move(bin.definitions);
+    }
+  }
+  if (!inputs.registry_json && !inputs.binary) {
+    std::string why;
+    for (const auto& n : notes) why += "; " + n;
+    throw ValueError("ops: no PyTorch registry or binary could be read" + why);
+  }
+
+  RegistrationFilter filter;
+  filter.op_regex = parsed.value("op");
+  filter.key = parsed.value("key");
+  RegistrationView view = build_registration_view(inputs, filter);
+  for (auto& n : notes) view.notes.push_back(std::move(n));
+  if (output.format == OutputFormat::Table) {
+    std::ostringstream text;
+    print_ops_table(view, text);
+    if (inputs.registry_json && inputs.binary) print_torch_agreement(view, text);
+    if (parsed.has("dispatch-table") && inputs.registry_json)
+      text << "\n" << torch_dispatch_table_text(*inputs.registry_json, filter.op_regex);
+    write_text(text.str(), output.output, out);
+    return 0;
+  }
+  for (const auto& n : view.notes) std::cerr << "glassbox: note: " << n << "\n";
+  if (output.format == OutputFormat::Json) {
+    write_text(registration_view_to_json(view) + "\n", output.output, out);
+  } else {
+    GraphOutputOptions graph_output = output;
+    graph_output.rankdir = parsed.value("rankdir", "LR");
+    write_graph(view.graph, graph_output, out, [](const graphs::Graph&, std::ostream&) {});
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_ops(const CommandArgs& args, std::ostream& out) {
@@ -90,9 +196,10 @@ int run_ops(const CommandArgs& args, std::ostream& out) {
     return 0;
   }
   const GraphOutputOptions output = read_graph_options(parsed);
+  if (parsed.has("torch") || parsed.has("torch-lib")) return run_torch_ops(parsed, output, out);
   const std::string build = parsed.value("build");
   if (build.empty() && !parsed.has("registry") && !parsed.has("load"))
-    throw UsageError("give --build BUILD_DIR, --registry FILE or --load LIB");
+    throw UsageError("give --build BUILD_DIR, --registry FILE, --load LIB, --torch PYTHON or --torch-lib DIR");
 
   RegistrationInputs inputs;
   std::optional<FileApiReply> reply;
@@ -131,7 +238,11 @@ int run_ops(const CommandArgs& args, std::ostream& out) {
   else if (reply) binaries = engine_libraries(*reply);
   if (!binaries.empty() && !parsed.has("no-binary")) {
     try {
-      read_binary_side(binaries, inputs);
+      std::vector<std::string> kernels;  // to place at their definitions
+      if (scan)
+        for (const auto& r : scan->registrations)
+          if (!r.kernel.empty() && r.kernel.front() != '(') kernels.push_back(r.kernel.starts_with("::") ? r.kernel.substr(2) : r.kernel);
+      read_binary_side(binaries, inputs, kernels);
     } catch (const glassbox::Error& e) {
       if (parsed.has("binary")) throw;  // asked for by name
       std::cerr << "glassbox: warning: the binaries are not read: " << e.what() << "\n";

@@ -52,6 +52,12 @@ int line_of(const std::string& at) {
   }
 }
 
+// The line of "file:line" as written; "" for a site with no line ("registered by RegisterOperators").
+std::string line_text(const std::string& at) {
+  const auto colon = at.rfind(':');
+  return colon == std::string::npos ? "" : at.substr(colon + 1);
+}
+
 std::string namespace_of(const std::string& op) {
   const auto colons = op.find("::");
   return colons == std::string::npos ? "" : op.substr(0, colons);
@@ -88,6 +94,10 @@ class Joiner {
     if (in.reply) index_.emplace(*in.reply);
     if (in.sources)
       for (const auto& u : in.sources->units) scanned_.insert(u);
+    for (const auto& d : in.kernel_definitions) {
+      auto& slot = definitions_[d.name];
+      if (!slot || (slot->file.empty() && !d.file.empty())) slot = &d;
+    }
     for (const auto& lib : in.binary_libraries)
       if (lib.has_symtab && lib.has_lines)
         for (const auto& u : lib.compile_units) compiled_[base_name(u)].push_back({u, lib.library});
@@ -108,6 +118,7 @@ class Joiner {
       for (const auto& b : *in_.binary) {
         if (b.kind == "block" || b.kind == "op_handle") continue;
         has_registration_records_ = true;
+        has_def_records_ |= b.kind == "def";
         const std::string op = b.kind == "fallback" ? "" : qualify(b.ns, b.op);
         Entry& e = entry(op, b.kind == "def" ? "def" : b.dispatch_key);
         if (!e.binary) e.binary = &b;
@@ -263,7 +274,7 @@ class Joiner {
       if (!library.empty())
         out.push_back("not found in the binary: " + library + " is built from " + file_of(any_at) +
                       " but no registration block of it has code at line " + std::to_string(line_of(any_at)));
-      else if (has_registration_records_)
+      else if (has_registration_records_ && (e.key != "def" || has_def_records_))  // PyTorch's binary side has no defs
         out.push_back("not found in the binary");
     }
     std::map<std::string, std::string> sites;  // who -> file:line
@@ -318,7 +329,7 @@ class Joiner {
     const std::string file = file_of(at);
     const bool generated = file.find("generated/") != std::string::npos;
     const auto i = g.ensure_node("site:" + at, generated ? graphs::NodeKind::GeneratedSource : graphs::NodeKind::Source,
-                                 base_name(at), {{"path", file}, {"file", file}, {"line", at.substr(file.size() + 1)}});
+                                 base_name(at), {{"path", file}, {"file", file}, {"line", line_text(at)}});
     return i;
   }
 
@@ -396,6 +407,25 @@ class Joiner {
     return "";
   }
 
+  const KernelDefinitionRecord* definition_of(std::string kernel) const {
+    if (kernel.starts_with("::")) kernel.erase(0, 2);
+    const auto it = definitions_.find(kernel);
+    return it == definitions_.end() ? nullptr : it->second;
+  }
+
+  static bool is_header(const std::string& file) {
+    for (const char* ext : {".h", ".hpp", ".hh", ".cuh", ".inc"})
+      if (file.ends_with(ext)) return true;
+    return false;
+  }
+
+  // An absolute path relative to the source root when it lies inside it ("engine/cpu/linalg.cpp").
+  std::string in_source_root(const std::string& path) const {
+    std::string root = in_.sources ? in_.sources->source_root : "";
+    if (root.empty() && index_) root = index_->source_dir();
+    return root.empty() ? path : graphs::path_relative_to(path, root);
+  }
+
   // One registration as the table shows it: the kernel, where each source of truth has it, the
   // library and target, and what they disagree on. A def's row names the target building the
   // registration; a kernel's, the one building the kernel.
@@ -412,9 +442,19 @@ class Joiner {
     row.sources_at = s ? site(s->file, s->line) : "";
     row.binary_at = e.binary && !e.binary->file.empty() ? site(e.binary->file, e.binary->line) : e.binary_at;
     row.kernel_at = s && e.key != "def" ? site(s->kernel_file, s->kernel_line) : "";
+    std::string kernel_file = s && e.key != "def" ? s->kernel_file : "";
+    if (const KernelDefinitionRecord* d = definition_of(row.kernel)) {
+      row.kernel_symbol = d->symbol, row.kernel_size = d->size;
+      // Sources that only saw the kernel declared (the generated native/<op>.h) are replaced by
+      // the binary's line of its first instruction: the definition.
+      if (!d->file.empty() && (kernel_file.empty() || !s->kernel_defined || is_header(kernel_file))) {
+        kernel_file = d->file;
+        row.kernel_at = site(in_source_root(d->file), d->line);
+      }
+    }
     row.schema_at = s ? site(s->yaml_file, s->yaml_line) : "";
     if (e.key == "def" && row.schema_at.empty()) row.schema_at = yaml_of(e.op);
-    auto [target, artifact] = target_of(e.key == "def" ? file_of(row.registered_at) : s ? s->kernel_file : "");
+    auto [target, artifact] = target_of(e.key == "def" ? file_of(row.registered_at) : kernel_file);
     row.target = target;
     row.library = artifact;
     if (b && !b->library.empty()) {
@@ -423,6 +463,8 @@ class Joiner {
       // Spelled as the File API spells artifacts: relative to the build directory when inside it.
       if (artifact.empty()) row.library = in_.reply ? in_build_dir(b->library) : b->library;
     }
+    row.inferred = b && b->inferred;
+    if (b) row.binary_unit = b->unit;
     for (const char* who : {"registry", "sources", "binary"}) {
       const bool has = std::string(who) == "registry" ? e.in_registry : std::string(who) == "sources" ? s != nullptr : b != nullptr;
       if (has) row.found_in += (row.found_in.empty() ? "" : ",") + std::string(who);
@@ -450,10 +492,15 @@ class Joiner {
     if (row.kernel.empty()) return;
     const auto kernel = g.ensure_node("kernel:" + row.kernel, graphs::NodeKind::Kernel, row.kernel);
     g.ensure_edge(key, kernel, graphs::EdgeKind::DispatchesTo);
-    if (row.kernel_at.empty()) return;
+    if (row.kernel_at.empty()) {  // no line information: the kernel is in its library all the same
+      if (row.library.empty()) return;
+      const auto lib = g.ensure_node("lib:" + row.library, graphs::NodeKind::Library, row.library);
+      g.set_edge_label(g.ensure_edge(kernel, lib, graphs::EdgeKind::Compiles), "built into");
+      return;
+    }
     const std::string file = file_of(row.kernel_at);
     const auto src = g.ensure_node("src:" + row.kernel_at, graphs::NodeKind::Source, base_name(row.kernel_at),
-                                   {{"path", file}, {"file", file}, {"line", row.kernel_at.substr(file.size() + 1)}});
+                                   {{"path", file}, {"file", file}, {"line", line_text(row.kernel_at)}});
     const auto def = g.ensure_edge(kernel, src, graphs::EdgeKind::Defines);
     g.set_edge_label(def, "defined at");
     if (row.library.empty()) return;
@@ -472,7 +519,9 @@ class Joiner {
   std::optional<BuildIndex> index_;
   std::set<std::string> scanned_;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> compiled_;  // base name -> (unit, library)
+  std::map<std::string, const KernelDefinitionRecord*> definitions_;  // by qualified kernel name
   bool has_registration_records_ = false;  // the binary side lists single registrations, not only blocks
+  bool has_def_records_ = false;           // ... and schema definitions among them
   std::map<std::pair<std::string, std::string>, Entry> entries_;  // ordered: by operator, then key
 };
 
@@ -504,8 +553,10 @@ std::string registration_view_to_json(const RegistrationView& view) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& r : list) {
       out.push_back({{"operator", r.op}, {"key", r.key}, {"serves", r.serves}, {"kernel", r.kernel},
-                     {"registered_at", r.registered_at}, {"kernel_at", r.kernel_at}, {"schema_at", r.schema_at},
-                     {"library", r.library}, {"target", r.target}, {"found_in", r.found_in},
+                     {"registered_at", r.registered_at}, {"kernel_at", r.kernel_at}, {"kernel_symbol", r.kernel_symbol},
+                     {"kernel_size", r.kernel_size}, {"schema_at", r.schema_at},
+                     {"library", r.library}, {"target", r.target}, {"found_in", r.found_in}, {"inferred", r.inferred},
+                     {"binary_unit", r.binary_unit},
                      {"registry_at", r.registry_at}, {"sources_at", r.sources_at}, {"binary_at", r.binary_at},
                      {"agreement", r.agreement()}, {"disagreements", r.disagreements}});
     }

@@ -37,6 +37,8 @@ struct BinaryRegistrationRecord {
   int line = 0;
   std::string library;       // the shared library (path as given to the reader)
   std::vector<int> code_lines;  // blocks: the lines of `file` with code in the block's function
+  bool inferred = false;        // key, operator and kernel inferred (from symbol names), not read
+  std::string unit;             // the translation unit whose static initialiser runs the block ("" unknown)
 };
 
 // What one binary read could show. Blocks are local symbols (gone with .symtab) and are placed at
@@ -76,12 +78,26 @@ BinaryLibraryRecord binary_library_record_from(const Scan& scan) {
                              std::string(scan.line_message), {scan.compile_units.begin(), scan.compile_units.end()}};
 }
 
+// Where a kernel function is defined, as a binary shows it (FunctionDefinition of
+// introspect/binary/binary_registrations.h): symbol, size, library and, with DWARF, file:line.
+struct KernelDefinitionRecord {
+  std::string name;  // qualified, without parameters: "glassbox::native::mm_cpu"
+  std::string symbol;
+  uint64_t size = 0;
+  std::string file;  // absolute as DWARF has it, or ""
+  int line = 0;
+  std::string library;
+};
+
 struct RegistrationInputs {
   std::optional<std::string> registry_json;          // glassbox-registry JSON text
   const SourceScan* sources = nullptr;               // nullptr: not scanned
   std::optional<std::vector<BinaryRegistrationRecord>> binary;  // nullopt: not read
   std::vector<BinaryLibraryRecord> binary_libraries;            // the binaries `binary` was read from
   const FileApiReply* reply = nullptr;               // which target builds which source and library
+  // The kernels' definitions in the binaries: a kernel the sources place only at a declaration (a
+  // header) or not at all is placed at its definition, and its target is the one compiling that.
+  std::vector<KernelDefinitionRecord> kernel_definitions;
 };
 
 struct RegistrationFilter {
@@ -98,10 +114,14 @@ struct RegistrationRow {
   std::string kernel;         // qualified kernel function
   std::string registered_at;  // file:line (registry first, then sources, then binary)
   std::string kernel_at;      // file:line of the kernel's definition
+  std::string kernel_symbol;  // the kernel's symbol in the binary (mangled) and its size in bytes
+  uint64_t kernel_size = 0;
   std::string schema_at;      // ops.yaml:LINE when the registration names it
   std::string library;        // shared library holding the kernel
   std::string target;         // CMake target building it
   std::string found_in;       // "registry,sources,binary": who has this registration
+  bool inferred = false;      // the binary's part of it is inferred (from symbol names)
+  std::string binary_unit;    // the unit whose static initialiser runs the block registering it (binary)
   // Where each source of truth places it ("" where it does not): the registry's recorded
   // file:line, the call found in the sources, and the line of a registration block's code in the
   // binary (DWARF) that is one of the first two.

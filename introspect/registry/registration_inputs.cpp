@@ -18,11 +18,14 @@ std::vector<std::string> engine_libraries(const FileApiReply& reply) {
   return out;
 }
 
-void read_binary_side(const std::vector<std::string>& libraries, RegistrationInputs& inputs) {
+void read_binary_side(const std::vector<std::string>& libraries, RegistrationInputs& inputs,
+                      const std::vector<std::string>& kernels) {
   std::vector<BinaryRegistrationRecord> records;
   std::vector<BinaryLibraryRecord> read;
   for (const std::string& lib : libraries) {
-    const BinaryRegistrationScan scan = scan_binary_registrations(lib);
+    const BinaryRegistrationScan scan = scan_binary_registrations(lib, {}, kernels);
+    for (const auto& f : scan.functions)
+      inputs.kernel_definitions.push_back({f.name, f.symbol, f.size, f.file, int(f.line), f.library});
     auto found = binary_registration_records_from(scan.registrations);
     records.insert(records.end(), found.begin(), found.end());
     read.push_back(binary_library_record_from(scan));

@@ -15,7 +15,10 @@ namespace glassbox::introspect {
 std::vector<std::string> engine_libraries(const FileApiReply& reply);
 
 // Reads each library's registration blocks and their lines into inputs.binary and
-// inputs.binary_libraries. Throws glassbox::Error for a file that is not a readable ELF file.
-void read_binary_side(const std::vector<std::string>& libraries, RegistrationInputs& inputs);
+// inputs.binary_libraries, and the definitions of the functions named in `kernels` (qualified,
+// without parameters) into inputs.kernel_definitions. Throws glassbox::Error for a file that is
+// not a readable ELF file.
+void read_binary_side(const std::vector<std::string>& libraries, RegistrationInputs& inputs,
+                      const std::vector<std::string>& kernels = {});
 
 }  // namespace glassbox::introspect
