@@ -23,9 +23,21 @@ if(NOT DEFINED CMAKE_CXX_COMPILER_LAUNCHER AND NOT DEFINED ENV{CMAKE_CXX_COMPILE
   endif()
 endif()
 
-# --- CUDA: AUTO builds glassbox_cuda when nvcc and cuBLAS are both found.
+# --- CUDA: AUTO builds glassbox_cuda when nvcc and cuBLAS are both found and a GPU is visible (or
+# GLASSBOX_CUDA_WITHOUT_GPU is on: scripts/test sets it, so the CUDA code is compiled everywhere);
+# on a machine without a GPU the kernels would be a quarter of the first build, for nothing to run.
+option(GLASSBOX_CUDA_WITHOUT_GPU "GLASSBOX_CUDA=AUTO compiles glassbox_cuda even when no GPU is visible" OFF)
 set(GLASSBOX_CUDA_ENABLED OFF)
-if(NOT GLASSBOX_CUDA STREQUAL "OFF")
+set(_glassbox_cuda_skip "")
+if(GLASSBOX_CUDA STREQUAL "AUTO" AND NOT GLASSBOX_CUDA_WITHOUT_GPU)
+  execute_process(COMMAND nvidia-smi -L OUTPUT_VARIABLE _gpus RESULT_VARIABLE _smi_rc ERROR_QUIET)
+  if(NOT _smi_rc EQUAL 0 OR NOT _gpus MATCHES "GPU")
+    set(_glassbox_cuda_skip "no GPU visible (nvidia-smi -L), building the stub; GLASSBOX_CUDA=ON or GLASSBOX_CUDA_WITHOUT_GPU=ON compiles the kernels")
+  endif()
+endif()
+if(_glassbox_cuda_skip)
+  glassbox_report("glassbox_cuda" OFF "${_glassbox_cuda_skip}")
+elseif(NOT GLASSBOX_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED GLASSBOX_CUDA_ARCHITECTURES)
     # sm_90 (H100/H200) unless the user names others; the local GPU's when one is present.
