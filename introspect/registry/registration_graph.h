@@ -64,7 +64,7 @@ std::vector<BinaryRegistrationRecord> binary_registration_records_from(const Rec
     out.push_back(BinaryRegistrationRecord{macro.starts_with("op_") ? "op_handle" : "block", macro, std::string(r.ns),
                                            std::string(r.dispatch_key), std::string(r.op), std::string(r.symbol),
                                            std::string(r.demangled), std::string(r.file), int(r.line),
-                                           std::string(r.library), {}});
+                                           std::string(r.library), {}, false, ""});
     if constexpr (requires { r.code_lines; })
       out.back().code_lines.assign(r.code_lines.begin(), r.code_lines.end());
   }

@@ -209,8 +209,8 @@ def includes(build_dir, source: str = "", source_root: str = "", **filters) -> G
 
 def deps(build_dir, *, targets_only: bool = False, build_order: bool = True, all_build_order: bool = False,
          configuration: str = "", configure: bool = False, cmake: str = "cmake", **filters) -> Graph:
-    """The module-dependency graph: targets (labelled by artifact), their sources, link edges from
-    the link lines and build-order edges apart. Filters as on the command line: include=, exclude=,
+    """The module-dependency graph: targets (labelled by artifact), their sources, direct link edges
+    (as `cmake --graphviz` draws them; utility targets hidden) and build-order edges apart. Filters as on the command line: include=, exclude=,
     root=, depth=, no_system=, collapse_sources=, cluster=, cluster_depth=."""
     _check_filters(filters)
     g = Graph(_call(_native().module_graph, _os.fspath(build_dir), not targets_only, build_order, all_build_order,

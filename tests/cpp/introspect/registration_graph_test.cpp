@@ -54,8 +54,8 @@ TEST(RegistrationGraph, MarksWhereTheSourcesOfTruthDisagree) {
   scan.registrations.push_back(cpu);
   scan.registrations.push_back(source("def", "g", "", "a.cpp", 9));
   std::vector<BinaryRegistrationRecord> binary = {
-      {"impl", "", "demo", "CPU", "f", "_ZN4demo8other_cpuEv", "demo::other_cpu()", "a.cpp", 5, "libdemo.so", {}},
-      {"def", "", "demo", "", "g", "", "", "a.cpp", 9, "libdemo.so", {}}};
+      {"impl", "", "demo", "CPU", "f", "_ZN4demo8other_cpuEv", "demo::other_cpu()", "a.cpp", 5, "libdemo.so", {}, false, ""},
+      {"def", "", "demo", "", "g", "", "", "a.cpp", 9, "libdemo.so", {}, false, ""}};
 
   RegistrationInputs in;
   in.registry_json = registry;
@@ -191,7 +191,7 @@ struct ThreeSources {
     scan.registrations.push_back(fallback);
     auto block = [](std::string macro, std::string ns, std::string key, int line, std::vector<int> code) {
       return BinaryRegistrationRecord{"block", std::move(macro), std::move(ns), std::move(key), "", "sym", "sym()",
-                                      "/src/a.cpp", line, "/build/libdemo.so", std::move(code)};
+                                      "/src/a.cpp", line, "/build/libdemo.so", std::move(code), false, ""};
     };
     blocks = {block("GLASSBOX_LIBRARY", "demo", "", 2, {2, 3, 4}),
               block("GLASSBOX_LIBRARY_IMPL", "demo", "CPU", 5, {5, 6}),
