@@ -20,9 +20,14 @@ std::string html_escape(std::string_view text) {
 }
 
 // JSON inside <script>: "</" would end the element early.
-std::string script_safe(std::string text) {
-  for (std::size_t pos = text.find("</"); pos != std::string::npos; pos = text.find("</", pos + 3)) text.insert(pos + 1, "\\");
-  return text;
+std::string script_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += '\\';
+  }
+  return out;
 }
 
 constexpr std::string_view kStyle = R"(
