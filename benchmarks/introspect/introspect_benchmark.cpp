@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "introspect/build/compile_database.h"
-#include "introspect/build/file_api.h"
-#include "introspect/build/module_graph.h"
+#include "introspect/buildtree/compile_database.h"
+#include "introspect/buildtree/file_api.h"
+#include "introspect/buildtree/module_graph.h"
 
 namespace gi = glassbox::introspect;
 

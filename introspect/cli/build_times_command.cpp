@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "introspect/build/build_times.h"
+#include "introspect/buildtree/build_times.h"
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/text_table.h"
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 
 namespace glassbox::introspect::cli {
 namespace {

@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "introspect/build/build_index.h"
+#include "introspect/buildtree/build_index.h"
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/text_table.h"
-#include "introspect/build/compile_database.h"
+#include "introspect/buildtree/compile_database.h"
 
 namespace glassbox::introspect::cli {
 namespace {

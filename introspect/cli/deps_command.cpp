@@ -8,8 +8,8 @@
 #include "introspect/cli/commands.h"
 #include "introspect/cli/graph_output.h"
 #include "introspect/cli/text_table.h"
-#include "introspect/build/module_graph.h"
-#include "introspect/build/module_picture.h"
+#include "introspect/buildtree/module_graph.h"
+#include "introspect/buildtree/module_picture.h"
 
 namespace glassbox::introspect::cli {
 namespace {

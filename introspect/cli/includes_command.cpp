@@ -6,8 +6,8 @@
 #include "introspect/cli/commands.h"
 #include "introspect/cli/graph_output.h"
 #include "introspect/cli/text_table.h"
-#include "introspect/build/file_api.h"
-#include "introspect/build/include_graph.h"
+#include "introspect/buildtree/file_api.h"
+#include "introspect/buildtree/include_graph.h"
 #include "introspect/support/process.h"
 
 namespace glassbox::introspect::cli {

@@ -9,7 +9,7 @@
 #include "introspect/cli/graph_output.h"
 #include "introspect/cli/text_table.h"
 #include "engine/core/error.h"
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 #include "introspect/registry/registration_graph.h"
 #include "introspect/registry/registration_inputs.h"
 #include "introspect/registry/torch_registrations.h"

@@ -11,7 +11,7 @@
 
 #include "engine/core/error.h"
 #include "graphs/json_writer.h"
-#include "introspect/build/build_index.h"
+#include "introspect/buildtree/build_index.h"
 
 namespace glassbox::introspect {
 namespace {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "graphs/graph.h"
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 #include "introspect/source/source_scan.h"
 
 namespace glassbox::introspect {

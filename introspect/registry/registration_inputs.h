@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 #include "introspect/registry/registration_graph.h"
 
 namespace glassbox::introspect {

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 
 namespace glassbox::introspect {
 

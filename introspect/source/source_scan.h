@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "introspect/build/compile_database.h"
+#include "introspect/buildtree/compile_database.h"
 
 namespace glassbox::introspect {
 

@@ -1,4 +1,4 @@
-#include "introspect/build/build_index.h"
+#include "introspect/buildtree/build_index.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "introspect/build/build_times.h"
+#include "introspect/buildtree/build_times.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <thread>
 
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 #include "introspect/support/process.h"
 
 #include "tests/cpp/introspect/test_support.h"

@@ -1,4 +1,4 @@
-#include "introspect/build/compile_database.h"
+#include "introspect/buildtree/compile_database.h"
 
 #include <gtest/gtest.h>
 

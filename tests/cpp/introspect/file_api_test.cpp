@@ -1,9 +1,9 @@
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 
 #include <gtest/gtest.h>
 
 #include "engine/core/error.h"
-#include "introspect/build/file_api_objects.h"
+#include "introspect/buildtree/file_api_objects.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect {

@@ -1,9 +1,9 @@
-#include "introspect/build/include_graph.h"
+#include "introspect/buildtree/include_graph.h"
 
 #include <gtest/gtest.h>
 
 #include "engine/core/error.h"
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect {

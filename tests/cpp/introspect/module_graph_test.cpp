@@ -1,4 +1,4 @@
-#include "introspect/build/module_graph.h"
+#include "introspect/buildtree/module_graph.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <set>
 
 #include "engine/core/error.h"
-#include "introspect/build/module_picture.h"
+#include "introspect/buildtree/module_picture.h"
 #include "introspect/support/process.h"
 #include "tests/cpp/introspect/test_support.h"
 

@@ -1,4 +1,4 @@
-#include "introspect/build/ninja_log.h"
+#include "introspect/buildtree/ninja_log.h"
 
 #include <gtest/gtest.h>
 

@@ -12,10 +12,10 @@
 #include <random>
 
 #include "engine/core/error.h"
-#include "introspect/build/compile_database.h"
-#include "introspect/build/file_api.h"
-#include "introspect/build/ninja_deps.h"
-#include "introspect/build/ninja_log.h"
+#include "introspect/buildtree/compile_database.h"
+#include "introspect/buildtree/file_api.h"
+#include "introspect/buildtree/ninja_deps.h"
+#include "introspect/buildtree/ninja_log.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect {

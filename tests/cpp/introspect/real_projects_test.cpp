@@ -12,7 +12,7 @@
 #include <set>
 
 #include "engine/core/error.h"
-#include "introspect/build/module_graph.h"
+#include "introspect/buildtree/module_graph.h"
 #include "introspect/support/process.h"
 #include "tests/cpp/introspect/test_support.h"
 

@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "introspect/build/compile_database.h"
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/compile_database.h"
+#include "introspect/buildtree/file_api.h"
 #include "introspect/support/process.h"
 #include "introspect/registry/registration_graph.h"
 #include "introspect/registry/registration_inputs.h"

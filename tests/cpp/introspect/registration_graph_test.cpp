@@ -13,7 +13,7 @@
 #include "graphs/dot_writer.h"
 #include "graphs/render.h"
 #include "introspect/cli/commands.h"
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect {

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 #include "introspect/support/process.h"
 
 namespace glassbox::introspect::testing {

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 
 namespace glassbox::introspect {
 

@@ -1,5 +1,5 @@
 // The smaller File API objects (cache-v2, cmakeFiles-v1, toolchains-v1) and lookups on the reply.
-#include "introspect/build/file_api_objects.h"
+#include "introspect/buildtree/file_api_objects.h"
 
 #include "engine/core/error.h"
 #include "introspect/support/json_file.h"

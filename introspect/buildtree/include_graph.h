@@ -8,7 +8,7 @@
 #include <string>
 
 #include "graphs/graph.h"
-#include "introspect/build/ninja_deps.h"
+#include "introspect/buildtree/ninja_deps.h"
 
 namespace glassbox::introspect {
 

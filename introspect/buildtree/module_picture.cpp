@@ -1,4 +1,4 @@
-#include "introspect/build/module_picture.h"
+#include "introspect/buildtree/module_picture.h"
 
 #include <cstdio>
 #include <algorithm>

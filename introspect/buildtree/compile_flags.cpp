@@ -1,4 +1,4 @@
-#include "introspect/build/compile_flags.h"
+#include "introspect/buildtree/compile_flags.h"
 
 #include <array>
 #include <string_view>

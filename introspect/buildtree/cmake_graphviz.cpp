@@ -1,9 +1,9 @@
-#include "introspect/build/cmake_graphviz.h"
+#include "introspect/buildtree/cmake_graphviz.h"
 
 #include <map>
 
 #include "engine/core/error.h"
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 #include "introspect/support/json_file.h"
 #include "introspect/support/process.h"
 

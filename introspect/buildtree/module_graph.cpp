@@ -1,11 +1,11 @@
-#include "introspect/build/module_graph.h"
+#include "introspect/buildtree/module_graph.h"
 
 #include <algorithm>
 #include <unordered_map>
 
 #include "engine/core/error.h"
-#include "introspect/build/build_index.h"
-#include "introspect/build/shell_words.h"
+#include "introspect/buildtree/build_index.h"
+#include "introspect/buildtree/shell_words.h"
 
 namespace glassbox::introspect {
 namespace {

@@ -3,7 +3,7 @@
 #include <fstream>
 
 #include "engine/core/error.h"
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 #include "introspect/support/process.h"
 
 namespace glassbox::introspect {

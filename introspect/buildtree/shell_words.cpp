@@ -1,4 +1,4 @@
-#include "introspect/build/shell_words.h"
+#include "introspect/buildtree/shell_words.h"
 
 #include "engine/core/error.h"
 

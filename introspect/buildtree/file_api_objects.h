@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "introspect/build/file_api.h"
+#include "introspect/buildtree/file_api.h"
 
 namespace glassbox::introspect {
 

@@ -1,4 +1,4 @@
-#include "introspect/build/ninja_deps.h"
+#include "introspect/buildtree/ninja_deps.h"
 
 #include <cstring>
 #include <unordered_map>

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "introspect/build/compile_flags.h"
+#include "introspect/buildtree/compile_flags.h"
 
 namespace glassbox::introspect {
 

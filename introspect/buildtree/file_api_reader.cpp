@@ -1,7 +1,7 @@
 // Reading a File API reply: the index, then the codemodel and its per-target objects.
 #include "engine/core/error.h"
-#include "introspect/build/file_api.h"
-#include "introspect/build/file_api_objects.h"
+#include "introspect/buildtree/file_api.h"
+#include "introspect/buildtree/file_api_objects.h"
 #include "introspect/support/json_file.h"
 
 namespace glassbox::introspect {

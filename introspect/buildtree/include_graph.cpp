@@ -1,9 +1,9 @@
-#include "introspect/build/include_graph.h"
+#include "introspect/buildtree/include_graph.h"
 
 #include <unordered_map>
 
 #include "engine/core/error.h"
-#include "introspect/build/build_index.h"
+#include "introspect/buildtree/build_index.h"
 
 namespace glassbox::introspect {
 namespace {

@@ -14,10 +14,10 @@
 #include <string>
 
 #include "graphs/graph.h"
-#include "introspect/build/cmake_graphviz.h"
-#include "introspect/build/compile_database.h"
-#include "introspect/build/file_api.h"
-#include "introspect/build/ninja_log.h"
+#include "introspect/buildtree/cmake_graphviz.h"
+#include "introspect/buildtree/compile_database.h"
+#include "introspect/buildtree/file_api.h"
+#include "introspect/buildtree/ninja_log.h"
 
 namespace glassbox::introspect {
 

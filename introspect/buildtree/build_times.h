@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "introspect/build/build_index.h"
-#include "introspect/build/ninja_log.h"
+#include "introspect/buildtree/build_index.h"
+#include "introspect/buildtree/ninja_log.h"
 
 namespace glassbox::introspect {
 

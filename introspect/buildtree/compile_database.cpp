@@ -1,9 +1,9 @@
-#include "introspect/build/compile_database.h"
+#include "introspect/buildtree/compile_database.h"
 
 #include "engine/core/error.h"
 #include "introspect/support/json_file.h"
 #include "introspect/support/paths.h"
-#include "introspect/build/shell_words.h"
+#include "introspect/buildtree/shell_words.h"
 
 namespace glassbox::introspect {
 namespace {

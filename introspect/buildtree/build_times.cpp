@@ -1,4 +1,4 @@
-#include "introspect/build/build_times.h"
+#include "introspect/buildtree/build_times.h"
 
 #include <algorithm>
 #include <map>
