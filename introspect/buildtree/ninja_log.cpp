@@ -63,10 +63,24 @@ void assign_runs(NinjaLog& log, const std::vector<int>& segment_of_entry, int se
   std::vector<int64_t> run_first_start = {starts.front()};
   for (size_t i = 1; i < starts.size(); ++i)
     if (starts[i] - starts[i - 1] > kSameRunToleranceMs) run_first_start.push_back(starts[i]);
-  auto run_of_start = [&](int64_t start) {
+  auto cluster_of_start = [&](int64_t start) {
     return static_cast<int>(std::upper_bound(run_first_start.begin(), run_first_start.end(), start) -
                             run_first_start.begin()) - 1;
   };
+  // An mtime can make a start look earlier (an unchanged output under `restat` keeps an older one),
+  // never later. So a job alone in its cluster, with a later cluster after it, is such an output:
+  // it joins the next cluster instead of counting as a run of its own.
+  const int clusters = static_cast<int>(run_first_start.size());
+  std::vector<int> jobs_in_cluster(clusters, 0);
+  for (const auto& [key, start] : job_start) ++jobs_in_cluster[cluster_of_start(start)];
+  std::vector<int> run_of_cluster(clusters);
+  int runs = 0;
+  for (int c = clusters - 1; c >= 0; --c) run_of_cluster[c] = (jobs_in_cluster[c] == 1 && c + 1 < clusters) ? -1 : runs++;
+  for (int c = clusters - 1; c >= 0; --c) {
+    if (run_of_cluster[c] < 0) run_of_cluster[c] = run_of_cluster[c + 1];
+  }
+  for (int& r : run_of_cluster) r = runs - 1 - r;  // numbered oldest first
+  auto run_of_start = [&](int64_t start) { return run_of_cluster[cluster_of_start(start)]; };
 
   std::vector<int> run_of_segment(segments, -1);
   std::vector<int> run(log.entries.size(), -1);
@@ -81,7 +95,7 @@ void assign_runs(NinjaLog& log, const std::vector<int>& segment_of_entry, int se
     if (run[i] < 0) run[i] = std::max(0, run_of_segment[segment_of_entry[i]]);
     log.entries[i].run = run[i];
   }
-  log.runs = static_cast<int>(run_first_start.size());
+  log.runs = runs;
   log.runs_from_mtimes = true;
 }
 

@@ -84,6 +84,25 @@ TEST(NinjaLog, RecompactedLogRunsComeFromMtimes) {
   EXPECT_EQ(jobs_with_two, 1u);
 }
 
+TEST(NinjaLog, AnUnchangedRestatOutputDoesNotMakeARunOfItsOwn) {
+  // One build of three jobs; the generator's output was left unchanged (restat), so its mtime is ten
+  // minutes older than the build and its start looks ten minutes earlier. A later rebuild of one step.
+  const int64_t build = 1'700'000'000'000, rebuild = build + 120'000;
+  auto line = [](int64_t run_start_ms, int start, int end, const char* out, const char* hash) {
+    return std::to_string(start) + "\t" + std::to_string(end) + "\t" +
+           std::to_string((run_start_ms + end) * 1'000'000) + "\t" + out + "\t" + hash + "\n";
+  };
+  const std::string text = "# ninja log v5\n" + line(build, 0, 100, "a.o", "a1") + line(rebuild, 0, 50, "b.o", "b2") +
+                           line(build - 600'000, 0, 20, "gen.cpp", "e1") + line(build, 100, 400, "lib.so", "c1") +
+                           line(rebuild, 50, 80, "app", "f2");
+  const NinjaLog log = parse_ninja_log(text, "l");
+  EXPECT_TRUE(log.runs_from_mtimes);
+  EXPECT_EQ(log.runs, 2);
+  std::map<std::string, int> run;
+  for (const auto& e : log.entries) run[e.output] = e.run;
+  EXPECT_EQ(run, (std::map<std::string, int>{{"a.o", 0}, {"gen.cpp", 0}, {"lib.so", 0}, {"b.o", 1}, {"app", 1}}));
+}
+
 TEST(NinjaLog, InterruptedLastLineIsSkipped) {
   const NinjaLog log = parse_ninja_log("# ninja log v6\n0\t1\t0\ta.o\t1\n5\t9\t0\tb.", "l");
   EXPECT_EQ(log.entries.size(), 1u);
