@@ -31,11 +31,8 @@ def main():
     parser.add_argument("--json", help="also write the whole registry as JSON to this file")
     args = parser.parse_args()
 
-    ops = gb.registry.operators()
-    per_key = collections.Counter()
-    for name in ops:
-        for kernel in gb.registry.operator_info(name)["kernels"]:
-            per_key[kernel["key"]] += 1
+    ops = gb.registry.info()["operators"]
+    per_key = collections.Counter(kernel["key"] for op in ops for kernel in op["kernels"])
     print("%d operators registered; kernels per key: %s" %
           (len(ops), ", ".join("%s %d" % kv for kv in sorted(per_key.items(), key=lambda kv: -kv[1]))))
 
