@@ -75,10 +75,8 @@ void assign_runs(NinjaLog& log, const std::vector<int>& segment_of_entry, int se
   for (const auto& [key, start] : job_start) ++jobs_in_cluster[cluster_of_start(start)];
   std::vector<int> run_of_cluster(clusters);
   int runs = 0;
-  for (int c = clusters - 1; c >= 0; --c) run_of_cluster[c] = (jobs_in_cluster[c] == 1 && c + 1 < clusters) ? -1 : runs++;
-  for (int c = clusters - 1; c >= 0; --c) {
-    if (run_of_cluster[c] < 0) run_of_cluster[c] = run_of_cluster[c + 1];
-  }
+  for (int c = clusters - 1; c >= 0; --c)
+    run_of_cluster[c] = (jobs_in_cluster[c] == 1 && c + 1 < clusters) ? run_of_cluster[c + 1] : runs++;
   for (int& r : run_of_cluster) r = runs - 1 - r;  // numbered oldest first
   auto run_of_start = [&](int64_t start) { return run_of_cluster[cluster_of_start(start)]; };
 
