@@ -105,12 +105,18 @@ def autograd_ops(plan: Plan) -> list[AutogradOp]:
             out.append(AutogradOp(op, "out"))
         elif _entry_key(op) in entries:
             if not entries[_entry_key(op)].never_differentiable:  # else: Autograd falls through
-                out.append(AutogradOp(op, "functional", entries[_entry_key(op)], node_of[_entry_key(op)]))
+                # An in-place operator with an entry of its own (copy_, fill_) still rewrites self's history.
+                kind = "inplace" if _writes_self(op) else "functional"
+                out.append(AutogradOp(op, kind, entries[_entry_key(op)], node_of[_entry_key(op)]))
         elif fn is not None and not entries[fn].never_differentiable:
             out.append(AutogradOp(op, "inplace", entries[fn], node_of[fn]))
         elif _needs_refusal(op):  # in-place forms of never-differentiable operators included: self may be floating
             out.append(AutogradOp(op, "not_implemented"))
     return out
+
+
+def _writes_self(op: Op) -> bool:
+    return op.entry.name.endswith("_") and any(p.schema_name == "self" and p.type == "Tensor&" for p in op.params)
 
 
 def _signature(op: Op) -> list[tuple[str, str]]:
@@ -378,6 +384,14 @@ def _refusing_kernel(op: Op, head: str, redispatch: str, tensors: list[str]) -> 
     return "\n".join(lines)
 
 
+def _is_view_op(op: Op) -> bool:
+    """A view operator: its one result aliases self without writing it (`Tensor(a) self -> Tensor(a)`)."""
+    rets = op.entry.schema.returns
+    selfs = [x for x in op.entry.schema.arguments if x.name == "self"]
+    return (len(rets) == 1 and rets[0].alias is not None and not rets[0].alias.is_write and bool(selfs)
+            and selfs[0].alias is not None and not op.entry.name.endswith("_"))
+
+
 def _kernel(plan: Plan, a: AutogradOp) -> str:
     op = a.op
     args = ", ".join(p.name for p in op.params)
@@ -410,7 +424,7 @@ def _kernel(plan: Plan, a: AutogradOp) -> str:
     for p in s.inputs:
         if a.kind == "inplace" and p.schema_name == "self":
             # The formula needs self's value from before the in-place write.
-            lines.append("    grad_fn->self_ = autograd::SavedVariable(autograd::clone_below_autograd(self), false);")
+            lines.append("    grad_fn->self_ = autograd::SavedVariable(autograd::clone_original_self(self), false);")
         elif p.type == TENSOR_LIST:
             lines.append(f"    grad_fn->{p.name}_ = autograd::save_list({p.name});")
         else:
@@ -422,8 +436,15 @@ def _kernel(plan: Plan, a: AutogradOp) -> str:
             else f"{stored[0]}({p.name})" if stored else p.name
         lines.append(f"    grad_fn->{p.name}_ = {value};")
     lines.append("  }")
+    # A view operator's result is marked as a view of self even when nothing requires grad: an
+    # in-place write through it later may still need to reach self's history.
+    view = _is_view_op(op)
     # The common case on the call path: nothing requires grad, so nothing below can record either.
-    lines.append(f"  if (!grad_fn) return {redispatch};")
+    if view:
+        lines += ["  if (!grad_fn) {", f"    auto result = {redispatch};", "    autograd::set_view_of(result, self);",
+                  "    return result;", "  }"]
+    else:
+        lines.append(f"  if (!grad_fn) return {redispatch};")
     lines.append("  auto&& result = [&]() -> decltype(auto) {")
     lines.append("    autograd::BelowAutogradGuard below;")
     lines.append(f"    return {redispatch};")
@@ -436,6 +457,8 @@ def _kernel(plan: Plan, a: AutogradOp) -> str:
         lines.append("  for (const Tensor& r : result) autograd::set_history(r, grad_fn);")
     elif len(op.entry.schema.returns) == 1:
         lines.append("  autograd::set_history(result, grad_fn);")
+        if view:
+            lines.append("  autograd::set_view_of(result, self);")
         for i in s.results:
             lines.append(f"  grad_fn->{rets[i]}_ = autograd::SavedVariable(result, true);")
     else:

@@ -2,9 +2,17 @@
 
 #include "engine/autograd/accumulate_grad.h"
 #include "engine/autograd/grad_mode.h"
+#include "engine/autograd/view_history.h"
 #include "engine/core/error.h"
 
 namespace glassbox::autograd {
+
+bool AutogradMeta::requires_grad() const {
+  if (requires_grad_) return true;
+  // Refreshing a stale view's grad_fn is not a visible change of the tensor.
+  refresh_view_history(const_cast<AutogradMeta&>(*this));
+  return grad_fn_ != nullptr;
+}
 
 AutogradMeta* autograd_meta(const Tensor& t) {
   return t.defined() ? static_cast<AutogradMeta*>(t.unsafe_impl()->autograd_meta()) : nullptr;
@@ -36,7 +44,9 @@ void set_requires_grad(const Tensor& t, bool requires_grad) {
 
 std::shared_ptr<Node> grad_fn(const Tensor& t) {
   AutogradMeta* m = autograd_meta(t);
-  return m ? m->grad_fn_ : nullptr;
+  if (!m) return nullptr;
+  refresh_view_history(*m);
+  return m->grad_fn_;
 }
 
 bool is_leaf(const Tensor& t) { return grad_fn(t) == nullptr; }
@@ -54,6 +64,7 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = autograd_meta(t);
   if (!m) return Edge();
+  refresh_view_history(*m);
   if (m->grad_fn_) return Edge(m->grad_fn_, m->output_nr_);
   if (m->requires_grad_) return Edge(grad_accumulator(t), 0);
   return Edge();
@@ -73,6 +84,7 @@ void set_history(const Tensor& result, const std::shared_ptr<Node>& node) {
 
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& node) {
   AutogradMeta& m = materialize_autograd_meta(self);
+  if (m.view_) return rebase_view_history(self, m, node);
   m.grad_fn_ = node;
   m.requires_grad_ = false;
   m.grad_accumulator_.reset();
@@ -81,8 +93,12 @@ void rebase_history(const Tensor& self, const std::shared_ptr<Node>& node) {
 
 void check_inplace(const Tensor& self, const char* op_name) {
   AutogradMeta* m = autograd_meta(self);
-  if (m && m->requires_grad_ && !m->grad_fn_ && is_grad_enabled())
+  if (!m || !is_grad_enabled()) return;
+  if (m->requires_grad_ && !m->grad_fn_)
     throw Error(std::string(op_name) + ": a leaf Variable that requires grad is being used in an in-place operation.");
+  if (is_view_of_leaf_requiring_grad(*m))
+    throw Error(std::string(op_name) +
+                ": a view of a leaf Variable that requires grad is being used in an in-place operation.");
 }
 
 Tensor detach(const Tensor& t) {

@@ -10,9 +10,28 @@
 
 namespace glassbox::autograd {
 
+// Where a view's elements sit in the storage it shares with its base.
+struct ViewGeometry {
+  DimVector sizes;
+  DimVector strides;
+  int64_t offset = 0;
+};
+
+// What a view made by a view operator (view, select, slice, transpose, ...) remembers, so that an
+// in-place write through it, or to its base, reaches the history of both (PyTorch's "differentiable
+// views"). Base and views share one storage and so one version counter: when the version moved
+// since the view's grad_fn was made, the grad_fn is made again from the base's current history.
+struct ViewInfo {
+  Tensor base;  // the tensor that owns the memory; never itself a view
+  ViewGeometry geometry;
+  uint64_t version = 0;  // the storage's version when the view's grad_fn was last made
+};
+
 class AutogradMeta final : public AutogradMetaInterface {
  public:
-  bool requires_grad() const override { return requires_grad_ || grad_fn_ != nullptr; }
+  // A view whose base was written in place since its grad_fn was made asks the base (this may
+  // make the view require grad, or give it a new grad_fn).
+  bool requires_grad() const override;
 
   bool requires_grad_ = false;  // set by the user on leaves
   Tensor grad_;
@@ -24,6 +43,7 @@ class AutogradMeta final : public AutogradMetaInterface {
   // outlive the tensor).
   std::shared_ptr<Tensor> retained_grad_;
   std::vector<TensorHook> leaf_hooks_;  // run by AccumulateGrad
+  std::unique_ptr<ViewInfo> view_;      // set on views only
 };
 
 AutogradMeta* autograd_meta(const Tensor& t);  // null when the tensor has none
@@ -46,8 +66,16 @@ Edge gradient_edge(const Tensor& t);
 void set_history(const Tensor& result, const std::shared_ptr<Node>& node);
 // After an in-place op: self's history is now `node` (self stays the same tensor).
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& node);
-// In-place ops on a leaf that requires grad are an error while grad mode is on.
+// In-place ops on a leaf that requires grad, or on a view of one, are an error while grad mode is on.
 void check_inplace(const Tensor& self, const char* op_name);
+
+// After a view operator: marks `view` as a view of `self`'s base when the two share memory (a view
+// of a view records the first base). The view operators' Autograd kernels call it.
+void set_view_of(const Tensor& view, const Tensor& self);
+inline void set_view_of(const std::vector<Tensor>& views, const Tensor& self) {
+  for (const Tensor& v : views) set_view_of(v, self);
+}
+bool is_view(const Tensor& t);
 
 // A tensor sharing t's data, with no autograd history (Tensor::detach).
 Tensor detach(const Tensor& t);

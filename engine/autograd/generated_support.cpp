@@ -40,9 +40,6 @@ void set_not_implemented_history(const Tensor& result, const std::shared_ptr<Nod
     node->add_input_metadata(result);  // keeps the output slots in step; no gradient flows from it
 }
 
-Tensor clone_below_autograd(const Tensor& self) {
-  BelowAutogradGuard below;
-  return glassbox::clone(self);
-}
+Tensor clone_original_self(const Tensor& self) { return glassbox::clone(self); }
 
 }  // namespace glassbox::autograd

@@ -96,7 +96,8 @@ inline bool any_should_compute(const Node& n, size_t first, size_t count) {
 // An output that carries no gradient (indices of max.dim): recorded only to keep output numbers.
 inline void mark_non_differentiable(const Tensor& t, const std::shared_ptr<Node>& node) { node->add_input_metadata(t); }
 
-// A copy of self made before an in-place op overwrites it, without recording a clone node.
-Tensor clone_below_autograd(const Tensor& self);
+// A copy of self made before an in-place op overwrites it, for the op's backward formula. It is
+// recorded (a clone node) so that a second derivative still reaches self's history before the write.
+Tensor clone_original_self(const Tensor& self);
 
 }  // namespace glassbox::autograd

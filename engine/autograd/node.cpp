@@ -10,8 +10,10 @@ Node::Node() : sequence_nr_(next_sequence_nr++) {}
 
 uint64_t peek_sequence_nr() { return next_sequence_nr; }
 
-uint32_t Node::add_input_metadata(const Tensor& t) {
-  input_metadata_.push_back(InputMetadata{t.sizes(), t.dtype(), t.device()});
+uint32_t Node::add_input_metadata(const Tensor& t) { return add_input_metadata(InputMetadata{t.sizes(), t.dtype(), t.device()}); }
+
+uint32_t Node::add_input_metadata(InputMetadata m) {
+  input_metadata_.push_back(std::move(m));
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 

@@ -46,6 +46,7 @@ class Node : public std::enable_shared_from_this<Node> {
   bool should_compute_output(size_t i) const { return i < next_edges_.size() && next_edges_[i].is_valid(); }
 
   uint32_t add_input_metadata(const Tensor& t);
+  uint32_t add_input_metadata(InputMetadata m);
   const std::vector<InputMetadata>& input_metadata() const { return input_metadata_; }
   size_t num_inputs() const { return input_metadata_.size(); }
 

@@ -45,7 +45,7 @@ void Tensor::retain_grad() const {
   if (m.retains_grad_) return;
   m.retains_grad_ = true;
   m.retained_grad_ = std::make_shared<Tensor>();
-  m.grad_fn_->add_tensor_hook(m.output_nr_, [slot = m.retained_grad_](const Tensor& g) -> Tensor {
+  autograd::grad_fn(*this)->add_tensor_hook(m.output_nr_, [slot = m.retained_grad_](const Tensor& g) -> Tensor {
     *slot = slot->defined() ? glassbox::add(*slot, g) : g.detach();
     return Tensor();
   });
@@ -59,7 +59,7 @@ bool Tensor::retains_grad() const {
 void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
   if (!requires_grad()) throw Error("register_hook: cannot register a hook on a tensor that doesn't require gradient");
   autograd::AutogradMeta& m = autograd::materialize_autograd_meta(*this);
-  if (m.grad_fn_) m.grad_fn_->add_tensor_hook(m.output_nr_, std::move(hook));
+  if (autograd::grad_fn(*this)) m.grad_fn_->add_tensor_hook(m.output_nr_, std::move(hook));
   else m.leaf_hooks_.push_back(std::move(hook));
 }
 
