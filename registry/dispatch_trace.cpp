@@ -17,13 +17,15 @@ std::atomic<bool> dispatch_debugger_hook{false};
 namespace {
 std::atomic<bool> g_print_enabled{false};
 std::atomic<int> g_active_captures{0};
+std::atomic<DispatchObserver*> g_observer{nullptr};
 thread_local int t_depth = 0;
 thread_local DispatchTraceCapture* t_capture = nullptr;
 thread_local int t_quiet = 0;  // live QuietDispatchTrace objects on this thread
 
 void update_active() {
   detail::dispatch_trace_active.store(
-      g_print_enabled.load() || g_active_captures.load() > 0 || detail::dispatch_debugger_hook.load(),
+      g_print_enabled.load() || g_active_captures.load() > 0 || detail::dispatch_debugger_hook.load() ||
+          g_observer.load() != nullptr,
       std::memory_order_relaxed);
 }
 
@@ -52,6 +54,11 @@ std::string DispatchTraceEvent::to_string() const {
   return out;
 }
 
+void set_dispatch_observer(DispatchObserver* observer) {
+  g_observer.store(observer);
+  update_active();
+}
+
 void set_dispatch_trace(bool on) {
   g_print_enabled.store(on);
   update_active();
@@ -78,7 +85,8 @@ QuietDispatchTrace::QuietDispatchTrace() { ++t_quiet; }
 QuietDispatchTrace::~QuietDispatchTrace() { --t_quiet; }
 
 DispatchTraceScope::DispatchTraceScope(DispatchTraceEvent::Kind kind, const OperatorName& op, DispatchKeySet keys,
-                                       const KernelFunction& kernel) {
+                                       const KernelFunction& kernel, std::span<const Tensor* const> inputs)
+    : observer_(g_observer.load(std::memory_order_acquire)) {
   if (detail::dispatch_debugger_hook.load(std::memory_order_relaxed)) detail::dispatch_event(&op, keys, &kernel);
   const bool print = g_print_enabled.load(std::memory_order_relaxed) && t_quiet == 0;
   if (print || t_capture) {
@@ -87,7 +95,11 @@ DispatchTraceScope::DispatchTraceScope(DispatchTraceEvent::Kind kind, const Oper
     for (DispatchTraceCapture* c = t_capture; c; c = c->outer_) c->events_.push_back(e);
   }
   ++t_depth;
+  if (observer_) observer_->enter(kind, op, keys, inputs);
 }
-DispatchTraceScope::~DispatchTraceScope() { --t_depth; }
+DispatchTraceScope::~DispatchTraceScope() {
+  --t_depth;
+  if (observer_) observer_->leave();
+}
 
 }  // namespace glassbox

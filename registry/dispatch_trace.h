@@ -5,6 +5,7 @@
 // On with GLASSBOX_DISPATCH_TRACE=1 or set_dispatch_trace(true) (printed to stderr), or captured
 // per thread by a DispatchTraceCapture. When neither is on, a call pays one relaxed load.
 #include <atomic>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,19 @@ struct DispatchTraceEvent {
 };
 
 class KernelFunction;
+class Tensor;
+
+// Watches every dispatch while installed (the profiler): enter() before the kernel runs, leave()
+// after it returns or throws. `inputs` are the call's tensor arguments, valid during enter() only.
+class DispatchObserver {
+ public:
+  virtual ~DispatchObserver() = default;
+  virtual void enter(DispatchTraceEvent::Kind kind, const OperatorName& op, DispatchKeySet keys,
+                     std::span<const Tensor* const> inputs) = 0;
+  virtual void leave() = 0;
+};
+// One observer at a time; null removes it. Calls take the traced (slow) path while one is set.
+void set_dispatch_observer(DispatchObserver* observer);
 
 namespace detail {
 extern std::atomic<bool> dispatch_trace_active;
@@ -61,10 +75,13 @@ class DispatchTraceScope {
  public:
   // keys: what the call dispatched on (its highest key picked `kernel`).
   DispatchTraceScope(DispatchTraceEvent::Kind kind, const OperatorName& op, DispatchKeySet keys,
-                     const KernelFunction& kernel);
+                     const KernelFunction& kernel, std::span<const Tensor* const> inputs = {});
   ~DispatchTraceScope();
   DispatchTraceScope(const DispatchTraceScope&) = delete;
   DispatchTraceScope& operator=(const DispatchTraceScope&) = delete;
+
+ private:
+  DispatchObserver* observer_;
 };
 
 }  // namespace glassbox

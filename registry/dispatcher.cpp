@@ -229,7 +229,15 @@ void dispatch_boxed(const OperatorHandle& op, const DispatchTable& table, Dispat
                     DispatchKeySet keys, Stack* stack) {
   const KernelFunction& kernel = table.lookup(keys);
   if (dispatch_trace_active()) [[unlikely]] {
-    DispatchTraceScope scope(kind, op.name(), keys, kernel);
+    std::vector<Tensor> held;  // the stack's tensors, for a dispatch observer
+    detail::TensorArgs tensors;
+    for (const IValue& v : *stack) {
+      if (v.is_tensor()) held.push_back(v.to_tensor());
+      else if (v.is_tensor_list())
+        for (const Tensor& t : v.to_tensor_list()) held.push_back(t);
+    }
+    for (const Tensor& t : held) tensors.push_back(&t);
+    DispatchTraceScope scope(kind, op.name(), keys, kernel, tensors);
     kernel.call_boxed(op, keys, stack);
     return;
   }

@@ -92,6 +92,25 @@ inline void add_keys(DispatchKeySet& ks, const std::optional<Device>& d) { add_k
 template <class T>
 inline void add_keys(DispatchKeySet&, const T&) {}
 
+// The tensor arguments of a call, for a dispatch observer (only on the traced path).
+using TensorArgs = std::vector<const Tensor*>;
+inline void add_tensors(TensorArgs& v, const Tensor& t) { v.push_back(&t); }
+inline void add_tensors(TensorArgs& v, const std::optional<Tensor>& t) {
+  if (t) v.push_back(&*t);
+}
+inline void add_tensors(TensorArgs& v, TensorList l) {
+  for (const Tensor& t : l) v.push_back(&t);
+}
+inline void add_tensors(TensorArgs& v, const std::vector<Tensor>& l) { add_tensors(v, TensorList(l)); }
+inline void add_tensors(TensorArgs& v, OptionalTensorList l) {
+  for (const std::optional<Tensor>& t : l) add_tensors(v, t);
+}
+inline void add_tensors(TensorArgs& v, const std::vector<std::optional<Tensor>>& l) {
+  add_tensors(v, OptionalTensorList(l));
+}
+template <class T>
+inline void add_tensors(TensorArgs&, const T&) {}
+
 inline DispatchKeySet apply_local_keys(DispatchKeySet from_args, DispatchKeySet mask) {
   const LocalDispatchKeySet& local = local_dispatch_key_set();
   return ((from_args | local.included) - local.excluded) & mask;
@@ -108,7 +127,9 @@ class TypedOperatorHandle<Ret(Args...)> : public OperatorHandle {
     keys = detail::apply_local_keys(keys, table.non_fallthrough);
     const KernelFunction& kernel = table.lookup(keys);
     if (dispatch_trace_active()) [[unlikely]] {
-      DispatchTraceScope scope(DispatchTraceEvent::Kind::Call, name(), keys, kernel);
+      detail::TensorArgs tensors;
+      (detail::add_tensors(tensors, args), ...);
+      DispatchTraceScope scope(DispatchTraceEvent::Kind::Call, name(), keys, kernel, tensors);
       return kernel.template call<Ret, Args...>(*this, keys, std::forward<Args>(args)...);
     }
     return kernel.template call<Ret, Args...>(*this, keys, std::forward<Args>(args)...);
@@ -120,7 +141,9 @@ class TypedOperatorHandle<Ret(Args...)> : public OperatorHandle {
     keys = keys & table.non_fallthrough;
     const KernelFunction& kernel = table.lookup(keys);
     if (dispatch_trace_active()) [[unlikely]] {
-      DispatchTraceScope scope(DispatchTraceEvent::Kind::Redispatch, name(), keys, kernel);
+      detail::TensorArgs tensors;
+      (detail::add_tensors(tensors, args), ...);
+      DispatchTraceScope scope(DispatchTraceEvent::Kind::Redispatch, name(), keys, kernel, tensors);
       return kernel.template call<Ret, Args...>(*this, keys, std::forward<Args>(args)...);
     }
     return kernel.template call<Ret, Args...>(*this, keys, std::forward<Args>(args)...);

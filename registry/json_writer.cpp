@@ -1,5 +1,8 @@
 #include "registry/json_writer.h"
 
+#include <charconv>
+#include <cmath>
+
 #include <cstdio>
 
 namespace glassbox {
@@ -85,6 +88,14 @@ JsonWriter& JsonWriter::value(std::string_view s) {
 JsonWriter& JsonWriter::value(int64_t i) {
   before_value();
   out_ += std::to_string(i);
+  return *this;
+}
+JsonWriter& JsonWriter::value(double d) {
+  if (!std::isfinite(d)) return null();
+  before_value();
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), d);
+  out_.append(buffer, ec == std::errc() ? end : buffer);
   return *this;
 }
 JsonWriter& JsonWriter::value(bool b) {

@@ -23,6 +23,7 @@ class JsonWriter {
   JsonWriter& value(int64_t i);
   JsonWriter& value(int i) { return value(static_cast<int64_t>(i)); }
   JsonWriter& value(bool b);
+  JsonWriter& value(double d);  // shortest text that reads back the same; non-finite as null
   JsonWriter& null();
   // key(k).value(v) in one call.
   template <class T>

@@ -8,6 +8,7 @@
 #include "engine/autograd/autograd_meta.h"
 #include "engine/autograd/grad_mode.h"
 #include "engine/core/error.h"
+#include "engine/profiler/profiler.h"
 #include "glassbox/ops/Functions.h"
 
 namespace glassbox::autograd {
@@ -133,7 +134,11 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
       if (c.node == node.get()) captured[c.index] = c.input_nr < grads.size() ? grads[c.input_nr] : Tensor();
     // autograd.grad returns leaf gradients instead of accumulating them into .grad.
     if (inputs && dynamic_cast<AccumulateGrad*>(node.get())) continue;
-    variable_list results = node->apply(std::move(grads));
+    variable_list results = [&] {
+      // In a profile, each backward node is a range named after it (its operators nest inside).
+      profiler::RecordFunction range(profiler::active() ? "autograd::" + node->name() : std::string());
+      return node->apply(std::move(grads));
+    }();
     // A second pass through a released node fails only if it needs what was released (its
     // SavedVariables say so when unpacked), as in PyTorch.
     if (!keep_graph && node != root) node->release_variables();

@@ -23,6 +23,7 @@ void bind_cuda(py::module_& cuda);
 void bind_dlpack(py::module_& m);
 void bind_library(py::module_& m);
 void bind_trace(py::module_& m);
+void bind_profiler(py::module_& m);
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "glassbox engine bindings";
@@ -54,6 +55,7 @@ PYBIND11_MODULE(_C, m) {
   bind_dlpack(m);
   bind_library(m);
   bind_trace(m);
+  bind_profiler(m);
 
   py::module_ cuda = m.def_submodule("_cuda", "what glassbox_cuda was built with and sees");
   cuda.def("built_with_cuda", &glassbox::cuda::built_with_cuda);
