@@ -1,7 +1,7 @@
 // Layer normalisation on CUDA, fused per row: one group of threads per row computes the mean and
 // then the variance around it (two passes over the row, sums in double as on the CPU), and
 // writes the normalised, scaled and shifted row. The backward's grad_input is per row likewise;
-// grad_weight and grad_bias are column sums, one thread per column walking every row.
+// grad_weight and grad_bias are column sums over chunks of rows, then over the chunks.
 #include <cmath>
 
 #include "engine/core/empty.h"
@@ -78,21 +78,58 @@ __global__ void layer_norm_backward_kernel(const T* go, const T* x, const T* mea
     grad[row * n + j] = from_opmath<T>(rs * (g_at(j) - mean_g - xhat_at(j) * mean_gx));
 }
 
-// grad_weight[j] = sum over rows of grad_out * xhat, grad_bias[j] = sum of grad_out.
+// grad_weight[j] = sum over rows of grad_out * xhat, grad_bias[j] = sum of grad_out: column sums,
+// in two steps so that every SM has work however few the columns are. First each block sums one
+// chunk of rows for 32 columns (16 row lanes, then shared memory); then one thread per column adds
+// the chunks' partial sums in order (deterministic, no atomics).
+constexpr int kParamCols = 32, kParamLanes = 16;
+
 template <class T>
-__global__ void layer_norm_params_kernel(const T* go, const T* x, const T* mean, const T* rstd, T* grad_w, T* grad_b,
-                                         int64_t rows, int64_t n) {
+__global__ void layer_norm_params_partial_kernel(const T* go, const T* x, const T* mean, const T* rstd,
+                                                 double* part_w, double* part_b, int64_t rows, int64_t n,
+                                                 int64_t rows_per_chunk) {
+  __shared__ double lane_w[kParamLanes][kParamCols + 1], lane_b[kParamLanes][kParamCols + 1];
+  const int64_t j = static_cast<int64_t>(blockIdx.x) * kParamCols + threadIdx.x;
+  const int64_t begin = static_cast<int64_t>(blockIdx.y) * rows_per_chunk;
+  const int64_t end = begin + rows_per_chunk < rows ? begin + rows_per_chunk : rows;
+  double sw = 0, sb = 0;
+  if (j < n)
+    for (int64_t r = begin + threadIdx.y; r < end; r += kParamLanes) {
+      const double g = to_opmath(go[r * n + j]);
+      const double m = to_opmath(mean[r]), rs = to_opmath(rstd[r]);
+      sw += g * (static_cast<double>(to_opmath(x[r * n + j])) - m) * rs;
+      sb += g;
+    }
+  lane_w[threadIdx.y][threadIdx.x] = sw;
+  lane_b[threadIdx.y][threadIdx.x] = sb;
+  __syncthreads();
+  if (threadIdx.y != 0 || j >= n) return;
+  for (int lane = 1; lane < kParamLanes; ++lane) {
+    sw += lane_w[lane][threadIdx.x];
+    sb += lane_b[lane][threadIdx.x];
+  }
+  part_w[blockIdx.y * n + j] = sw;
+  part_b[blockIdx.y * n + j] = sb;
+}
+
+template <class T>
+__global__ void layer_norm_params_sum_kernel(const double* part_w, const double* part_b, T* grad_w, T* grad_b,
+                                             int64_t chunks, int64_t n) {
   const int64_t j = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n) return;
   double sw = 0, sb = 0;
-  for (int64_t r = 0; r < rows; ++r) {
-    const double g = to_opmath(go[r * n + j]);
-    const double m = to_opmath(mean[r]), rs = to_opmath(rstd[r]);
-    sw += g * (static_cast<double>(to_opmath(x[r * n + j])) - m) * rs;
-    sb += g;
+  for (int64_t c = 0; c < chunks; ++c) {
+    sw += part_w[c * n + j];
+    sb += part_b[c * n + j];
   }
   grad_w[j] = from_opmath<T>(sw);
   grad_b[j] = from_opmath<T>(sb);
+}
+
+// At least 64 rows a chunk, and at most 256 chunks.
+int64_t param_rows_per_chunk(int64_t rows) {
+  const int64_t spread = (rows + 255) / 256;
+  return spread > 4 * kParamLanes ? spread : 4 * kParamLanes;
 }
 
 cudaStream_t stream_of(const Tensor& t) { return current_stream(t.device().index).handle(); }
@@ -132,9 +169,18 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cuda(const Tensor&
           data_or_null<T>(o.w), o.grad_in.template data<T>(), o.s.rows, o.s.cols);
       GB_CUDA_KERNEL_LAUNCH_CHECK();
     }
-    layer_norm_params_kernel<T><<<static_cast<unsigned>((o.s.cols + 255) / 256), 256, 0, stream_of(input)>>>(
-        o.g.template data<T>(), o.x.template data<T>(), o.mu.template data<T>(), o.rs.template data<T>(),
-        o.grad_w.template data<T>(), o.grad_b.template data<T>(), o.s.rows, o.s.cols);
+    const int64_t per_chunk = param_rows_per_chunk(o.s.rows);
+    const int64_t chunks = o.s.rows == 0 ? 1 : (o.s.rows + per_chunk - 1) / per_chunk;
+    Tensor partial = glassbox::empty({2, chunks, o.s.cols}, ScalarType::Float64, input.device());
+    double* part_w = partial.template data<double>();
+    double* part_b = part_w + chunks * o.s.cols;
+    const dim3 grid(static_cast<unsigned>((o.s.cols + kParamCols - 1) / kParamCols), static_cast<unsigned>(chunks));
+    layer_norm_params_partial_kernel<T><<<grid, dim3(kParamCols, kParamLanes), 0, stream_of(input)>>>(
+        o.g.template data<T>(), o.x.template data<T>(), o.mu.template data<T>(), o.rs.template data<T>(), part_w,
+        part_b, o.s.rows, o.s.cols, per_chunk);
+    GB_CUDA_KERNEL_LAUNCH_CHECK();
+    layer_norm_params_sum_kernel<T><<<static_cast<unsigned>((o.s.cols + 255) / 256), 256, 0, stream_of(input)>>>(
+        part_w, part_b, o.grad_w.template data<T>(), o.grad_b.template data<T>(), chunks, o.s.cols);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
   return {o.grad_in, o.grad_w, o.grad_b};
