@@ -13,7 +13,6 @@ def build(lib, vocab=256, block=64, C=128, heads=4, layers=2):
             super().__init__()
             self.qkv = nn.Linear(C, 3 * C)
             self.proj = nn.Linear(C, C)
-            self.mask = lib.tril(lib.ones(block, block))
 
         def forward(self, x):
             B, T, _ = x.shape
@@ -22,7 +21,8 @@ def build(lib, vocab=256, block=64, C=128, heads=4, layers=2):
             k = k.reshape(B, T, heads, C // heads).transpose(1, 2)
             v = v.reshape(B, T, heads, C // heads).transpose(1, 2)
             att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(C // heads))
-            att = att.masked_fill(self.mask[:T, :T] == 0, float("-inf"))
+            causal = lib.tril(lib.ones(T, T, device=x.device))
+            att = att.masked_fill(causal == 0, float("-inf"))
             y = F.softmax(att, dim=-1) @ v
             return self.proj(y.transpose(1, 2).reshape(B, T, C))
 

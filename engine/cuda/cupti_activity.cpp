@@ -20,13 +20,18 @@ namespace glassbox::cuda {
 namespace {
 
 constexpr size_t kBufferBytes = 8 << 20;
+// External correlation records come with the API calls that launch work, so the runtime and
+// driver API kinds are on too (their records are read past).
 constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+                                         CUPTI_ACTIVITY_KIND_MEMSET,  CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+                                         CUPTI_ACTIVITY_KIND_RUNTIME,  CUPTI_ACTIVITY_KIND_DRIVER};
 
 int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
+
+uint64_t CUPTIAPI steady_timestamp() { return static_cast<uint64_t>(steady_ns()); }
 
 std::string demangled(const char* name) {
   if (!name) return "?";
@@ -68,10 +73,17 @@ class CuptiSource final : public profiler::GpuActivitySource {
       operator_of_.clear();
     }
     check(cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed), "cuptiActivityRegisterCallbacks");
+    // Records on the profiler's own clock. Set before the kinds are enabled, and every time:
+    // another CUPTI client in the process (torch.profiler) may have put its clock in place, and
+    // CUPTI maps GPU times onto whichever clock is registered.
+    if (cuptiActivityRegisterTimestampCallback(&steady_timestamp) == CUPTI_SUCCESS) {
+      offset_ = 0;
+    } else {
+      uint64_t cupti_now = 0;
+      cuptiGetTimestamp(&cupti_now);
+      offset_ = steady_ns() - static_cast<int64_t>(cupti_now);
+    }
     for (CUpti_ActivityKind kind : kKinds) check(cuptiActivityEnable(kind), "cuptiActivityEnable");
-    uint64_t cupti_now = 0;
-    cuptiGetTimestamp(&cupti_now);
-    offset_ = steady_ns() - static_cast<int64_t>(cupti_now);
   }
 
   void push_operator(uint64_t id) override {

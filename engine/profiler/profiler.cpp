@@ -235,6 +235,7 @@ std::vector<Event> stop() {
   describe_hops(events, names);
   if (s->gpu) {
     std::vector<Event> gpu = s->gpu->stop();
+    for (Event& e : gpu) e.id = g_next_id.fetch_add(1, std::memory_order_relaxed);
     events.insert(events.end(), std::make_move_iterator(gpu.begin()), std::make_move_iterator(gpu.end()));
   }
   std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {

@@ -290,7 +290,7 @@ class profile:
             events = [FunctionEvent(r) for r in self._raw]
             by_id = {e.id: e for e in events}
             for e in events:
-                parent = by_id.get(e.parent_id)
+                parent = by_id.get(e.parent_id) if e.parent_id else None
                 if parent is None:
                     continue
                 if e.is_gpu:
