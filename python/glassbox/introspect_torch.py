@@ -167,12 +167,16 @@ def torch_version(torch_dir: str) -> str:
         return ""
 
 
-def parse_reader_output(text: str) -> list:
-    """(name, dump, table) per operator from the reader's "@@operator/@@table/@@end" text."""
+def parse_reader_output(text: str, notes: list | None = None) -> list:
+    """(name, dump, table) per operator from the reader's "@@operator/@@table/@@end" text; its "@@note" lines
+    (libraries that did not load) go to `notes`."""
     out = []
     name, part, dump, table = None, None, [], []
     for line in text.splitlines():
-        if line.startswith("@@operator "):
+        if line.startswith("@@note ") and name is None:
+            if notes is not None:
+                notes.append(line[len("@@note "):])
+        elif line.startswith("@@operator "):
             name, part, dump, table = line[len("@@operator "):], "dump", [], []
         elif line == "@@table":
             part = "table"
@@ -253,16 +257,20 @@ def _loader_message(stderr: str, lib: str) -> str:
     return stderr.strip()[-600:]
 
 
-def live_from_reader(torch_dir: str, ops_regex: str | None, cache: str = DEFAULT_CACHE, timeout: int = 300) -> dict:
-    """The live registry of libc10.so + libtorch_cpu.so, loaded by the C++ reader in a child process that is
-    stopped after `timeout` seconds."""
+def live_from_reader(torch_dir: str, ops_regex: str | None, cache: str = DEFAULT_CACHE, timeout: int = 300,
+                     with_cuda: bool = True) -> dict:
+    """The live registry of libc10.so + libtorch_cpu.so (+ libtorch_cuda.so where it loads), loaded by the C++
+    reader in a child process that is stopped after `timeout` seconds."""
     program = build_reader(torch_dir, cache)
     torch_dir = os.path.realpath(torch_dir)
     lib_dir = os.path.join(torch_dir, "lib")
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (lib_dir, env.get("LD_LIBRARY_PATH", "")) if p)
     try:
-        r = subprocess.run([program], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=timeout)
+        argv = [program]
+        if with_cuda and os.path.exists(os.path.join(lib_dir, "libtorch_cuda.so")):
+            argv += ["--also", os.path.join(lib_dir, "libtorch_cuda.so")]
+        r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise ReaderError("loading %s took over %d s and was stopped; %s" % (lib_dir, timeout, _STILL_WORKS)) from None
     stderr = r.stderr.decode("utf-8", "replace")
@@ -273,10 +281,14 @@ def live_from_reader(torch_dir: str, ops_regex: str | None, cache: str = DEFAULT
     text = r.stdout.decode("utf-8", "replace")
     if "@@done" not in text:
         raise ReaderError("the C++ registry reader stopped before the end of its output; %s" % _STILL_WORKS)
-    operators, fallbacks = registry_from_dumps(parse_reader_output(text), ops_regex)
+    notes = []
+    operators, fallbacks = registry_from_dumps(parse_reader_output(text, notes), ops_regex)
+    for note in notes:
+        print("note: %s: its kernels are left out" % note, file=sys.stderr)
+    loaded = "libtorch_cpu.so" + ("" if notes or "--also" not in argv else " + libtorch_cuda.so")
     return {"format": "glassbox-registry", "version": 1,
-            "producer": "torch %s (libtorch_cpu.so loaded by the C++ reader)" % (torch_version(torch_dir) or "?"),
-            "torch_lib_dir": lib_dir, "reader": "c++", "fallbacks": fallbacks, "operators": operators}
+            "producer": "torch %s (%s loaded by the C++ reader)" % (torch_version(torch_dir) or "?", loaded),
+            "torch_lib_dir": lib_dir, "reader": "c++", "notes": notes, "fallbacks": fallbacks, "operators": operators}
 
 
 # ---- prepare: the PyPI wheel in a cache, a venv of its own -------------------------------------------------------

@@ -9,8 +9,13 @@
 //   <OperatorHandle::dumpComputedTable()>
 //   @@end
 //
-// usage: torch_registry_reader [SUBSTRING]   (only operators whose name contains SUBSTRING)
+// usage: torch_registry_reader [--also LIB]... [SUBSTRING]
+//   --also LIB: load LIB too before reading (libtorch_cuda.so: its kernels join the registry); a
+//               library that does not load is named on a "@@note" line and left out
+//   SUBSTRING:  only operators whose name contains it
 #include <ATen/core/dispatch/Dispatcher.h>
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstring>
@@ -19,7 +24,16 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-  const std::string only = argc > 1 ? argv[1] : "";
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--also") == 0 && i + 1 < argc) {
+      const char* lib = argv[++i];
+      // RTLD_GLOBAL: its static initialisers register kernels with the dispatcher already loaded.
+      if (!dlopen(lib, RTLD_NOW | RTLD_GLOBAL)) std::cout << "@@note cannot load " << lib << ": " << dlerror() << "\n";
+    } else {
+      only = argv[i];
+    }
+  }
   c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
   std::vector<std::pair<std::string, c10::OperatorName>> names;
   for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
