@@ -88,7 +88,7 @@ void print_symbol_lines(const SymbolListing& listing, bool demangled, bool deman
         buf += ls.nm;
         buf += ' ';
         if (demangle_here) demangler.append_demangled(s.name, buf);
-        else buf += demangled ? s.demangled : s.name;
+        else buf += demangled ? std::string_view(s.demangled) : s.name;
         if (lines && ls.line.valid()) {
           buf += '\t';
           buf.append(ls.line.file);

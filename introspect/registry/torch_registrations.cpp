@@ -429,7 +429,7 @@ TorchBinaryKernels read_torch_binaries(const std::vector<std::string>& libraries
       r.inferred = true;
       if (const auto f = functions.find(k); f != functions.end()) {
         r.symbol = f->second->name;
-        out.definitions.push_back({k, f->second->name, f->second->size, "", 0, base_name(lib)});
+        out.definitions.push_back({k, std::string(f->second->name), f->second->size, "", 0, base_name(lib)});
       }
       if (unit) r.unit = *unit;
       if (const auto b = block_kernel.find({r.op, r.dispatch_key}); b != block_kernel.end()) {
@@ -443,7 +443,7 @@ TorchBinaryKernels read_torch_binaries(const std::vector<std::string>& libraries
       if (placed.emplace(r.op, r.dispatch_key).second) {
         if (const auto d = functions.find(r.demangled); !r.demangled.empty() && d != functions.end()) {
           r.symbol = d->second->name;
-          out.definitions.push_back({r.demangled, d->second->name, d->second->size, "", 0, base_name(lib)});
+          out.definitions.push_back({r.demangled, std::string(d->second->name), d->second->size, "", 0, base_name(lib)});
         }
         out.registrations.push_back(std::move(r));
         ++out.from_block_code;
