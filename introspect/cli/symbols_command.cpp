@@ -68,6 +68,12 @@ void print_symbol_lines(const SymbolListing& listing, bool demangled, bool deman
   const std::size_t total = listing.symbols.size();
   const std::size_t window = kChunk * 2 * std::max(1u, threads == 0 ? default_thread_count() : threads);
   std::vector<std::string> chunks(window / kChunk);
+  std::vector<std::string_view> names;  // by symbol index, for the clones' shared names
+  if (demangle_here) {
+    names.reserve(listing.elf.symbols().size());
+    for (const ElfSymbol& s : listing.elf.symbols()) names.push_back(s.name);
+  }
+  const SharedCloneNames shared(names, threads);
   for (std::size_t base = 0; base < total; base += window) {
     const std::size_t count = std::min(window, total - base);
     parallel_chunks(count, kChunk, threads, [&](std::size_t begin, std::size_t end) {
@@ -93,7 +99,7 @@ void print_symbol_lines(const SymbolListing& listing, bool demangled, bool deman
         buf += ' ';
         buf += ls.nm;
         buf += ' ';
-        if (demangle_here) demangler.append_demangled(s.name, buf);
+        if (demangle_here) shared.append_demangled(ls.index, demangler, buf);
         else buf += demangled ? std::string_view(s.demangled) : s.name;
         if (lines && ls.line.valid()) {
           buf += '\t';
