@@ -238,7 +238,11 @@ def build_reader(torch_dir: str, cache: str = DEFAULT_CACHE, log=None) -> str:
                       "-DTORCH_DIR=" + torch_dir])
     steps.append([tools["cmake"], "--build", build])
     for argv in steps:
-        r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800)
+        except subprocess.TimeoutExpired:
+            raise ReaderError("building the C++ registry reader took over 30 minutes and was stopped; %s"
+                              % _STILL_WORKS) from None
         if log:
             log(r.stdout)
         if r.returncode != 0:
