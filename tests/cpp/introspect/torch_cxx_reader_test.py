@@ -124,6 +124,10 @@ def main():
           and "@@operator aten::add.Tensor" in unloadable.stdout,
           "a library that does not load is named, and the rest is still read")
 
+    slow = run([sys.executable, args.reader, "live", "--reader", "c++", "--torch-dir", torch_dir, "--cache", args.cache,
+                "--timeout", "0"], timeout=600)
+    check(slow.returncode == 4 and "was stopped" in slow.stderr, "the time limit stops the reader (%s)" % slow.stderr.strip())
+
     # glassbox ops: with --torch-lib, an interpreter without torch still gives the live table.
     if no_torch:
         cli = run([args.cli, "ops", "--torch", sys.executable, "--torch-reader", args.reader, "--torch-lib", lib_dir,
