@@ -184,6 +184,7 @@ BuildTimes analyze_build_times(const NinjaLog& log, const BuildIndex& index) {
   }
   times.runs = log.runs;
   times.runs_from_mtimes = log.runs_from_mtimes;
+  times.stale_entries = log.stale_entries;
   choose_last_full_run(times);
   std::stable_sort(times.steps.begin(), times.steps.end(),
                    [](const BuildStep& a, const BuildStep& b) { return a.duration_ms() > b.duration_ms(); });
