@@ -9,6 +9,13 @@ compares the names both list.
     benchmarks/introspect/symbols_vs_nm.py [--glassbox build/dev/bin/glassbox] [--repeat 3] [--check]
     benchmarks/introspect/symbols_vs_nm.py --library path/to/libtorch_cpu.so
 
+On a machine without glassbox's libraries (elfutils, libiberty), build one static program here and
+copy it there (it needs nothing on the host; libclang, Capstone and Graphviz are left out):
+
+    cmake -S . -B build/portable -G Ninja -DCMAKE_BUILD_TYPE=Release -DGLASSBOX_PORTABLE_CLI=ON
+    ninja -C build/portable bin/glassbox
+    benchmarks/introspect/symbols_vs_nm.py --glassbox build/portable/bin/glassbox --library .../libtorch_cpu.so
+
 Without --library the wheel is fetched with `pip download torch --no-deps` into
 ~/.cache/glassbox/wheels (or $GLASSBOX_CACHE_DIR/wheels) once, and only torch/lib/libtorch_cpu.so
 is unpacked from it.

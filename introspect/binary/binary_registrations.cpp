@@ -151,7 +151,7 @@ std::vector<FunctionDefinition> find_function_definitions(const ElfFile& elf, co
     std::string_view qualified;
     function_name(s.demangled, &qualified);
     if (qualified.empty() || !wanted.count(qualified) || !seen.emplace(s.address, s.name).second) continue;
-    FunctionDefinition d{std::string(qualified), s.name, s.demangled, s.address, s.size, "", 0, elf.path()};
+    FunctionDefinition d{std::string(qualified), std::string(s.name), s.demangled, s.address, s.size, "", 0, elf.path()};
     if (placed) {
       const SourceLine at = lines->lookup(s.address);
       d.file = at.file;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include <algorithm>
+#include <unordered_map>
 
 #ifdef GLASSBOX_HAVE_LIBIBERTY
 // libiberty.h declares basename() itself unless told that <string.h> already has.
@@ -114,6 +115,113 @@ std::string demangle(std::string_view name) {
   std::string out;
   d.demangle_into(name, out);
   return out;
+}
+
+bool clone_suffixes(std::string_view suffix, std::vector<std::string_view>* out) {
+  auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t at = 0;
+  while (at < suffix.size()) {
+    // ".name" (lowercase letters, digits, '_'), then any number of ".N".
+    if (suffix[at] != '.' || at + 1 >= suffix.size() || !(lower(suffix[at + 1]) || digit(suffix[at + 1]) || suffix[at + 1] == '_'))
+      return false;
+    const std::size_t start = at;
+    at += 2;
+    while (at < suffix.size() && (lower(suffix[at]) || digit(suffix[at]) || suffix[at] == '_')) ++at;
+    while (at + 1 < suffix.size() && suffix[at] == '.' && digit(suffix[at + 1])) {
+      at += 2;
+      while (at < suffix.size() && digit(suffix[at])) ++at;
+    }
+    if (out) out->push_back(suffix.substr(start, at - start));
+  }
+  return true;
+}
+
+namespace {
+
+// The function a clone's name belongs to ("_Z1fv" for "_Z1fv.isra.0"), or "" when `name` is no
+// clone of a C++ function (versioned and Rust names keep their own path).
+std::string_view clone_base(std::string_view name) {
+  if (!is_mangled(name) || name.find('@') != std::string_view::npos) return {};
+  const std::size_t dot = name.find('.');
+  if (dot == std::string_view::npos || !clone_suffixes(name.substr(dot), nullptr)) return {};
+#ifdef GLASSBOX_HAVE_LIBIBERTY
+  if (may_be_rust(name.substr(0, dot))) return {};
+#endif
+  return name.substr(0, dot);
+}
+
+}  // namespace
+
+SharedCloneNames::SharedCloneNames(const std::vector<std::string_view>& names, unsigned threads)
+    : names_(names), slot_(names.size(), kNone) {
+  std::unordered_map<std::string_view, uint32_t> slot_of;
+  std::vector<std::string_view> bases;
+  std::vector<std::size_t> first_clone;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string_view base = clone_base(names[i]);
+    if (base.empty()) continue;
+    const auto [it, added] = slot_of.emplace(base, static_cast<uint32_t>(bases.size()));
+    if (added) bases.push_back(base), first_clone.push_back(i);
+    slot_[i] = it->second;
+  }
+  if (bases.empty()) return;
+  // The functions themselves, where the table has them. A full hash of every name would cost much
+  // of what is saved: a filter on a quick fingerprint (length and last bytes) lets through the
+  // functions and a few others only.
+  constexpr std::size_t kFilterBits = std::size_t{1} << 22;
+  auto fingerprint = [](std::string_view n) {
+    uint64_t tail = 0;
+    std::memcpy(&tail, n.data() + n.size() - std::min<std::size_t>(n.size(), 8), std::min<std::size_t>(n.size(), 8));
+    return ((tail ^ (n.size() * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull) >> 42;  // 22 bits
+  };
+  std::vector<bool> filter(kFilterBits);
+  for (const auto& b : bases) filter[fingerprint(b)] = true;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string_view n = names[i];
+    if (slot_[i] != kNone || n.size() < 3 || !filter[fingerprint(n)]) continue;
+    if (const auto it = slot_of.find(n); it != slot_of.end()) slot_[i] = it->second;
+  }
+  texts_.resize(bases.size());
+  demangled_.resize(bases.size());
+  // Each function's text is that of its first clone less the clone suffixes: only a function's
+  // name takes them (binutils does not demangle "_ZN1a1bE.cold", a variable's), so a clone that
+  // demangles with them is what says that the function's and its clones' names may be shared.
+  parallel_chunks(bases.size(), 1024, threads, [&](std::size_t begin, std::size_t end) {
+    Demangler d;
+    std::string expected;
+    for (std::size_t k = begin; k < end; ++k) {
+      const std::string_view clone = names[first_clone[k]];
+      std::string& text = texts_[k];
+      d.demangle_into(clone, text);
+      d.suffixes_.clear();
+      clone_suffixes(clone.substr(bases[k].size()), &d.suffixes_);
+      expected.clear();
+      for (const auto suffix : d.suffixes_) expected.append(" [clone ").append(suffix).append("]");
+      demangled_[k] = text != clone && text.size() > expected.size() && text.ends_with(expected);
+      if (demangled_[k]) text.resize(text.size() - expected.size());
+    }
+  });
+}
+
+void SharedCloneNames::append_demangled(std::size_t i, Demangler& d, std::string& out) const {
+  const std::string_view name = names_[i];
+  const uint32_t slot = slot_[i];
+  if (slot == kNone || !demangled_[slot]) {
+    d.append_demangled(name, out);
+    return;
+  }
+  out += texts_[slot];
+  const std::size_t dot = name.find('.');
+  if (dot == std::string_view::npos) return;
+  std::vector<std::string_view>& suffixes = d.suffixes_;
+  suffixes.clear();
+  clone_suffixes(name.substr(dot), &suffixes);
+  for (const auto s : suffixes) {
+    out += " [clone ";
+    out += s;
+    out += ']';
+  }
 }
 
 std::vector<std::string> demangle_all(const std::vector<std::string_view>& names, unsigned threads) {

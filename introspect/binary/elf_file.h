@@ -5,6 +5,7 @@
 // truncated, 32-bit, big-endian) raises glassbox::Error naming the file and the problem.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,7 +34,9 @@ struct ElfSection {
 };
 
 struct ElfSymbol {
-  std::string name;       // as stored (mangled)
+  // As stored (mangled); in .dynsym followed by its version ("@@VERS", "@VERS"). It points into the
+  // file's string table, which the ElfFile it came from (and every copy of that) keeps mapped.
+  std::string_view name;
   std::string demangled;  // the demangled name; equal to `name` when it is not a mangled C++ name
   uint64_t address = 0, size = 0;
   SymbolType type = SymbolType::NoType;
@@ -100,6 +103,8 @@ class ElfFile {
   std::vector<std::string> needed_;
   std::string soname_, build_id_, debuglink_;
   std::vector<std::string> warnings_;
+  // What symbols' names point into: the mapped file and the versioned names made while reading.
+  std::shared_ptr<const void> name_storage_;
 };
 
 // Checks the ELF identification bytes of `data` (the start of `file`, or all of it) and throws

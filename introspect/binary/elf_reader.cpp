@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 
@@ -37,6 +38,15 @@ class FileDescriptor {
 
 struct ElfDeleter {
   void operator()(Elf* e) const { elf_end(e); }
+};
+
+// What an ElfFile's symbol names point into: libelf's view of the file (its string tables, mapped
+// or read) and the names with a version suffix, made while reading.
+struct NameStorage {
+  std::unique_ptr<FileDescriptor> fd;
+  std::unique_ptr<Elf, ElfDeleter> elf;  // after fd: ended before the file is closed
+  std::deque<std::string> versioned;     // a deque: adding does not move the names already there
+  std::mutex mutex;
 };
 
 std::string range(uint64_t begin, uint64_t end) { return std::to_string(begin) + "-" + std::to_string(end); }
@@ -90,15 +100,15 @@ struct SymbolVersions {
     if (names.size() <= index) names.resize(index + 1);
     names[index] = {std::move(name), needed, base};
   }
-  void append_to(std::string& symbol, std::size_t k, bool undefined) const {
+  // The suffix symbol k's name takes ("" for none).
+  std::string suffix(std::string_view symbol, std::size_t k, bool undefined) const {
     const unsigned raw = versym[k], index = raw & 0x7fff;
     bool hidden = (raw & 0x8000) != 0;
-    if (index <= 1 || index >= names.size() || names[index].name.empty()) return;
+    if (index <= 1 || index >= names.size() || names[index].name.empty()) return {};
     const Version& v = names[index];
-    if (v.base || (!v.needed && v.name == symbol)) return;
+    if (v.base || (!v.needed && v.name == symbol)) return {};
     hidden = hidden || v.needed;
-    symbol += hidden || undefined ? "@" : "@@";
-    symbol += v.name;
+    return (hidden || undefined ? "@" : "@@") + v.name;
   }
 };
 
@@ -127,6 +137,9 @@ class ElfReader {
     read_symbols();
     read_dynamic();
     read_notes();
+    storage_->fd = std::move(fd_);
+    storage_->elf = std::move(elf_);
+    out_.name_storage_ = std::move(storage_);
     return std::move(out_);
   }
 
@@ -281,9 +294,14 @@ class ElfReader {
         ElfSymbol& s = out_.symbols_[first + k];
         if (auto n = string_at(strings, raw.st_name)) s.name = *n;
         else bad_names.fetch_add(1, std::memory_order_relaxed);
-        if (!versions.empty()) versions.append_to(s.name, k + 1, raw.st_shndx == SHN_UNDEF);
+        if (!versions.empty()) {
+          if (std::string v = versions.suffix(s.name, k + 1, raw.st_shndx == SHN_UNDEF); !v.empty()) {
+            const std::lock_guard lock(storage_->mutex);
+            s.name = storage_->versioned.emplace_back(std::string(s.name) + v);
+          }
+        }
         if (options_.demangle) demangler.demangle_into(s.name, s.demangled);
-        else if (options_.copy_undemangled_names) s.demangled = s.name;
+        else if (options_.copy_undemangled_names) s.demangled.assign(s.name);
         s.address = raw.st_value, s.size = raw.st_size;
         s.type = symbol_type(raw.st_info), s.binding = symbol_binding(raw.st_info);
         s.visibility = static_cast<SymbolVisibility>(GELF_ST_VISIBILITY(raw.st_other));
@@ -437,6 +455,7 @@ class ElfReader {
   ElfFile out_;
   std::unique_ptr<FileDescriptor> fd_;
   std::unique_ptr<Elf, ElfDeleter> elf_;
+  std::shared_ptr<NameStorage> storage_ = std::make_shared<NameStorage>();
 };
 
 ElfFile ElfFile::read(const std::filesystem::path& file, const ElfReadOptions& options) {

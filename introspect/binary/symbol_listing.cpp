@@ -38,7 +38,7 @@ SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuer
   parallel_chunks(symbols.size(), 4096, query.threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const ElfSymbol& s = symbols[i];
-      keep[i] = listed(s) && (!re || std::regex_search(s.demangled, *re) || (s.demangled != s.name && std::regex_search(s.name, *re)));
+      keep[i] = listed(s) && (!re || std::regex_search(s.demangled, *re) || (s.demangled != s.name && std::regex_search(s.name.begin(), s.name.end(), *re)));
     }
   });
   for (std::size_t i = 0; i < symbols.size(); ++i)

@@ -53,7 +53,8 @@ std::vector<std::vector<std::size_t>> dependencies_from_codemodel(const BuildTim
       for (const auto& src : t->sources) {
         if (!src.generated) continue;
         auto it = step_of_output.find(absolute_path(src.path, index.source_dir()));
-        if (it != step_of_output.end()) preds[i].push_back(it->second);
+        // Object files of an object library are "generated sources" too, linked but not waited for.
+        if (it != step_of_output.end() && times.steps[it->second].kind != StepKind::Compile) preds[i].push_back(it->second);
       }
       continue;
     }
@@ -75,19 +76,37 @@ std::vector<std::vector<std::size_t>> dependencies_from_codemodel(const BuildTim
   return preds;
 }
 
+// The step of `run` that finished last before step `i` began (steps.size() when none did).
+std::size_t finished_last_before(const BuildTimes& times, std::size_t i, int run) {
+  std::size_t best = times.steps.size();
+  for (std::size_t j = 0; j < times.steps.size(); ++j) {
+    if (j == i || times.steps[j].run != run || times.steps[j].end_ms > times.steps[i].start_ms) continue;
+    if (best == times.steps.size() || times.steps[j].end_ms > times.steps[best].end_ms) best = j;
+  }
+  return best;
+}
+
 // Without dependency information: each step waited for the step that finished last before it began.
 std::vector<std::vector<std::size_t>> dependencies_from_timing(const BuildTimes& times, int run) {
   std::vector<std::vector<std::size_t>> preds(times.steps.size());
   for (std::size_t i = 0; i < times.steps.size(); ++i) {
     if (times.steps[i].run != run) continue;
-    std::size_t best = times.steps.size();
-    for (std::size_t j = 0; j < times.steps.size(); ++j) {
-      if (j == i || times.steps[j].run != run || times.steps[j].end_ms > times.steps[i].start_ms) continue;
-      if (best == times.steps.size() || times.steps[j].end_ms > times.steps[best].end_ms) best = j;
-    }
-    if (best != times.steps.size()) preds[i].push_back(best);
+    if (const std::size_t best = finished_last_before(times, i, run); best != times.steps.size()) preds[i].push_back(best);
   }
   return preds;
+}
+
+// The codemodel knows what targets wait for, not what a custom command waits for: a command whose
+// output belongs to no target (a generated source, a stamp, a test list written after a link) has no
+// predecessor there. Such a step, and any other non-compile step the codemodel gives none, takes the
+// step that finished last before it began, so that the walk goes on through it. A compile with no
+// predecessor is where a chain begins.
+void add_timing_where_codemodel_is_silent(const BuildTimes& times, int run, std::vector<std::vector<std::size_t>>& preds) {
+  for (std::size_t i = 0; i < times.steps.size(); ++i) {
+    const BuildStep& s = times.steps[i];
+    if (s.run != run || !preds[i].empty() || s.kind == StepKind::Compile) continue;
+    if (const std::size_t best = finished_last_before(times, i, run); best != times.steps.size()) preds[i].push_back(best);
+  }
 }
 
 void find_critical_path(BuildTimes& times, const BuildIndex& index) {
@@ -103,8 +122,9 @@ void find_critical_path(BuildTimes& times, const BuildIndex& index) {
   if (last == times.steps.size()) return;
   times.last_run_wall_ms = run_end - run_start;
   times.critical_path_from_dependencies = index.configuration() != nullptr;
-  const auto preds = times.critical_path_from_dependencies ? dependencies_from_codemodel(times, index, times.last_run)
-                                                           : dependencies_from_timing(times, times.last_run);
+  auto preds = times.critical_path_from_dependencies ? dependencies_from_codemodel(times, index, times.last_run)
+                                                     : dependencies_from_timing(times, times.last_run);
+  if (times.critical_path_from_dependencies) add_timing_where_codemodel_is_silent(times, times.last_run, preds);
   // Walk back from the step that finished last, each time to the predecessor that finished last.
   std::unordered_set<std::size_t> seen;
   for (std::size_t at = last; seen.insert(at).second;) {
@@ -164,6 +184,7 @@ BuildTimes analyze_build_times(const NinjaLog& log, const BuildIndex& index) {
   }
   times.runs = log.runs;
   times.runs_from_mtimes = log.runs_from_mtimes;
+  times.stale_entries = log.stale_entries;
   choose_last_full_run(times);
   std::stable_sort(times.steps.begin(), times.steps.end(),
                    [](const BuildStep& a, const BuildStep& b) { return a.duration_ms() > b.duration_ms(); });

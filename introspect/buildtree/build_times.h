@@ -38,6 +38,7 @@ struct BuildTimes {
   std::vector<TargetTime> targets;          // slowest first
   int runs = 0;                             // build runs found in the log (NinjaLog::runs)
   bool runs_from_mtimes = false;            // NinjaLog::runs_from_mtimes
+  std::size_t stale_entries = 0;            // NinjaLog::stale_entries
   int last_run = 0;                         // the last full build (the run with most steps in the log):
                                             // what the critical path and trace describe
   std::size_t last_run_steps = 0;

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "engine/core/error.h"
+#include "introspect/buildtree/ninja_manifest.h"
 #include "introspect/support/json_file.h"
 
 namespace glassbox::introspect {
@@ -99,7 +101,7 @@ void assign_runs(NinjaLog& log, const std::vector<int>& segment_of_entry, int se
 
 }  // namespace
 
-NinjaLog parse_ninja_log(std::string_view text, std::string_view origin) {
+NinjaLog parse_ninja_log(std::string_view text, std::string_view origin, const std::unordered_set<std::string>* live_outputs) {
   NinjaLog log;
   log.file = std::string(origin);
   const size_t header_end = text.find('\n');
@@ -121,6 +123,8 @@ NinjaLog parse_ninja_log(std::string_view text, std::string_view origin) {
   size_t pos = header_end == std::string_view::npos ? text.size() : header_end + 1;
   size_t line_no = 1;
   int64_t previous_end = 0;
+  int64_t newest_mtime = INT64_MIN;  // the newest output (the last line among equals)
+  bool newest_stale = false;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
     const bool last = end == std::string_view::npos;
@@ -159,6 +163,13 @@ NinjaLog parse_ninja_log(std::string_view text, std::string_view origin) {
     if (segment < 0 || entry.end_ms < previous_end) ++segment;
     previous_end = entry.end_ms;
     entry.run = segment;
+    const bool stale = live_outputs && !live_outputs->count(entry.output) &&
+                       !live_outputs->count(std::filesystem::path(entry.output).lexically_normal().string());
+    if (entry.mtime >= newest_mtime) newest_mtime = entry.mtime, newest_stale = stale;
+    if (stale) {
+      ++log.stale_entries;
+      continue;
+    }
 
     auto [it, inserted] = index_of_output.try_emplace(entry.output, log.entries.size());
     if (inserted) {
@@ -169,6 +180,9 @@ NinjaLog parse_ninja_log(std::string_view text, std::string_view origin) {
       segment_of_entry[it->second] = segment;
     }
   }
+  // The newest output was built from the current manifest: if the manifest here does not declare
+  // it, it is not that one (read the log whole rather than drop what may be current).
+  if (newest_stale) return parse_ninja_log(text, origin, nullptr);
   assign_runs(log, segment_of_entry, segment + 1);
 
   // Group outputs of one command: the same hash, start and end.
@@ -197,7 +211,17 @@ NinjaLog read_ninja_log(const std::filesystem::path& build_dir_or_file) {
   if (!std::filesystem::exists(file, ec)) {
     throw Error(file.string() + ": no such file; is this a Ninja build directory that has been built?");
   }
-  return parse_ninja_log(read_text_file(file), file.string());
+  // The outputs the build still has, when its manifest is there to say (a log read on its own is
+  // taken whole).
+  std::optional<std::unordered_set<std::string>> live;
+  const std::filesystem::path dir = file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
+  if (std::filesystem::exists(dir / "build.ninja", ec)) {
+    try {
+      live = read_ninja_manifest_outputs(dir / "build.ninja", dir);
+    } catch (const Error&) {
+    }
+  }
+  return parse_ninja_log(read_text_file(file), file.string(), live && !live->empty() ? &*live : nullptr);
 }
 
 }  // namespace glassbox::introspect

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace glassbox::introspect {
@@ -41,13 +42,19 @@ struct NinjaLog {
   // time starts the next run.
   int runs = 0;
   bool runs_from_mtimes = false;
+  // Entries left out because the build's manifest (build.ninja) no longer declares their output: an
+  // older configuration's steps, which Ninja keeps in the log until it recompacts it.
+  std::size_t stale_entries = 0;
 
   static constexpr int kOldestVersion = 5;
   static constexpr int kNewestVersion = 7;
 };
 
-// Reads <build_dir>/.ninja_log (or the file itself).
+// Reads <build_dir>/.ninja_log (or the file itself). Where the log's folder has a build.ninja, only
+// the entries of outputs it declares are kept (NinjaLog::stale_entries counts the others).
 NinjaLog read_ninja_log(const std::filesystem::path& build_dir_or_file);
-NinjaLog parse_ninja_log(std::string_view text, std::string_view origin);
+// `live_outputs`: when given, the outputs whose entries are kept (see read_ninja_manifest_outputs).
+NinjaLog parse_ninja_log(std::string_view text, std::string_view origin,
+                         const std::unordered_set<std::string>* live_outputs = nullptr);
 
 }  // namespace glassbox::introspect

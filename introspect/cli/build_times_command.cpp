@@ -42,6 +42,7 @@ void print_json(const BuildTimes& t, std::ostream& out) {
                         {"steps", steps},
                         {"targets", targets},
                         {"runs", {{"count", t.runs}, {"found_from", t.runs_from_mtimes ? "mtimes" : "file order"}}},
+                        {"stale_entries", t.stale_entries},
                         {"last_run", {{"run", t.last_run}, {"wall_ms", t.last_run_wall_ms}, {"steps", t.last_run_steps}}},
                         {"critical_path", {{"steps", path}, {"ms", t.critical_path_ms},
                                            {"from_dependencies", t.critical_path_from_dependencies}}}};
@@ -49,7 +50,9 @@ void print_json(const BuildTimes& t, std::ostream& out) {
 }
 
 void print_tables(const BuildTimes& t, std::size_t top, std::ostream& out) {
-  out << t.log_file << ": " << t.steps.size() << " steps\n\n";
+  out << t.log_file << ": " << t.steps.size() << " steps";
+  if (t.stale_entries) out << " (" << t.stale_entries << " entries of outputs build.ninja no longer has left out)";
+  out << "\n\n";
   out << "slowest steps\n";
   TextTable steps({">time", "kind", "target", "output"});
   for (std::size_t i = 0; i < t.steps.size() && i < top; ++i) {

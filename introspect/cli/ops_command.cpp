@@ -1,6 +1,7 @@
 // glassbox ops: the registration table and graph of operators, joined from the running registry
 // (JSON), the sources (libclang), the binaries (ELF symbols and DWARF) and the build (CMake File API).
 #include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -44,7 +45,8 @@ ArgumentParser ops_parser() {
       .flag("registering-units", "with --build: parse only units with a line opening a registration block (faster; "
             "kernels are then placed at their declarations)")
       .option("torch", "PYTHON", "real PyTorch: read its live registry with this interpreter (one that can import "
-              "torch), in a child process with a time limit")
+              "torch), in a child process with a time limit; where it cannot, and --torch-lib is given, a C++ reader "
+              "built against that wheel's headers loads libc10.so + libtorch_cpu.so instead")
       .option("torch-lib", "DIR", "real PyTorch: its torch/lib folder, whose libtorch_cpu.so (and libtorch_cuda.so) "
               "are read for the binary side (default: the live torch's); alone, the binaries are all there is")
       .flag("torch-cpu-only", "real PyTorch: do not read libtorch_cuda.so")
@@ -122,6 +124,12 @@ int run_torch_ops(const ParsedArguments& parsed, const GraphOutputOptions& outpu
     live.reader = parsed.value("torch-reader", GLASSBOX_TORCH_READER);
     live.op_regex = parsed.value("op");
     live.timeout_seconds = parsed.integer("timeout", 300);
+    // Where this interpreter cannot import torch, the wheel's own headers and libraries can still be read.
+    if (!lib_dir.empty()) {
+      std::filesystem::path lib = std::filesystem::path(lib_dir).lexically_normal();
+      if (!lib.has_filename()) lib = lib.parent_path();  // ".../torch/lib/"
+      live.torch_dir = lib.parent_path().string();
+    }
     try {
       inputs.registry_json = torch_live_registry_json(live);
       const TorchLiveInfo info = torch_live_info(*inputs.registry_json);

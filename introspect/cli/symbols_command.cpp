@@ -68,6 +68,12 @@ void print_symbol_lines(const SymbolListing& listing, bool demangled, bool deman
   const std::size_t total = listing.symbols.size();
   const std::size_t window = kChunk * 2 * std::max(1u, threads == 0 ? default_thread_count() : threads);
   std::vector<std::string> chunks(window / kChunk);
+  std::vector<std::string_view> names;  // by symbol index, for the clones' shared names
+  if (demangle_here) {
+    names.reserve(listing.elf.symbols().size());
+    for (const ElfSymbol& s : listing.elf.symbols()) names.push_back(s.name);
+  }
+  const SharedCloneNames shared(names, threads);
   for (std::size_t base = 0; base < total; base += window) {
     const std::size_t count = std::min(window, total - base);
     parallel_chunks(count, kChunk, threads, [&](std::size_t begin, std::size_t end) {
@@ -75,6 +81,12 @@ void print_symbol_lines(const SymbolListing& listing, bool demangled, bool deman
       std::string& buf = chunks[begin / kChunk];
       buf.reserve((end - begin) * 160);
       for (std::size_t i = base + begin; i < base + end; ++i) {
+        // Symbols are printed in address order, their names lie in table order: ask for the
+        // name a few symbols ahead so that it is in cache when its turn comes.
+        if (constexpr std::size_t kAhead = 8; i + 2 * kAhead < base + end) {
+          __builtin_prefetch(&listing.symbol(listing.symbols[i + 2 * kAhead]));
+          __builtin_prefetch(listing.symbol(listing.symbols[i + kAhead]).name.data());
+        }
         const ListedSymbol& ls = listing.symbols[i];
         const ElfSymbol& s = listing.symbol(ls);
         if (s.defined()) {
@@ -87,8 +99,8 @@ void print_symbol_lines(const SymbolListing& listing, bool demangled, bool deman
         buf += ' ';
         buf += ls.nm;
         buf += ' ';
-        if (demangle_here) demangler.append_demangled(s.name, buf);
-        else buf += demangled ? s.demangled : s.name;
+        if (demangle_here) shared.append_demangled(ls.index, demangler, buf);
+        else buf += demangled ? std::string_view(s.demangled) : s.name;
         if (lines && ls.line.valid()) {
           buf += '\t';
           buf.append(ls.line.file);

@@ -203,6 +203,21 @@ bool matches_family(const std::string& kernel, const std::string& family) {
   return kernel.starts_with(family);
 }
 
+constexpr uint16_t kMachineX86_64 = 62;  // EM_X86_64
+
+// "aarch64" for a binary of another architecture than x86-64's, as ELF's e_machine names it.
+std::string machine_name(uint16_t machine) {
+  switch (machine) {
+    case 3: return "x86 (32-bit)";
+    case 40: return "arm (32-bit)";
+    case 183: return "aarch64";
+    case 21: return "ppc64";
+    case 22: return "s390x";
+    case 243: return "riscv64";
+    default: return "ELF machine " + std::to_string(machine);
+  }
+}
+
 // What the TORCH_LIBRARY_IMPL(ns, Key, m) blocks' code loads: the addresses (a TORCH_FN kernel's
 // boxing wrapper among them: it is registered when a block runs) and the operator names, those
 // the block registers a kernel for under Key (inferred).
@@ -218,7 +233,7 @@ struct BlockCode {
 
 void read_impl_blocks(const ElfFile& elf, const NameStrings& strings, const std::set<std::string>& names,
                       const std::unordered_map<uint64_t, std::string>& wrapper_kernels, BlockCode& out) {
-  if (!block_code_available()) return;
+  if (!block_code_available() || elf.machine() != kMachineX86_64) return;  // the disassembler reads x86-64 code
   std::ifstream in(elf.path(), std::ios::binary);
   std::string code;
   // A function's code, or empty when it is not in an executable section of the file.
@@ -296,6 +311,10 @@ std::string torch_live_registry_json(const TorchLiveOptions& options) {
   if (!timeout.empty()) argv = {timeout, "-k", "5", std::to_string(options.timeout_seconds)};
   for (const auto& a : {options.python, options.reader, std::string("live")}) argv.push_back(a);
   if (!options.op_regex.empty()) argv.push_back("--ops"), argv.push_back(options.op_regex);
+  if (!options.torch_dir.empty()) {
+    argv.push_back("--torch-dir"), argv.push_back(options.torch_dir);
+    argv.push_back("--timeout"), argv.push_back(std::to_string(options.timeout_seconds));
+  }
   const ProcessResult r = run_process(argv);
   if (r.exit_code == 124 || r.exit_code == 137)
     throw Error("torch: reading the live registry took over " + std::to_string(options.timeout_seconds) +
@@ -363,6 +382,10 @@ TorchBinaryKernels read_torch_binaries(const std::vector<std::string>& libraries
     const auto& [lib, elf] = files[f];
     BinaryLibraryRecord record{lib, elf->has_symtab(), elf->has_debug_info(), elf->has_debug_info() ? "" : "no DWARF", {}};
     out.libraries.push_back(record);
+    if (elf->machine() != kMachineX86_64)
+      out.notes.push_back(lib + ": a binary for " + machine_name(elf->machine()) + " (a wheel for another platform): its "
+                          "symbols and schema strings are read, not its registration blocks' code (x86-64 only), and "
+                          "it cannot be loaded here for the live registry");
     if (!elf->has_symtab())
       out.notes.push_back(lib + ": no .symtab (stripped): the kernels' boxing wrappers are local symbols and cannot be "
                           "found; only exported names remain");
@@ -406,7 +429,7 @@ TorchBinaryKernels read_torch_binaries(const std::vector<std::string>& libraries
       r.inferred = true;
       if (const auto f = functions.find(k); f != functions.end()) {
         r.symbol = f->second->name;
-        out.definitions.push_back({k, f->second->name, f->second->size, "", 0, base_name(lib)});
+        out.definitions.push_back({k, std::string(f->second->name), f->second->size, "", 0, base_name(lib)});
       }
       if (unit) r.unit = *unit;
       if (const auto b = block_kernel.find({r.op, r.dispatch_key}); b != block_kernel.end()) {
@@ -420,7 +443,7 @@ TorchBinaryKernels read_torch_binaries(const std::vector<std::string>& libraries
       if (placed.emplace(r.op, r.dispatch_key).second) {
         if (const auto d = functions.find(r.demangled); !r.demangled.empty() && d != functions.end()) {
           r.symbol = d->second->name;
-          out.definitions.push_back({r.demangled, d->second->name, d->second->size, "", 0, base_name(lib)});
+          out.definitions.push_back({r.demangled, std::string(d->second->name), d->second->size, "", 0, base_name(lib)});
         }
         out.registrations.push_back(std::move(r));
         ++out.from_block_code;

@@ -25,6 +25,8 @@ struct TorchLiveOptions {
   std::string python;         // an interpreter that can `import torch`
   std::string reader;         // introspect_torch.py
   std::string op_regex;       // only these operators ("" for all)
+  std::string torch_dir;      // a torch folder (include/, lib/): where `import torch` fails, the reader builds
+                              // a C++ reader against its headers and loads its libraries instead ("" for none)
   int timeout_seconds = 300;  // the child is killed after this
 };
 

@@ -4,6 +4,7 @@ Run as a script (it imports neither glassbox nor anything outside the standard l
 imports torch), so that the `glassbox` CLI can run it in a child process with a time limit:
 
     python introspect_torch.py live [--ops REGEX]     # the registry as glassbox-registry JSON
+    python introspect_torch.py live --torch-dir DIR   # the same; without `import torch` if it fails
     python introspect_torch.py prepare [--cache DIR]  # fetch the PyPI wheel, make a venv, print paths
 
 `live` reads every operator through PyTorch's own dump functions (torch._C._dispatch_dump and
@@ -18,7 +19,9 @@ import argparse
 import glob
 import json
 import os
+import hashlib
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -119,6 +122,179 @@ def live(ops_regex: str | None) -> dict:
             "fallbacks": sorted(fallbacks.values(), key=lambda f: f["key"]), "operators": operators}
 
 
+def registry_from_dumps(dumps, ops_regex: str | None) -> tuple:
+    """Operators and backend fallbacks from (name, _dispatch_dump text, _dispatch_dump_table text)."""
+    pattern = re.compile(ops_regex) if ops_regex else None
+    operators, fallbacks = [], {}
+    for name, dump, table in sorted(dumps):
+        if pattern and not pattern.search(name):
+            continue
+        op = parse_dump(dump)
+        op.setdefault("name", name)
+        ns, _, rest = name.partition("::")
+        base, _, overload = rest.partition(".")
+        op.update({"namespace": ns, "base_name": base, "overload": overload})
+        op["table"] = parse_table(table)
+        _source_keys(op)
+        for slot in op["table"]:
+            if slot["provenance"] == "backend fallback":
+                fallbacks.setdefault(slot["key"], {"key": slot["key"], "registered_at": slot["registered_at"],
+                                                   "fallthrough": slot["fallthrough"]})
+        operators.append(op)
+    return operators, sorted(fallbacks.values(), key=lambda f: f["key"])
+
+
+# ---- live without `import torch`: a C++ reader built against the wheel's own headers ----------------------------
+
+READER_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_registry_reader")
+
+
+class ReaderError(Exception):
+    """Why the C++ registry reader cannot be built or run, and what still works."""
+
+
+_STILL_WORKS = ("what still works: the binaries alone (glassbox ops --torch-lib DIR), or the live registry "
+                "through an interpreter that can import torch (glassbox ops --torch PYTHON)")
+
+
+def torch_version(torch_dir: str) -> str:
+    """The version torch/version.py names ("" when it is missing)."""
+    try:
+        with open(os.path.join(torch_dir, "version.py")) as f:
+            m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)", f.read(), re.M)
+            return m.group(1) if m else ""
+    except OSError:
+        return ""
+
+
+def parse_reader_output(text: str, notes: list | None = None) -> list:
+    """(name, dump, table) per operator from the reader's "@@operator/@@table/@@end" text; its "@@note" lines
+    (libraries that did not load) go to `notes`."""
+    out = []
+    name, part, dump, table = None, None, [], []
+    for line in text.splitlines():
+        if line.startswith("@@note ") and name is None:
+            if notes is not None:
+                notes.append(line[len("@@note "):])
+        elif line.startswith("@@operator "):
+            name, part, dump, table = line[len("@@operator "):], "dump", [], []
+        elif line == "@@table":
+            part = "table"
+        elif line == "@@end":
+            if name is not None:
+                out.append((name, "\n".join(dump) + "\n", "\n".join(table) + "\n"))
+            name, part = None, None
+        elif name is not None:
+            (dump if part == "dump" else table).append(line)
+    return out
+
+
+_ELF_MACHINES = {3: "x86 (32-bit)", 62: "x86_64", 183: "aarch64", 40: "arm (32-bit)", 21: "ppc64", 22: "s390x",
+                 243: "riscv64"}
+_HOST_MACHINES = {"arm64": "aarch64", "amd64": "x86_64", "ppc64le": "ppc64"}
+
+
+def elf_machine(path: str) -> str:
+    """The architecture an ELF file is for ("x86_64", "aarch64", ...), or a phrase saying it is no ELF file."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+    except OSError as e:
+        return "unreadable (%s)" % e.strerror
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        return "not an ELF file"
+    machine = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
+    return _ELF_MACHINES.get(machine, "ELF machine %d" % machine)
+
+
+def build_reader(torch_dir: str, cache: str = DEFAULT_CACHE, log=None) -> str:
+    """The reader program for the torch folder `torch_dir` (with include/ and lib/), configured with CMake and
+    built with Ninja in <cache>/torch-reader/<key> the first time, then rebuilt only when its sources change."""
+    torch_dir = os.path.realpath(torch_dir)
+    missing = [p for p in ("include/ATen/core/dispatch/Dispatcher.h", "lib/libc10.so", "lib/libtorch_cpu.so")
+               if not os.path.exists(os.path.join(torch_dir, p))]
+    if missing:
+        raise ReaderError("%s lacks %s: the C++ registry reader needs the wheel's headers (torch/include) and "
+                          "libraries (torch/lib); %s" % (torch_dir, ", ".join(missing), _STILL_WORKS))
+    arch = elf_machine(os.path.join(torch_dir, "lib", "libtorch_cpu.so"))
+    host = _HOST_MACHINES.get(os.uname().machine, os.uname().machine)
+    if arch != host:
+        raise ReaderError("%s/lib/libtorch_cpu.so is %s, and this machine runs %s code: it cannot be loaded here "
+                          "(a wheel for another platform); %s" % (torch_dir, arch, host, _STILL_WORKS))
+    tools = {"cmake": shutil.which("cmake"), "ninja": shutil.which("ninja") or shutil.which("ninja-build")}
+    compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    absent = [name for name, path in tools.items() if not path] + ([] if compiler else ["C++ compiler"])
+    if absent:
+        raise ReaderError("cannot build the C++ registry reader: not found: %s (Debian: cmake ninja-build g++); %s"
+                          % (", ".join(absent), _STILL_WORKS))
+    lib = os.path.join(torch_dir, "lib", "libtorch_cpu.so")
+    key = hashlib.sha1(("%s|%d|%s" % (torch_dir, os.stat(lib).st_mtime_ns, compiler)).encode()).hexdigest()[:16]
+    build = os.path.join(cache, "torch-reader", key)
+    program = os.path.join(build, "torch_registry_reader")
+    steps = []
+    if not os.path.exists(os.path.join(build, "build.ninja")):
+        steps.append([tools["cmake"], "-S", READER_SOURCE, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+                      "-DCMAKE_MAKE_PROGRAM=" + tools["ninja"], "-DCMAKE_CXX_COMPILER=" + compiler,
+                      "-DTORCH_DIR=" + torch_dir])
+    steps.append([tools["cmake"], "--build", build])
+    for argv in steps:
+        try:
+            r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800)
+        except subprocess.TimeoutExpired:
+            raise ReaderError("building the C++ registry reader took over 30 minutes and was stopped; %s"
+                              % _STILL_WORKS) from None
+        if log:
+            log(r.stdout)
+        if r.returncode != 0:
+            errors = [l for l in r.stdout.splitlines() if "error" in l.lower()][:5] or r.stdout.splitlines()[-5:]
+            raise ReaderError("building the C++ registry reader against %s failed (%s):\n  %s\n%s"
+                              % (torch_dir, os.path.basename(argv[0]) + " " + argv[1], "\n  ".join(errors), _STILL_WORKS))
+    return program
+
+
+def _loader_message(stderr: str, lib: str) -> str:
+    m = re.search(r"error while loading shared libraries: ([^:]+): cannot open shared object file", stderr)
+    if m:
+        return ("%s cannot be loaded: %s is missing (a CUDA wheel's libtorch_cpu.so needs the CUDA runtime: "
+                "pip install the wheel's nvidia-* requirements, or add their lib folders to LD_LIBRARY_PATH)"
+                % (lib, m.group(1)))
+    return stderr.strip()[-600:]
+
+
+def live_from_reader(torch_dir: str, ops_regex: str | None, cache: str = DEFAULT_CACHE, timeout: int = 300,
+                     with_cuda: bool = True) -> dict:
+    """The live registry of libc10.so + libtorch_cpu.so (+ libtorch_cuda.so where it loads), loaded by the C++
+    reader in a child process that is stopped after `timeout` seconds."""
+    program = build_reader(torch_dir, cache)
+    torch_dir = os.path.realpath(torch_dir)
+    lib_dir = os.path.join(torch_dir, "lib")
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (lib_dir, env.get("LD_LIBRARY_PATH", "")) if p)
+    try:
+        argv = [program]
+        if with_cuda and os.path.exists(os.path.join(lib_dir, "libtorch_cuda.so")):
+            argv += ["--also", os.path.join(lib_dir, "libtorch_cuda.so")]
+        r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ReaderError("loading %s took over %d s and was stopped; %s" % (lib_dir, timeout, _STILL_WORKS)) from None
+    stderr = r.stderr.decode("utf-8", "replace")
+    if r.returncode != 0:
+        why = "killed by signal %d" % -r.returncode if r.returncode < 0 else "exit %d" % r.returncode
+        raise ReaderError("the C++ registry reader failed (%s): %s; %s"
+                          % (why, _loader_message(stderr, os.path.join(lib_dir, "libtorch_cpu.so")), _STILL_WORKS))
+    text = r.stdout.decode("utf-8", "replace")
+    if "@@done" not in text:
+        raise ReaderError("the C++ registry reader stopped before the end of its output; %s" % _STILL_WORKS)
+    notes = []
+    operators, fallbacks = registry_from_dumps(parse_reader_output(text, notes), ops_regex)
+    for note in notes:
+        print("note: %s: its kernels are left out" % note, file=sys.stderr)
+    loaded = "libtorch_cpu.so" + ("" if notes or "--also" not in argv else " + libtorch_cuda.so")
+    return {"format": "glassbox-registry", "version": 1,
+            "producer": "torch %s (%s loaded by the C++ reader)" % (torch_version(torch_dir) or "?", loaded),
+            "torch_lib_dir": lib_dir, "reader": "c++", "notes": notes, "fallbacks": fallbacks, "operators": operators}
+
+
 # ---- prepare: the PyPI wheel in a cache, a venv of its own -------------------------------------------------------
 
 def _python_tag() -> str:
@@ -198,15 +374,34 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p_live = sub.add_parser("live", help="print the live registry as glassbox-registry JSON")
     p_live.add_argument("--ops", help="operators whose name matches this regex")
+    p_live.add_argument("--torch-dir", help="a torch folder (include/, lib/): where `import torch` fails, its registry "
+                        "is read by a C++ reader built against its headers")
+    p_live.add_argument("--reader", choices=["auto", "python", "c++"], default="auto",
+                        help="auto: import torch, else the C++ reader (with --torch-dir)")
+    p_live.add_argument("--timeout", type=int, default=300, help="seconds the C++ reader may take to load torch")
+    p_live.add_argument("--cache", default=os.environ.get("GLASSBOX_CACHE", DEFAULT_CACHE))
     p_prep = sub.add_parser("prepare", help="fetch the torch wheel and make a venv that imports it")
     p_prep.add_argument("--cache", default=os.environ.get("GLASSBOX_CACHE", DEFAULT_CACHE))
     args = parser.parse_args(argv)
     if args.command == "live":
-        try:
-            data = live(args.ops)
-        except ImportError as e:
-            print("import torch failed: %s" % e, file=sys.stderr)
-            return 3
+        data = None
+        if args.reader != "c++":
+            try:
+                data = live(args.ops)
+            except ImportError as e:
+                if args.reader == "python" or not args.torch_dir:
+                    print("import torch failed: %s" % e, file=sys.stderr)
+                    return 3
+                print("import torch failed (%s): reading %s with the C++ reader" % (e, args.torch_dir), file=sys.stderr)
+        if data is None:
+            if not args.torch_dir:
+                print("--reader c++ needs --torch-dir", file=sys.stderr)
+                return 2
+            try:
+                data = live_from_reader(args.torch_dir, args.ops, args.cache, args.timeout)
+            except ReaderError as e:
+                print(str(e), file=sys.stderr)
+                return 4
         json.dump(data, sys.stdout)
         sys.stdout.write("\n")
     else:

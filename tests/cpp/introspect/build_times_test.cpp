@@ -144,3 +144,41 @@ TEST(BuildTimes, CriticalPathThroughTargetDependencies) {
 
 }  // namespace
 }  // namespace glassbox::introspect
+
+namespace glassbox::introspect {
+namespace {
+
+// Custom commands whose outputs belong to no target — a generator run (a stamp), the source it
+// leaves for restat to check, a test list written after a link — have no predecessor in the
+// codemodel; the critical path must go on through them to the step they waited for.
+TEST(BuildTimes, CriticalPathGoesThroughCustomStepsWithoutTarget) {
+  const auto build = testing::fixture_build("modules");
+  const FileApiReply reply = read_file_api(build);  // the index points into it
+  const BuildIndex index(reply);
+  const NinjaLog log = parse_ninja_log(
+      "# ninja log v5\n"
+      "0\t50\t0\tCMakeFiles/base.dir/src/base.cpp.o\t2\n"
+      "0\t100\t0\tCMakeFiles/app.dir/src/main.cpp.o\t9\n"
+      "0\t200\t0\tCMakeFiles/objects.dir/src/object_part.cpp.o\t1\n"
+      "0\t300\t0\tCMakeFiles/core.dir/src/core.cpp.o\t7\n"
+      "200\t600\t0\tgen/codegen.stamp\t3\n"
+      "600\t601\t0\tgenerated_table.cpp\t4\n"
+      "601\t700\t0\tCMakeFiles/base.dir/generated_table.cpp.o\t5\n"
+      "700\t720\t0\tlib/libbase.a\t6\n"
+      "720\t740\t0\tlib/libcore.so\t8\n"
+      "740\t760\t0\tbin/app\t10\n"
+      "760\t900\t0\tapp_tests.cmake\t11\n",
+      (build / ".ninja_log").string());
+  ASSERT_EQ(log.runs, 1);
+  const BuildTimes t = analyze_build_times(log, index);
+  ASSERT_TRUE(t.critical_path_from_dependencies);
+  std::vector<std::string> path;
+  for (auto i : t.critical_path) path.push_back(t.steps[i].outputs.front());
+  EXPECT_EQ(path, (std::vector<std::string>{"CMakeFiles/objects.dir/src/object_part.cpp.o", "gen/codegen.stamp",
+                                            "generated_table.cpp", "CMakeFiles/base.dir/generated_table.cpp.o",
+                                            "lib/libbase.a", "lib/libcore.so", "bin/app", "app_tests.cmake"}));
+  EXPECT_EQ(t.critical_path_ms, 200 + 400 + 1 + 99 + 20 + 20 + 20 + 140);
+}
+
+}  // namespace
+}  // namespace glassbox::introspect

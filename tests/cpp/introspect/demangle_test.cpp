@@ -62,3 +62,41 @@ TEST(Demangle, AllInParallelMatchesOneByOne) {
 
 }  // namespace
 }  // namespace glassbox::introspect
+
+namespace glassbox::introspect {
+namespace {
+
+TEST(Demangle, CloneSuffixesAsBinutilsSplitsThem) {
+  std::vector<std::string_view> parts;
+  EXPECT_TRUE(clone_suffixes(".part.0.cold", &parts));
+  EXPECT_EQ(parts, (std::vector<std::string_view>{".part.0", ".cold"}));
+  parts.clear();
+  EXPECT_TRUE(clone_suffixes(".constprop.0.isra.0._omp_fn.12", &parts));
+  EXPECT_EQ(parts, (std::vector<std::string_view>{".constprop.0", ".isra.0", "._omp_fn.12"}));
+  EXPECT_FALSE(clone_suffixes(".Cold", nullptr));
+  EXPECT_FALSE(clone_suffixes(".cold-1", nullptr));
+  EXPECT_FALSE(clone_suffixes("cold", nullptr));
+}
+
+// Functions with clones are demangled once for all their names; every name must still come out as
+// demangle() gives it, including where binutils takes no clone suffix (a variable's) or fails.
+TEST(Demangle, SharedCloneNamesAreDemangleOfEachName) {
+  const std::vector<std::string_view> names = {
+      "_Z3foov.cold", "_Z3foov", "_Z3foov.part.0.cold", "_ZN1a1bE.cold", "_ZN1a1bE", "_ZN1a1bE.lto_priv.0",
+      "_Z3barii.isra.0", "_Z3bazv.Cold", "_Z3bazv", "main", "_Z3quxv@@VERS_1", "_Z3quxv.cold@@VERS_1",
+      "_ZN4core3fmt9Formatter3pad17h0123456789abcdefE.llvm.42", "_Z3bazv.cold-1", "", "_Z3foov.cold"};
+  const SharedCloneNames shared(names, 2);
+  EXPECT_EQ(shared.shared(), 3u);  // foo, a::b (a variable: not shared after all), bar
+  Demangler d;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::string out = "> ";
+    shared.append_demangled(i, d, out);
+    EXPECT_EQ(out, "> " + demangle(names[i])) << names[i];
+  }
+  std::string foo;
+  shared.append_demangled(2, d, foo);
+  EXPECT_EQ(foo, "foo() [clone .part.0] [clone .cold]");
+}
+
+}  // namespace
+}  // namespace glassbox::introspect

@@ -5,6 +5,8 @@
 #include <map>
 
 #include "engine/core/error.h"
+#include "introspect/buildtree/ninja_manifest.h"
+#include "introspect/support/json_file.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect {
@@ -141,6 +143,73 @@ TEST(NinjaLog, ReadsFromBuildDirectory) {
   testing::write_file(dir / ".ninja_log", log_text(7));
   EXPECT_EQ(read_ninja_log(dir.path()).entries.size(), 4u);
   EXPECT_EQ(read_ninja_log(dir / ".ninja_log").version, 7);
+}
+
+}  // namespace
+}  // namespace glassbox::introspect
+
+namespace glassbox::introspect {
+namespace {
+
+TEST(NinjaManifest, OutputsWithEscapesVariablesImplicitOutputsAndIncludes) {
+  testing::TempDir dir("ninja-manifest");
+  testing::write_file(dir / "rules.ninja", "rule CC\n  command = cc $in -o $out\nbuild from/include.o: CC x.c\n");
+  testing::write_file(dir / "build.ninja",
+                      "# a comment: build not/this.o\n"
+                      "workdir = /abs/build/\n"
+                      "include rules.ninja\n"
+                      "build a.o: CC a.c\n"
+                      "  description = build indented/binding.o\n"
+                      "build with$ space.o | implicit.stamp ${workdir}gen.cpp: CC b.c || order_only\n"
+                      "build colon$:name.o $\n"
+                      "    continued.o: CC c.c\n"
+                      "build $workdir/var.o: phony\n");
+  const auto outputs = read_ninja_manifest_outputs(dir / "build.ninja", dir.path());
+  const std::unordered_set<std::string> expected = {"from/include.o", "a.o", "with space.o", "implicit.stamp",
+                                                    "/abs/build/gen.cpp", "colon:name.o", "continued.o",
+                                                    "/abs/build/var.o"};
+  EXPECT_EQ(outputs, expected);
+}
+
+// Steps of an older configuration stay in .ninja_log until Ninja recompacts it; where build.ninja is
+// there to say, they are left out (they would make a "last full build" of outputs that no longer exist).
+TEST(NinjaLog, OutputsTheManifestNoLongerHasAreLeftOut) {
+  testing::TempDir dir("ninja-log-stale");
+  testing::write_file(dir / "build.ninja", "rule CC\n  command = cc\nbuild a.o: CC a.c\nbuild app: CC a.o\n");
+  testing::write_file(dir / ".ninja_log",
+                      "# ninja log v5\n"  // recompacted: in no particular order
+                      "0\t100\t1700000100000000000\ta.o\t1\n"
+                      "100\t120\t1700000100000000000\tapp\t2\n"
+                      "0\t50\t1700000000000000000\told/one_tests.cmake\t3\n"
+                      "50\t90\t1700000000000000000\told/two_tests.cmake\t4\n"
+                      "90\t95\t1700000000000000000\told/three_tests.cmake\t5\n");
+  const NinjaLog log = read_ninja_log(dir.path());
+  EXPECT_EQ(log.stale_entries, 3u);
+  ASSERT_EQ(log.entries.size(), 2u);
+  EXPECT_EQ(log.entries[0].output, "a.o");
+  EXPECT_EQ(log.entries[1].output, "app");
+  // Read on its own, the same text keeps everything.
+  EXPECT_EQ(parse_ninja_log(read_text_file(dir / ".ninja_log"), "log").entries.size(), 5u);
+  // A manifest that does not declare the newest output is not the one Ninja built with.
+  testing::write_file(dir / ".ninja_log",
+                      read_text_file(dir / ".ninja_log") + "95\t99\t1700000200000000000\tnew/output\t6\n");
+  const NinjaLog other = read_ninja_log(dir.path());
+  EXPECT_EQ(other.stale_entries, 0u);
+  EXPECT_EQ(other.entries.size(), 6u);
+}
+
+// CMake's own manifest: generated sources are declared twice, the second through a variable.
+TEST(NinjaManifest, ARealCMakeBuild) {
+  const auto build = testing::fixture_build("modules");
+  const auto outputs = read_ninja_manifest_outputs(build / "build.ninja", build);
+  for (const std::string o : {"lib/libcore.so", "lib/libbase.a", "bin/app", "CMakeFiles/core.dir/src/core.cpp.o",
+                              "generated_table.cpp"})
+    EXPECT_TRUE(outputs.count(o)) << o;
+  EXPECT_TRUE(outputs.count((build / "generated_table.cpp").string()));
+  // Every output of the fixture's real log is one the manifest declares.
+  const NinjaLog log = read_ninja_log(build);
+  EXPECT_EQ(log.stale_entries, 0u);
+  EXPECT_FALSE(log.entries.empty());
 }
 
 }  // namespace
