@@ -99,7 +99,11 @@ void bind_autograd(py::module_& m) {
           py::gil_scoped_acquire gil;
           if (hook->removed) return Tensor();
           py::object r = py::reinterpret_borrow<py::object>(hook->fn)(g);
-          return r.is_none() ? Tensor() : r.cast<Tensor>();
+          if (r.is_none()) return Tensor();
+          if (!py::isinstance<Tensor>(r))
+            throw py::type_error("a tensor hook must return a Tensor or None, but it returned " +
+                                 std::string(py::str(py::type::handle_of(r).attr("__name__"))));
+          return r.cast<Tensor>();
         });
         return HookHandle{hook};
       }, py::arg("hook"))

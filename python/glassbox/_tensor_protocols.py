@@ -1,4 +1,5 @@
-"""Python protocols of Tensor that are plain Python: truth value and `in`, as PyTorch has them."""
+"""Python protocols of Tensor that are plain Python, as PyTorch has them: truth value, `in`, and
+int() / float() / operator.index() of one-element tensors."""
 from . import _C
 
 
@@ -20,5 +21,22 @@ def _contains(self, element):
     return bool((self == element).sum().item())
 
 
+def _int(self):
+    return int(self.item())  # item() raises ValueError unless there is exactly one element
+
+
+def _float(self):
+    return float(self.item())
+
+
+def _index(self):
+    if self.numel() != 1 or self.dtype.is_floating_point or self.dtype == _C.dtype.bool:
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return int(self.item())
+
+
 _C.Tensor.__bool__ = _bool
 _C.Tensor.__contains__ = _contains
+_C.Tensor.__int__ = _int
+_C.Tensor.__float__ = _float
+_C.Tensor.__index__ = _index

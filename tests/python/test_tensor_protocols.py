@@ -46,6 +46,15 @@ def test_len():
         len(gb.tensor(1.0))
 
 
+def test_int_float_index_of_one_element():
+    assert int(gb.tensor([3.7])) == 3 and float(gb.tensor([2])) == 2.0
+    assert [10, 11, 12][gb.tensor(1)] == 11
+    with pytest.raises(ValueError):
+        int(gb.tensor([1.0, 2.0]))
+    with pytest.raises(TypeError, match="integer tensors of a single element"):
+        [1, 2][gb.tensor([1.0])]
+
+
 # --- NumPy scalars and arrays as operands
 NUMPY_SCALARS = [np.float32(2), np.float64(2), np.float16(2), np.int64(2), np.int32(2), np.uint8(2)]
 FORMS = {
@@ -187,3 +196,14 @@ def test_hook_handle_as_context_manager():
     x.grad = None
     (x * 1).sum().backward()
     assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_hook_errors_reach_python_with_their_class():
+    x = gb.ones(2, requires_grad=True)
+    handle = x.register_hook(lambda g: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        (x * 2).sum().backward()
+    handle.remove()
+    x.register_hook(lambda g: "not a tensor")
+    with pytest.raises(TypeError, match="must return a Tensor or None"):
+        (x * 2).sum().backward()
