@@ -87,7 +87,7 @@ _PYTHON_FIXED_LIST_TYPES = {
 
 # Every call runs with the GIL released (kernels never touch Python objects; Python kernels,
 # hooks and storage deleters take it back), so other Python threads run meanwhile.
-RELEASE_GIL = "py::call_guard<py::gil_scoped_release>()"
+RELEASE_GIL = "py::call_guard<python::ReleaseGil>()"
 
 
 def _python_type(op: Op, p: Param) -> str:
@@ -141,7 +141,7 @@ def _varargs_binding(plan: Plan, op: Op) -> str:
                "for (const py::handle item : items) { if (!is_python_int(item)) throw py::type_error("
                f"{message} + std::string(py::str(py::type::of(item).attr(\"__name__\")))); "
                f"ints.push_back(int64_from_python(item, IntOverflow::TypeError, {string_literal(op.entry.name + '()')})); }} "
-               "py::gil_scoped_release nogil; ")
+               "python::ReleaseGil nogil; ")
     args = []
     for p in keywords:
         default = _python_default(p, op)

@@ -20,7 +20,7 @@ namespace {
 // A Python number on the left (2 - a): a 0-d "wrapped number" tensor, which promotes as a weak type.
 Tensor number(const Scalar& s) { return wrap_scalar(s); }
 
-const auto kNoGil = py::call_guard<py::gil_scoped_release>();
+const auto kNoGil = py::call_guard<python::ReleaseGil>();
 
 std::optional<Tensor> array_operand(py::handle h) {
   if (std::string_view(Py_TYPE(h.ptr())->tp_name) != "numpy.ndarray") return std::nullopt;
@@ -42,7 +42,7 @@ py::object with_array(const Tensor& a, py::handle other, TensorFn f) {
   if (!b) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   Tensor out;
   {
-    py::gil_scoped_release nogil;
+    python::ReleaseGil nogil;
     out = kReflected ? f(*b, a) : f(a, *b);
   }
   return py::cast(std::move(out));

@@ -71,6 +71,17 @@ inline int64_t int64_from_python(py::handle item, IntOverflow overflow, const ch
 }
 
 namespace python {
+// The GIL released for the length of a call (Py_BEGIN/END_ALLOW_THREADS): pybind11's
+// gil_scoped_release also looks up its internals on every use, which costs as much as a small
+// kernel; they were set up when the module loaded, and gil_scoped_acquire finds this thread's state.
+struct ReleaseGil {
+  PyThreadState* state = PyEval_SaveThread();
+  ReleaseGil() = default;
+  ReleaseGil(const ReleaseGil&) = delete;
+  ReleaseGil& operator=(const ReleaseGil&) = delete;
+  ~ReleaseGil() { PyEval_RestoreThread(state); }
+};
+
 // A schema `int` in the typed bindings: ints and NumPy integers, never bools or floats.
 struct IntArg {
   int64_t value = 0;

@@ -44,6 +44,8 @@ def _payload(t):
     name = _dtype_name(t.dtype)
     if name not in _NUMPY_DTYPES:  # bfloat16: its values, exactly, as float32
         t = t.to(_C.dtype.float32).contiguous()
+    if any(st < 0 for st in t.stride()):  # a geometry as_strided cannot rebuild: its values, contiguous
+        t = t.contiguous()
     sizes, strides, offset = list(t.shape), list(t.stride()), t.storage_offset()
     item = t.dtype.itemsize
     count = offset + _span(sizes, strides)
