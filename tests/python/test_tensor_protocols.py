@@ -138,6 +138,12 @@ def test_numpy_scalars_where_numbers_go():
     y = gb.zeros(3)
     y[np.int64(1)] = np.float32(5)
     assert y.tolist() == [0.0, 5.0, 0.0]
+    gb.manual_seed(np.int64(3))
+    first = gb.rand(2).tolist()
+    gb.manual_seed(3)
+    assert gb.rand(2).tolist() == first
+    assert gb.ops.glassbox.sum(x, np.int64(0)).shape == ()
+    assert gb.cat([x, x], np.int32(0)).shape == (6,)
     with pytest.raises(TypeError):
         x.sum(np.bool_(True))
     with pytest.raises(TypeError):
