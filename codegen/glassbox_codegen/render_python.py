@@ -74,10 +74,33 @@ def _python_default(p: Param, op: Op) -> str:
     return d
 
 
+# How a typed binding takes a C++ parameter type from Python, where that differs from the C++ API:
+# type_casters.h's argument types raise PyTorch's exception classes for ints past int64.
+_PYTHON_ARG_TYPES = {
+    "int64_t": "python::IntArg",
+    "std::optional<int64_t>": "std::optional<python::IntArg>",
+}
+_PYTHON_FIXED_LIST_TYPES = {
+    "IntArrayRef": "python::DimListArg",
+    "std::optional<IntArrayRef>": "std::optional<python::DimListArg>",
+}
+
+# Every call runs with the GIL released (kernels never touch Python objects; Python kernels,
+# hooks and storage deleters take it back), so other Python threads run meanwhile.
+RELEASE_GIL = "py::call_guard<python::ReleaseGil>()"
+
+
+def _python_type(op: Op, p: Param) -> str:
+    arg = next((a for a in op.entry.schema.arguments if a.name == p.schema_name), None)
+    if arg is not None and arg.type.fixed_size and p.type in _PYTHON_FIXED_LIST_TYPES:
+        return _PYTHON_FIXED_LIST_TYPES[p.type]
+    return _PYTHON_ARG_TYPES.get(p.type, p.type)
+
+
 def _binding(plan: Plan, op: Op, method: bool) -> str:
     params = op.params
     shown = [p for p in params if not (method and p.schema_name == "self")]
-    lambda_params = ", ".join(f"{p.type} {p.name}" for p in params)
+    lambda_params = ", ".join(f"{_python_type(op, p)} {p.name}" for p in params)
     ret = "Tensor" if op.ret == "Tensor&" else op.ret
     call = f"ops::{op.struct}::call({', '.join(p.name for p in params)})"
     body = f"return {call};" if ret != "void" else f"{call};"
@@ -93,7 +116,7 @@ def _binding(plan: Plan, op: Op, method: bool) -> str:
                     else f"py::arg({name})" + (".none(true)" if "optional" in p.type else ""))
     target = "tensor" if method else "m"
     pyname = op.entry.name
-    extra = "".join(f", {a}" for a in args)
+    extra = "".join(f", {a}" for a in args + [RELEASE_GIL])
     return (f"  // {plan.display}: {op.entry.schema.text}\n"
             f"  {target}.def({string_literal(pyname)}, []({lambda_params}) -> {ret} {{ {body} }}{extra});")
 
@@ -110,14 +133,15 @@ def _takes_varargs(op: Op) -> bool:
 def _varargs_binding(plan: Plan, op: Op) -> str:
     listed = next(p for p in op.params if p.schema_name != "self" and not p.kwarg_only)
     keywords = [p for p in op.params if p.kwarg_only]
-    lambda_params = ", ".join(["const Tensor& self", "py::args items"] + [f"{p.type} {p.name}" for p in keywords])
+    lambda_params = ", ".join(["const Tensor& self", "py::args items"] + [f"{_python_type(op, p)} {p.name}" for p in keywords])
     ret = "Tensor" if op.ret == "Tensor&" else op.ret
     call = f"ops::{op.struct}::call({', '.join(p.name if p is not listed else 'ints' for p in op.params)})"
     message = string_literal(f"{op.entry.name}(): {listed.schema_name} must be ints, got ")
     convert = ("std::vector<int64_t> ints; ints.reserve(items.size()); "
                "for (const py::handle item : items) { if (!is_python_int(item)) throw py::type_error("
                f"{message} + std::string(py::str(py::type::of(item).attr(\"__name__\")))); "
-               "ints.push_back(py::cast<int64_t>(item)); } ")
+               f"ints.push_back(int64_from_python(item, IntOverflow::TypeError, {string_literal(op.entry.name + '()')})); }} "
+               "python::ReleaseGil nogil; ")
     args = []
     for p in keywords:
         default = _python_default(p, op)

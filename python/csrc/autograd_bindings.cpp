@@ -32,6 +32,28 @@ py::tuple next_functions(const Node& n) {
   return out;
 }
 
+// A Python hook as the engine holds it: copies share one reference, dropped with the GIL held
+// (the engine may free a graph, and its hooks, on a thread that does not hold it). remove() makes
+// the hook a no-op: the engine keeps no removable list of hooks.
+struct PythonHook {
+  PyObject* fn;
+  bool removed = false;
+  explicit PythonHook(PyObject* f) : fn(f) { Py_INCREF(fn); }
+  PythonHook(const PythonHook&) = delete;
+  PythonHook& operator=(const PythonHook&) = delete;
+  ~PythonHook() {
+    if (!Py_IsInitialized()) return;  // the interpreter is gone: nothing left to release
+    py::gil_scoped_acquire gil;
+    Py_DECREF(fn);
+  }
+};
+
+// What register_hook returns, as PyTorch's RemovableHandle: remove(), and `with` removes on exit.
+struct HookHandle {
+  std::shared_ptr<PythonHook> hook;
+  void remove() const { hook->removed = true; }
+};
+
 std::vector<Tensor> tensors_or_empty(const py::object& o) {
   if (o.is_none()) return {};
   if (py::isinstance<Tensor>(o)) return {o.cast<Tensor>()};
@@ -63,19 +85,48 @@ void bind_autograd(py::module_& m) {
       .def(
           "backward",
           [](const Tensor& t, const py::object& gradient, std::optional<bool> retain_graph, bool create_graph) {
-            t.backward(gradient.is_none() ? Tensor() : gradient.cast<Tensor>(), retain_graph, create_graph);
+            const Tensor g = gradient.is_none() ? Tensor() : gradient.cast<Tensor>();
+            py::gil_scoped_release nogil;  // hooks take it back
+            t.backward(g, retain_graph, create_graph);
           },
           py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), py::arg("create_graph") = false)
       .def("detach", &Tensor::detach)
       .def("retain_grad", &Tensor::retain_grad)
       .def_property_readonly("retains_grad", &Tensor::retains_grad)
-      .def("register_hook", [](const Tensor& t, py::function hook) {
+      .def("register_hook", [](const Tensor& t, py::function fn) {
+        auto hook = std::make_shared<PythonHook>(fn.ptr());
         t.register_hook([hook](const Tensor& g) -> Tensor {
           py::gil_scoped_acquire gil;
-          py::object r = hook(g);
-          return r.is_none() ? Tensor() : r.cast<Tensor>();
+          if (hook->removed) return Tensor();
+          py::object r = py::reinterpret_borrow<py::object>(hook->fn)(g);
+          if (r.is_none()) return Tensor();
+          if (!py::isinstance<Tensor>(r))
+            throw py::type_error("a tensor hook must return a Tensor or None, but it returned " +
+                                 std::string(py::str(py::type::handle_of(r).attr("__name__"))));
+          return r.cast<Tensor>();
         });
-      });
+        return HookHandle{hook};
+      }, py::arg("hook"))
+      // t.data: the same data without history; t.data = other makes this Python tensor hold
+      // other's data (shared, not copied) and keeps its requires_grad (and .grad where it fits).
+      .def_property(
+          "data", [](const Tensor& t) { return t.detach(); },
+          [](py::object self, const Tensor& value) {
+            Tensor& held = self.cast<Tensor&>();
+            Tensor replacement = value.detach();
+            const bool requires_grad = held.requires_grad();
+            const Tensor grad = held.grad();
+            if (requires_grad) replacement.requires_grad_(true);
+            // .grad stays while it still fits (the engine refuses a grad of another shape or dtype).
+            if (grad.defined() && grad.sizes() == replacement.sizes() && grad.dtype() == replacement.dtype())
+              replacement.set_grad(grad);
+            held = replacement;
+          });
+
+  py::class_<HookHandle>(m, "RemovableHandle", "what register_hook returns: remove() takes the hook out")
+      .def("remove", &HookHandle::remove)
+      .def("__enter__", [](const HookHandle& h) { return h; })
+      .def("__exit__", [](const HookHandle& h, py::args) { h.remove(); });
 
   py::module_ ag = m.def_submodule("_autograd", "the autograd engine");
   ag.def("is_grad_enabled", &autograd::is_grad_enabled);
@@ -83,7 +134,9 @@ void bind_autograd(py::module_& m) {
   ag.def(
       "backward",
       [](const py::object& tensors, const py::object& grads, std::optional<bool> retain_graph, bool create_graph) {
-        autograd::backward(tensors_or_empty(tensors), tensors_or_empty(grads), retain_graph, create_graph);
+        std::vector<Tensor> outputs = tensors_or_empty(tensors), gradients = tensors_or_empty(grads);
+        py::gil_scoped_release nogil;
+        autograd::backward(outputs, gradients, retain_graph, create_graph);
       },
       py::arg("tensors"), py::arg("grad_tensors") = py::none(), py::arg("retain_graph") = py::none(),
       py::arg("create_graph") = false);
@@ -91,9 +144,13 @@ void bind_autograd(py::module_& m) {
       "grad",
       [](const py::object& outputs, const py::object& inputs, const py::object& grad_outputs,
          std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
-        std::vector<Tensor> gs = autograd::grad(tensors_or_empty(outputs), tensors_or_empty(inputs),
-                                                tensors_or_empty(grad_outputs), retain_graph, create_graph,
-                                                allow_unused);
+        const std::vector<Tensor> outs = tensors_or_empty(outputs), ins = tensors_or_empty(inputs),
+                                  grads = tensors_or_empty(grad_outputs);
+        std::vector<Tensor> gs;
+        {
+          py::gil_scoped_release nogil;
+          gs = autograd::grad(outs, ins, grads, retain_graph, create_graph, allow_unused);
+        }
         py::tuple out(gs.size());
         for (size_t i = 0; i < gs.size(); ++i) out[i] = gs[i].defined() ? py::cast(gs[i]) : py::none();
         return out;

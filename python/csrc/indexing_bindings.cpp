@@ -9,6 +9,7 @@
 #include "engine/core/error.h"
 #include "engine/ops/tensor_index.h"
 #include "glassbox/ops/Functions.h"
+#include "python/csrc/type_casters.h"
 
 namespace py = pybind11;
 using namespace glassbox;
@@ -46,11 +47,7 @@ TensorIndex to_index(py::handle h) {
     if (truth < 0) throw py::error_already_set();
     return TensorIndex(truth != 0);
   }
-  if (PyIndex_Check(h.ptr()) && !array) {
-    PyObject* i = PyNumber_Index(h.ptr());
-    if (!i) throw py::error_already_set();
-    return TensorIndex(py::reinterpret_steal<py::int_>(i).cast<int64_t>());
-  }
+  if (PyIndex_Check(h.ptr()) && !array) return TensorIndex(int64_from_python(h, IntOverflow::ValueError, "index"));
   if (py::hasattr(h, "__array__")) return TensorIndex(sequence_index(h));
   throw TypeError("index: only integers, slices (':'), ellipsis ('...'), None, bools, and integer or bool tensors "
                   "(or lists of them) are valid indices, got " + type_name(h));
@@ -67,20 +64,31 @@ std::vector<TensorIndex> to_indices(py::handle obj) {
   return out;
 }
 
-Tensor getitem(const Tensor& self, py::handle obj) { return get_item(self, to_indices(obj)); }
+Tensor getitem(const Tensor& self, py::handle obj) {
+  const std::vector<TensorIndex> indices = to_indices(obj);
+  py::gil_scoped_release nogil;
+  return get_item(self, indices);
+}
+
+void set_item_without_gil(const Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value) {
+  py::gil_scoped_release nogil;
+  set_item(self, indices, value);
+}
+
+void set_item_without_gil(const Tensor& self, const std::vector<TensorIndex>& indices, const Scalar& value) {
+  py::gil_scoped_release nogil;
+  set_item(self, indices, value);
+}
 
 void setitem(const Tensor& self, py::handle obj, py::handle value) {
   const std::vector<TensorIndex> indices = to_indices(obj);
+  py::detail::make_caster<Scalar> scalar;  // bools, ints, floats and NumPy scalars
   if (py::isinstance<Tensor>(value)) {
-    set_item(self, indices, value.cast<Tensor>());
-  } else if (py::isinstance<py::bool_>(value)) {
-    set_item(self, indices, Scalar(value.cast<bool>()));
-  } else if (py::isinstance<py::int_>(value)) {
-    set_item(self, indices, Scalar(value.cast<int64_t>()));
-  } else if (py::isinstance<py::float_>(value)) {
-    set_item(self, indices, Scalar(value.cast<double>()));
+    set_item_without_gil(self, indices, value.cast<Tensor>());
+  } else if (scalar.load(value, true)) {
+    set_item_without_gil(self, indices, py::detail::cast_op<Scalar>(scalar));
   } else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value) || py::hasattr(value, "__array__")) {
-    set_item(self, indices, py::module_::import("glassbox").attr("tensor")(value).cast<Tensor>());
+    set_item_without_gil(self, indices, py::module_::import("glassbox").attr("tensor")(value).cast<Tensor>());
   } else {
     throw TypeError("index_put_: can assign a tensor, a number, or a list or array of numbers, got " +
                     type_name(value));

@@ -2,19 +2,27 @@
 
 #include <pybind11/stl.h>
 
+#include "python/csrc/type_casters.h"
+
 namespace py = pybind11;
 
 namespace glassbox::python {
 
 namespace {
 IValue scalar_from(py::handle h, const std::string& what) {
-  if (py::isinstance<py::bool_>(h)) return IValue(h.cast<bool>());
-  if (py::isinstance<py::int_>(h)) return IValue(h.cast<int64_t>());
-  if (py::isinstance<py::float_>(h)) return IValue(h.cast<double>());
+  // The typed bindings' Scalar: bools, ints, floats and NumPy scalars; OverflowError past int64.
+  py::detail::make_caster<Scalar> caster;
+  if (caster.load(h, true)) {
+    const Scalar s = py::detail::cast_op<Scalar>(caster);
+    if (s.is_bool()) return IValue(s.to_bool());
+    if (s.is_integral()) return IValue(s.to_int());
+    return IValue(s.to_double());
+  }
   throw ArgumentMismatch{what + " expected a number but got " + std::string(py::str(py::type::handle_of(h).attr("__name__")))};
 }
 
-IValue element(py::handle h, BaseType base, const std::string& what) {
+// An int argument (or one int standing for an int list): ValueError past int64, as PyTorch.
+IValue element(py::handle h, BaseType base, const std::string& what, IntOverflow overflow = IntOverflow::ValueError) {
   const std::string got = py::str(py::type::handle_of(h).attr("__name__"));
   switch (base) {
     case BaseType::Tensor:
@@ -22,11 +30,16 @@ IValue element(py::handle h, BaseType base, const std::string& what) {
       break;
     case BaseType::Int:
     case BaseType::SymInt:
-      if (py::isinstance<py::int_>(h) && !py::isinstance<py::bool_>(h)) return IValue(h.cast<int64_t>());
+      if (is_python_int(h)) return IValue(int64_from_python(h, overflow, what.c_str()));
       break;
     case BaseType::Float:
       if ((py::isinstance<py::int_>(h) && !py::isinstance<py::bool_>(h)) || py::isinstance<py::float_>(h))
         return IValue(h.cast<double>());
+      if (is_numpy_scalar(h) && !is_numpy_bool(h)) {
+        const double d = PyFloat_AsDouble(h.ptr());
+        if (d == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+        return IValue(d);
+      }
       break;
     case BaseType::Bool:
       if (py::isinstance<py::bool_>(h)) return IValue(h.cast<bool>());
@@ -58,7 +71,8 @@ IValue ivalue_from_python(py::handle h, const SchemaType& type, const std::strin
   if (!type.is_list) return element(h, type.base, what);
   if (!py::isinstance<py::list>(h) && !py::isinstance<py::tuple>(h)) {
     if (type.base == BaseType::Int || type.base == BaseType::SymInt) {  // size=3 means [3]
-      return IValue(std::vector<int64_t>{element(h, BaseType::Int, what).to_int()});
+      const IntOverflow overflow = type.fixed_size ? IntOverflow::ValueError : IntOverflow::TypeError;
+      return IValue(std::vector<int64_t>{element(h, BaseType::Int, what, overflow).to_int()});
     }
     throw ArgumentMismatch{what + " expected a list"};
   }
@@ -84,7 +98,7 @@ IValue ivalue_from_python(py::handle h, const SchemaType& type, const std::strin
     }
     default: {
       std::vector<int64_t> v;
-      for (py::handle e : seq) v.push_back(element(e, BaseType::Int, what).to_int());
+      for (py::handle e : seq) v.push_back(element(e, BaseType::Int, what, IntOverflow::TypeError).to_int());
       return IValue(std::move(v));
     }
   }

@@ -125,7 +125,10 @@ py::object call(const std::string& qualified, const py::tuple& args, const py::d
       continue;
     }
     ++g_boxed_calls;
-    op.call_boxed(&stack);
+    {
+      py::gil_scoped_release nogil;  // kernels that run Python (gb.library) take it back
+      op.call_boxed(&stack);
+    }
     if (stack.size() == 1) return ivalue_to_python(stack[0]);
     py::tuple out(stack.size());
     for (size_t i = 0; i < stack.size(); ++i) out[i] = ivalue_to_python(stack[i]);

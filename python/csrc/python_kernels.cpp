@@ -115,7 +115,10 @@ py::list BoxedCall::args() {
 py::object BoxedCall::redispatch() {
   if (!valid_) throw Error("redispatch() of " + op() + " called after its fallback returned");
   Stack stack = args_;
-  op_.redispatch_boxed(keys_.below(keys_.highest_priority_key()), &stack);
+  {
+    py::gil_scoped_release nogil;
+    op_.redispatch_boxed(keys_.below(keys_.highest_priority_key()), &stack);
+  }
   if (stack.size() == 1) return ivalue_to_python(stack[0]);
   py::tuple out(stack.size());
   for (size_t i = 0; i < stack.size(); ++i) out[i] = ivalue_to_python(stack[i]);

@@ -17,7 +17,11 @@ namespace {
 // Elements in logical (row-major) order as nested Python lists (a CUDA tensor's copied to the CPU).
 py::object to_list(const Tensor& self) {
   if (!self.defined()) throw ValueError("tolist: undefined tensor");
-  const Tensor t = self.device().type == DeviceType::CUDA ? self.to(Device(DeviceType::CPU)) : self;
+  Tensor t = self;
+  if (self.device().type == DeviceType::CUDA) {
+    py::gil_scoped_release nogil;  // a device-to-host copy
+    t = self.to(Device(DeviceType::CPU));
+  }
   if (!t.data_ptr() && t.numel() > 0)
     throw ValueError("tolist: a tensor on " + t.device().to_string() + " has no data to read");
   return visit_scalar_type(t.dtype(), [&]<class T>() -> py::object {
@@ -42,7 +46,11 @@ py::object to_list(const Tensor& self) {
 // As PyTorch prints: the values, then grad_fn=<...> for results of recorded ops, or
 // requires_grad=True for leaves that require grad.
 std::string tensor_repr(const Tensor& t) {
-  std::string s = to_string(t);
+  std::string s;
+  {
+    py::gil_scoped_release nogil;  // may copy from a device first
+    s = to_string(t);
+  }
   if (!t.defined() || !t.requires_grad() || s.empty() || s.back() != ')') return s;
   s.pop_back();
   if (auto fn = t.grad_fn()) return s + ", grad_fn=<" + fn->name() + ">)";

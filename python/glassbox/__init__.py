@@ -41,6 +41,8 @@ from ._factories import (  # noqa: E402,F401
     empty, zeros, ones, full, rand, randn, zeros_like, ones_like, manual_seed, seed, initial_seed,
 )
 from . import autograd  # noqa: E402
+from . import _tensor_protocols  # noqa: E402,F401  (bool(t), x in t)
+from ._serialization import save, load  # noqa: E402,F401  (and pickling, copy.deepcopy)
 from . import _device_methods  # noqa: E402,F401  (Tensor.cuda, .cpu, .is_cuda)
 from . import backends, cuda  # noqa: E402,F401
 from . import nn, optim  # noqa: E402,F401
@@ -62,4 +64,4 @@ except ImportError:
     pass
 
 __all__ = ["registry", "trace_calls", "ops", "Tensor", "dtype", "from_numpy", "tensor", "autograd", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled", "from_dlpack", "trace", "TraceEvent", "library"]
+           "enable_grad", "set_grad_enabled", "is_grad_enabled", "from_dlpack", "trace", "TraceEvent", "library", "save", "load"]

@@ -1,5 +1,7 @@
 """Factories as PyTorch spells them: gb.zeros(2, 3) and gb.zeros((2, 3)) and gb.zeros([2, 3]),
 with dtype/device/requires_grad keywords. They call the typed operator bindings."""
+import operator as _operator
+
 from . import _C
 
 _f = _C._functions
@@ -50,7 +52,7 @@ def ones_like(t, dtype=None, requires_grad=False):
 
 
 def manual_seed(seed):
-    _C.manual_seed(seed)
+    _C.manual_seed(_operator.index(seed))  # Python or NumPy ints
 
 
 def seed():

@@ -1,7 +1,16 @@
 """gb.nn.init: filling parameters in place (without recording gradients), as torch.nn.init."""
 import math
+import warnings
 
 from ..autograd import no_grad
+
+
+def _no_elements(tensor):
+    """A tensor with no elements has nothing to fill (and fans of 0): PyTorch warns and leaves it."""
+    if tensor.numel() == 0:
+        warnings.warn("Initializing zero-element tensors is a no-op")
+        return True
+    return False
 
 
 def _fans(tensor):
@@ -50,12 +59,16 @@ def ones_(tensor):
 
 
 def xavier_uniform_(tensor, gain=1.0):
+    if _no_elements(tensor):
+        return tensor
     fan_in, fan_out = _fans(tensor)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
     return uniform_(tensor, -bound, bound)
 
 
 def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    if _no_elements(tensor):
+        return tensor
     fan_in, fan_out = _fans(tensor)
     fan = fan_in if mode == "fan_in" else fan_out
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)

@@ -122,13 +122,19 @@ class Embedding(Module):
 class Conv2d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True):
         super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
         k = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
         self.weight = Parameter(_empty(out_channels, in_channels // groups, *k))
-        self.bias = Parameter(_empty(out_channels)) if bias else None
+        self.bias = Parameter(_C._functions.zeros([out_channels])) if bias else None
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = (in_channels // groups) * k[0] * k[1]
+        fan_in = (in_channels // groups) * k[0] * k[1]
+        if self.bias is not None and fan_in > 0:  # no inputs: the bias stays zero
             init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
 
     def forward(self, x):
