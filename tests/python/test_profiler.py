@@ -218,3 +218,28 @@ def test_command_line_profiles_a_script(tmp_path):
     assert "glassbox::mul.Tensor" in r.stdout and "Self CPU time total" in r.stdout
     trace = json.loads(out.read_text())
     assert any(e.get("name") == "glassbox::sum" for e in trace["traceEvents"])
+
+
+def test_kernels_are_placed_in_their_source_library_and_target():
+    try:
+        import glassbox.introspect  # noqa: F401
+    except ImportError:
+        pytest.skip("the introspection tools are not built")
+    x = gb.ones(16, 16)
+    with profile() as prof:
+        gb.mm(x, x)
+    (mm,) = _ops(prof, "glassbox::mm")
+    src = mm.source
+    assert src is not None
+    assert src.file == "engine/cpu/matmul_kernels.cpp" and src.line > 0
+    assert "native::mm_cpu" in src.kernel and src.library == "libglassbox_cpu.so" and src.target == "glassbox_cpu"
+    assert open(os.path.join(REPO, src.file)).read().splitlines()[src.line - 1].find("mm_cpu") >= 0
+    table = prof.key_averages().table(with_source=True)
+    assert "engine/cpu/matmul_kernels.cpp" in table and "Kernel source" in table
+    from glassbox.profiler.sources import _cuda_source
+    placed = _cuda_source("void glassbox::native::(anonymous namespace)::layer_norm_params_partial_kernel<float>"
+                          "(float const*, float const*)")
+    assert placed.file == "engine/cuda/layer_norm_kernels.cu"
+    lines = open(os.path.join(REPO, placed.file)).read().splitlines()
+    assert "__global__" in lines[placed.line - 1]  # the definition starts there (its name may follow)
+    assert "layer_norm_params_partial_kernel" in " ".join(lines[placed.line - 1:placed.line + 1])

@@ -120,6 +120,13 @@ class FunctionEvent:
     def dispatch_path(self):
         return " -> ".join(h["key"] for h in self.hops)
 
+    @property
+    def source(self):
+        """Where this event's kernel is defined (file:line, library, CMake target), or None; see
+        glassbox.profiler.sources."""
+        from .sources import kernel_source
+        return kernel_source(self)
+
     def why(self) -> str:
         """Why each hop went where it did, in words."""
         if not self.hops:
@@ -155,8 +162,14 @@ class FunctionEventAvg:
         self.self_cpu_memory_usage = 0
         self.dispatch_paths: OrderedDict = OrderedDict()
         self.is_gpu = False
+        self.sample = None  # one of the events added up
+
+    @property
+    def source(self):
+        return self.sample.source if self.sample is not None else None
 
     def add(self, e: FunctionEvent, with_children_memory):
+        self.sample = self.sample or e
         self.count += 1
         self.is_gpu = e.is_gpu
         self.cpu_time_total += e.cpu_time_total
@@ -194,7 +207,9 @@ class EventList(list):
         self._total_self_cpu = total_self_cpu
         self._total_self_gpu = total_self_gpu
 
-    def table(self, sort_by=None, row_limit=100, max_name_column_width=55):
+    def table(self, sort_by=None, row_limit=100, max_name_column_width=55, with_source=False):
+        """with_source: a column with where each row's kernel is defined (file:line, library and CMake
+        target), joined from the introspection tools when they are built."""
         rows = list(self)
         if sort_by is not None:
             if sort_by not in _SORT_KEYS:
@@ -223,12 +238,16 @@ class EventList(list):
         if self._has_shapes:
             cols.append(("Input Shapes", lambda r: str(r.input_shapes) if r.input_shapes is not None else ""))
         cols.append(("Dispatch path", lambda r: " | ".join(r.dispatch_paths)))
+        if with_source:
+            cols.append(("Kernel source", lambda r: str(r.source) if r.source is not None else ""))
         cells = [[fn(r) for _, fn in cols] for r in rows]
         widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, (h, _) in enumerate(cols)]
         rule = "-" * (sum(widths) + 2 * (len(widths) - 1))
 
+        left = {0} | {i for i, (h, _) in enumerate(cols) if h in ("Dispatch path", "Kernel source", "Input Shapes")}
+
         def line(values):
-            return "  ".join(v.ljust(w) if i in (0, len(widths) - 1) else v.rjust(w)
+            return "  ".join(v.ljust(w) if i in left else v.rjust(w)
                              for i, (v, w) in enumerate(zip(values, widths))).rstrip()
 
         out = [rule, line([h for h, _ in cols]), rule] + [line(c) for c in cells] + [rule]
