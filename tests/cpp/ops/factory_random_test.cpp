@@ -99,8 +99,10 @@ TEST(Arange, OutMetaAndErrors) {
             "arange: the sign of step leads away from end (start=1.5, end=0, step=0.5)");
   EXPECT_THROW(arange(0.0, INFINITY), ValueError);
   EXPECT_THROW(arange_start_step(0.0, 1e300, 1e-300), ValueError);  // more elements than int64 counts
-  Tensor wrong = empty({3});
-  EXPECT_EQ(error_of([&] { arange_out(wrong, 0, 4); }), "arange.out: expected out of shape [4] but got [3] (float32)");
+  Tensor grown = empty({3});  // an out of another shape is resized, as in PyTorch (here its storage grows)
+  arange_out(grown, 0, 4);
+  EXPECT_EQ(grown.sizes(), DimVector({4}));
+  EXPECT_EQ(values<float>(grown), (std::vector<float>{0, 1, 2, 3}));
   EXPECT_THROW(arange(3, ScalarType::Bool), TypeError);
 }
 

@@ -1,0 +1,58 @@
+#include "engine/ops/fill_value.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "engine/core/error.h"
+
+namespace glassbox {
+
+namespace {
+struct IntegerRange {
+  int64_t lowest;
+  uint64_t max;
+};
+
+IntegerRange integer_range(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::UInt8: return {0, 255};
+    case ScalarType::Int8: return {-128, 127};
+    case ScalarType::Int16: return {-32768, 32767};
+    case ScalarType::Int32: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    default: return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+  }
+}
+
+bool overflows(const Scalar& value, ScalarType dtype) {
+  if (dtype == ScalarType::Bool || value.is_bool()) return false;
+  if (is_floating_point(dtype)) {
+    if (!value.is_floating_point() || dtype == ScalarType::Float16 || dtype == ScalarType::BFloat16) return false;
+    const double v = value.to_double();
+    return dtype == ScalarType::Float32 && std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max();
+  }
+  const IntegerRange range = integer_range(dtype);
+  const bool is_unsigned = range.lowest == 0;
+  if (value.is_integral()) {
+    const int64_t v = value.to_int();
+    if (v >= 0) return static_cast<uint64_t>(v) > range.max;
+    if (is_unsigned) return 0 - static_cast<uint64_t>(v) > range.max;  // -max .. -1 wrap around
+    return v < range.lowest;
+  }
+  const double v = value.to_double();
+  if (std::isnan(v)) return true;
+  // int64's max rounds up to 2^63 as a double, itself just out of range.
+  const double max = static_cast<double>(range.max);
+  return v < static_cast<double>(range.lowest) || (dtype == ScalarType::Int64 ? v >= max : v > max);
+}
+}  // namespace
+
+void check_fill_value(const char* op, const Scalar& value, ScalarType dtype) {
+  if (overflows(value, dtype)) {
+    throw Error(std::string(op) + ": value " + value.to_string() + " cannot be converted to type " +
+                std::string(to_string(dtype)) + " without overflow");
+  }
+}
+
+}  // namespace glassbox
