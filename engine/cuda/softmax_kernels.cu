@@ -70,7 +70,7 @@ __global__ void softmax_rows_kernel(const T* x, T* y, int64_t rows, int64_t n, b
     }
   }
   m = group_reduce(m, Max{}, lowest);
-  if (!isfinite(m)) m = A(0);  // all -inf (or inf/NaN present): let exp() give NaN or 0 as due
+  // No finite maximum (all -inf, or +inf present): x - m is NaN somewhere and the whole row NaN, as in PyTorch.
   A s = 0;
   if (active)
     for (int64_t i = start; i < n; i += step)
@@ -102,7 +102,6 @@ __global__ void softmax_columns_kernel(const T* x, T* y, int64_t outer, int64_t 
   A m = -CUDART_INF_F;
   if constexpr (std::is_same_v<A, double>) m = -CUDART_INF;
   for (int64_t r = 0; r < n; ++r) m = Max{}(m, to_opmath(x[base + r * inner]));
-  if (!isfinite(m)) m = A(0);
   A s = 0;
   for (int64_t r = 0; r < n; ++r) s += ::exp(to_opmath(x[base + r * inner]) - m);
   const A log_s = ::log(s), inv = A(1) / s;

@@ -98,3 +98,15 @@ def test_std_and_var_of_large_float32_values():
     rows = np.array([[3e19, -3e19, 1e19, 0.0], [1.0, 2.0, 3.0, 4.0]], dtype=np.float32)
     got = gb.std(gb.from_numpy(rows), [1]).tolist()
     np.testing.assert_allclose(got, np.std(rows.astype(np.float64), axis=1, ddof=1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dim", [0, 1], ids=["columns", "rows"])
+def test_softmax_of_a_slice_with_inf_is_nan(dim):
+    inf = float("inf")
+    x = np.array([[inf, 1.0, 2.0], [0.0, 1.0, 2.0], [-inf, -inf, -inf]], dtype=np.float32)
+    x = x if dim == 1 else x.T.copy()
+    for fn in (gb.softmax, gb.log_softmax):
+        got = np.asarray(fn(gb.from_numpy(x), dim).tolist())
+        got = got if dim == 1 else got.T
+        assert np.isnan(got[0]).all() and np.isnan(got[2]).all()  # PyTorch: +inf or all -inf make the slice NaN
+        assert np.isfinite(got[1]).all()
