@@ -5,99 +5,121 @@ t[i] = v) must fit the tensor's dtype."""
 import numpy as np
 import pytest
 
+import devices
 import glassbox as gb
+
+
+# Made on the device under test (`--device cuda` runs the CUDA kernels).
+def tensor(values):
+    return devices.on_device(gb.tensor(values))
+
+
+def ones(*size, **kw):
+    return gb.ones(*size, device=devices.DEVICE, **kw)
+
+
+def zeros(*size, **kw):
+    return gb.zeros(*size, device=devices.DEVICE, **kw)
+
+
+def empty(*size, **kw):
+    return gb.empty(*size, device=devices.DEVICE, **kw)
+
+
+def full(size, value, **kw):
+    return gb.full(size, value, device=devices.DEVICE, **kw)
 
 OVERLAP = r"more than one element of the written-to tensor .* refers to a single memory location"
 
 
 def expanded():
     """[[1, 2], [1, 2]] whose rows share memory (stride 0)."""
-    return gb.tensor([1.0, 2.0]).expand(2, 2)
+    return tensor([1.0, 2.0]).expand(2, 2)
 
 
 @pytest.mark.parametrize("write", [
     lambda t: t.add_(1),
-    lambda t: t.mul_(gb.ones(2, 2)),
+    lambda t: t.mul_(ones(2, 2)),
     lambda t: t.sigmoid_(),
     lambda t: t.clamp_(0, 1),
     lambda t: t.relu_(),
-    lambda t: t.copy_(gb.ones(2, 2)),
+    lambda t: t.copy_(ones(2, 2)),
     lambda t: t.normal_(),
     lambda t: t.uniform_(),
-    lambda t: t.scatter_(0, gb.tensor([[0, 0]]), 3.0),
-    lambda t: t.scatter_add_(0, gb.tensor([[0, 0]]), gb.ones(1, 2)),
-    lambda t: t.index_add_(0, gb.tensor([0]), gb.ones(1, 2)),
-    lambda t: gb.add(gb.ones(2), gb.ones(2), out=t),
-    lambda t: gb.sum(gb.ones(2, 2), 0, out=gb.ones(2, 1).expand(2, 2)),
-    lambda t: gb.mm(gb.ones(2, 2), gb.ones(2, 2), out=t),
-    lambda t: gb.cumsum(gb.ones(2, 2), 0, out=t),
+    lambda t: t.scatter_(0, tensor([[0, 0]]), 3.0),
+    lambda t: t.scatter_add_(0, tensor([[0, 0]]), ones(1, 2)),
+    lambda t: t.index_add_(0, tensor([0]), ones(1, 2)),
+    lambda t: gb.add(ones(2), ones(2), out=t),
+    lambda t: gb.sum(ones(2, 2), 0, out=ones(2, 1).expand(2, 2)),
+    lambda t: gb.mm(ones(2, 2), ones(2, 2), out=t),
+    lambda t: gb.cumsum(ones(2, 2), 0, out=t),
 ], ids=["add_", "mul_", "sigmoid_", "clamp_", "relu_", "copy_", "normal_", "uniform_", "scatter_", "scatter_add_",
         "index_add_", "add.out", "sum.out", "mm.out", "cumsum.out"])
 def test_writes_into_an_expanded_tensor_are_refused(write):
     t = expanded()
     with pytest.raises(RuntimeError, match=OVERLAP):
         write(t)
-    assert t.tolist() == [[1.0, 2.0], [1.0, 2.0]]  # refused before anything was written
+    assert t.cpu().tolist() == [[1.0, 2.0], [1.0, 2.0]]  # refused before anything was written
 
 
 def test_fill_and_masked_fill_may_write_an_expanded_tensor():
     # Every alias gets the same value, so PyTorch allows these.
-    assert expanded().fill_(5.0).tolist() == [[5.0, 5.0], [5.0, 5.0]]
-    assert expanded().masked_fill_(gb.tensor([True, False]), 3.0).tolist() == [[3.0, 2.0], [3.0, 2.0]]
+    assert expanded().fill_(5.0).cpu().tolist() == [[5.0, 5.0], [5.0, 5.0]]
+    assert expanded().masked_fill_(tensor([True, False]), 3.0).cpu().tolist() == [[3.0, 2.0], [3.0, 2.0]]
 
 
 def test_out_of_another_shape_is_resized_with_a_warning(capfd):
-    out = gb.ones(2, 3)
-    r = gb.add(gb.ones(3), gb.ones(3), out=out)
+    out = ones(2, 3)
+    r = gb.add(ones(3), ones(3), out=out)
     assert list(r.shape) == list(out.shape) == [3]
-    assert out.tolist() == [2.0, 2.0, 2.0]
+    assert out.cpu().tolist() == [2.0, 2.0, 2.0]
     assert "add.out: an output with one or more elements was resized since it had shape [2, 3]" in capfd.readouterr().err
 
 
 def test_empty_out_is_resized_silently(capfd):
-    out = gb.empty(0)
-    gb.add(gb.ones(3), gb.ones(3), out=out)
-    assert list(out.shape) == [3] and out.tolist() == [2.0, 2.0, 2.0]
-    out = gb.empty(0)
-    gb.eq(gb.tensor(1.0), 1.0, out=out)  # the issue's case: a 0-d result into an empty float out
-    assert list(out.shape) == [] and out.dtype == gb.float32 and out.item() == 1.0
+    out = empty(0)
+    gb.add(ones(3), ones(3), out=out)
+    assert list(out.shape) == [3] and out.cpu().tolist() == [2.0, 2.0, 2.0]
+    out = empty(0)
+    gb.eq(tensor(1.0), 1.0, out=out)  # the issue's case: a 0-d result into an empty float out
+    assert list(out.shape) == [] and out.dtype == gb.float32 and out.cpu().item() == 1.0
     assert "resized" not in capfd.readouterr().err
 
 
 @pytest.mark.parametrize("call, want", [
-    (lambda out: gb.sum(gb.ones(2, 3), 1, out=out), [3.0, 3.0]),
-    (lambda out: gb.mm(gb.ones(2, 3), gb.ones(3, 1), out=out), [[3.0], [3.0]]),
-    (lambda out: gb.cat([gb.ones(2), gb.zeros(1)], out=out), [1.0, 1.0, 0.0]),
-    (lambda out: gb.cumsum(gb.ones(3), 0, out=out), [1.0, 2.0, 3.0]),
-    (lambda out: gb.where(gb.tensor([True, False]), gb.ones(2), gb.zeros(2), out=out), [1.0, 0.0]),
-    (lambda out: gb.exp(gb.zeros(2, 2), out=out), [[1.0, 1.0], [1.0, 1.0]]),
-    (lambda out: gb.clamp(gb.tensor([-1.0, 5.0]), 0.0, 1.0, out=out), [0.0, 1.0]),
+    (lambda out: gb.sum(ones(2, 3), 1, out=out), [3.0, 3.0]),
+    (lambda out: gb.mm(ones(2, 3), ones(3, 1), out=out), [[3.0], [3.0]]),
+    (lambda out: gb.cat([ones(2), zeros(1)], out=out), [1.0, 1.0, 0.0]),
+    (lambda out: gb.cumsum(ones(3), 0, out=out), [1.0, 2.0, 3.0]),
+    (lambda out: gb.where(tensor([True, False]), ones(2), zeros(2), out=out), [1.0, 0.0]),
+    (lambda out: gb.exp(zeros(2, 2), out=out), [[1.0, 1.0], [1.0, 1.0]]),
+    (lambda out: gb.clamp(tensor([-1.0, 5.0]), 0.0, 1.0, out=out), [0.0, 1.0]),
 ], ids=["sum", "mm", "cat", "cumsum", "where", "exp", "clamp"])
 def test_every_family_resizes_its_out(call, want):
-    for out in (gb.empty(0), gb.empty(7, 7)):  # storage too small, and large enough
+    for out in (empty(0), empty(7, 7)):  # storage too small, and large enough
         call(out)
-        assert out.tolist() == want
+        assert out.cpu().tolist() == want
         assert out.is_contiguous()
 
 
 def test_in_place_ops_cannot_resize_self():
     with pytest.raises(ValueError, match=r"add_: output of shape \[3\] does not match the broadcast shape \[2, 3\]"):
-        gb.ones(3).add_(gb.ones(2, 3))
+        ones(3).add_(ones(2, 3))
 
 
 @pytest.mark.parametrize("make", [
-    lambda: gb.full([2], 300, dtype=gb.int8),
-    lambda: gb.full([2], -129, dtype=gb.int8),
-    lambda: gb.full([2], -256, dtype=gb.uint8),
-    lambda: gb.full([2], -1.0, dtype=gb.uint8),
-    lambda: gb.full([2], 2 ** 31, dtype=gb.int32),
-    lambda: gb.full([2], float("nan"), dtype=gb.int32),
-    lambda: gb.full([2], float("inf"), dtype=gb.int64),
-    lambda: gb.full([2], 2.0 ** 63, dtype=gb.int64),
-    lambda: gb.full([2], 1e300, dtype=gb.float32),
-    lambda: gb.zeros(2, dtype=gb.int32).fill_(1e10),
-    lambda: gb.zeros(2, dtype=gb.int8).masked_fill_(gb.tensor([True, False]), 300),
-    lambda: gb.zeros(2, dtype=gb.int8).masked_fill_(gb.tensor([True, False]), gb.tensor(300)),
+    lambda: full([2], 300, dtype=gb.int8),
+    lambda: full([2], -129, dtype=gb.int8),
+    lambda: full([2], -256, dtype=gb.uint8),
+    lambda: full([2], -1.0, dtype=gb.uint8),
+    lambda: full([2], 2 ** 31, dtype=gb.int32),
+    lambda: full([2], float("nan"), dtype=gb.int32),
+    lambda: full([2], float("inf"), dtype=gb.int64),
+    lambda: full([2], 2.0 ** 63, dtype=gb.int64),
+    lambda: full([2], 1e300, dtype=gb.float32),
+    lambda: zeros(2, dtype=gb.int32).fill_(1e10),
+    lambda: zeros(2, dtype=gb.int8).masked_fill_(tensor([True, False]), 300),
+    lambda: zeros(2, dtype=gb.int8).masked_fill_(tensor([True, False]), tensor(300)),
 ], ids=["int8-300", "int8--129", "uint8--256", "uint8--1.0", "int32-2^31", "int32-nan", "int64-inf", "int64-2^63",
         "float32-1e300", "fill_", "masked_fill_", "masked_fill_-tensor"])
 def test_numbers_that_do_not_fit_the_dtype_raise(make):
@@ -106,22 +128,22 @@ def test_numbers_that_do_not_fit_the_dtype_raise(make):
 
 
 def test_setitem_of_a_number_that_does_not_fit_raises():
-    t = gb.zeros(3, dtype=gb.int32)
+    t = zeros(3, dtype=gb.int32)
     with pytest.raises(RuntimeError, match=r"cannot be converted to type int32 without overflow"):
         t[0] = 1e10
     with pytest.raises(RuntimeError, match=r"cannot be converted to type int32 without overflow"):
-        t[gb.tensor([0, 2])] = 1e10
-    assert t.tolist() == [0, 0, 0]
+        t[tensor([0, 2])] = 1e10
+    assert t.cpu().tolist() == [0, 0, 0]
 
 
 def test_numbers_that_fit_are_written():
-    assert gb.full([2], 127, dtype=gb.int8).tolist() == [127, 127]
-    assert gb.full([2], -1, dtype=gb.uint8).tolist() == [255, 255]  # negative ints wrap into unsigned, as in PyTorch
-    assert gb.full([2], -255, dtype=gb.uint8).tolist() == [1, 1]
-    assert gb.full([2], 127.5, dtype=gb.int8).tolist() == [127, 127]
-    assert gb.full([2], 2, dtype=gb.bool).tolist() == [True, True]
-    assert gb.full([1], float("inf"), dtype=gb.float32).tolist() == [float("inf")]
-    assert np.isnan(gb.full([1], float("nan"), dtype=gb.float16).tolist()[0])
-    assert gb.full([1], 1e5, dtype=gb.float16).tolist() == [float("inf")]  # rounds to inf, as torch.full does
+    assert full([2], 127, dtype=gb.int8).cpu().tolist() == [127, 127]
+    assert full([2], -1, dtype=gb.uint8).cpu().tolist() == [255, 255]  # negative ints wrap into unsigned, as in PyTorch
+    assert full([2], -255, dtype=gb.uint8).cpu().tolist() == [1, 1]
+    assert full([2], 127.5, dtype=gb.int8).cpu().tolist() == [127, 127]
+    assert full([2], 2, dtype=gb.bool).cpu().tolist() == [True, True]
+    assert full([1], float("inf"), dtype=gb.float32).cpu().tolist() == [float("inf")]
+    assert np.isnan(full([1], float("nan"), dtype=gb.float16).cpu().tolist()[0])
+    assert full([1], 1e5, dtype=gb.float16).cpu().tolist() == [float("inf")]  # rounds to inf, as torch.full does
     # Arithmetic with a number wraps instead of raising (PyTorch too).
-    assert (gb.zeros(2, dtype=gb.int8) + 300).tolist() == [44, 44]
+    assert (zeros(2, dtype=gb.int8) + 300).cpu().tolist() == [44, 44]
