@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -40,18 +41,20 @@ bool overflows(const Scalar& value, ScalarType dtype) {
     if (is_unsigned) return 0 - static_cast<uint64_t>(v) > range.max;  // -max .. -1 wrap around
     return v < range.lowest;
   }
+  // A floating value may reach up to (not including) max + 1, as PyTorch allows (127.9 gives 127 in int8),
+  // but not below the lowest value (-128.1 overflows). max + 1 is exact in double, 2^63 for int64.
   const double v = value.to_double();
   if (std::isnan(v)) return true;
-  // int64's max rounds up to 2^63 as a double, itself just out of range.
-  const double max = static_cast<double>(range.max);
-  return v < static_cast<double>(range.lowest) || (dtype == ScalarType::Int64 ? v >= max : v > max);
+  return v < static_cast<double>(range.lowest) || v >= static_cast<double>(range.max) + 1.0;
 }
 }  // namespace
 
 void check_fill_value(const char* op, const Scalar& value, ScalarType dtype) {
   if (overflows(value, dtype)) {
-    throw Error(std::string(op) + ": value " + value.to_string() + " cannot be converted to type " +
-                std::string(to_string(dtype)) + " without overflow");
+    char text[32];
+    if (value.is_floating_point()) std::snprintf(text, sizeof text, "%.17g", value.to_double());
+    throw Error(std::string(op) + ": value " + (value.is_floating_point() ? std::string(text) : value.to_string()) +
+                " cannot be converted to type " + std::string(to_string(dtype)) + " without overflow");
   }
 }
 

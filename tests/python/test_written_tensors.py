@@ -110,6 +110,8 @@ def test_in_place_ops_cannot_resize_self():
 @pytest.mark.parametrize("make", [
     lambda: full([2], 300, dtype=gb.int8),
     lambda: full([2], -129, dtype=gb.int8),
+    lambda: full([2], 128.0, dtype=gb.int8),
+    lambda: full([2], -128.1, dtype=gb.int8),
     lambda: full([2], -256, dtype=gb.uint8),
     lambda: full([2], -1.0, dtype=gb.uint8),
     lambda: full([2], 2 ** 31, dtype=gb.int32),
@@ -120,7 +122,7 @@ def test_in_place_ops_cannot_resize_self():
     lambda: zeros(2, dtype=gb.int32).fill_(1e10),
     lambda: zeros(2, dtype=gb.int8).masked_fill_(tensor([True, False]), 300),
     lambda: zeros(2, dtype=gb.int8).masked_fill_(tensor([True, False]), tensor(300)),
-], ids=["int8-300", "int8--129", "uint8--256", "uint8--1.0", "int32-2^31", "int32-nan", "int64-inf", "int64-2^63",
+], ids=["int8-300", "int8--129", "int8-128.0", "int8--128.1", "uint8--256", "uint8--1.0", "int32-2^31", "int32-nan", "int64-inf", "int64-2^63",
         "float32-1e300", "fill_", "masked_fill_", "masked_fill_-tensor"])
 def test_numbers_that_do_not_fit_the_dtype_raise(make):
     with pytest.raises(RuntimeError, match=r"cannot be converted to type \w+ without overflow"):
@@ -140,7 +142,8 @@ def test_numbers_that_fit_are_written():
     assert full([2], 127, dtype=gb.int8).cpu().tolist() == [127, 127]
     assert full([2], -1, dtype=gb.uint8).cpu().tolist() == [255, 255]  # negative ints wrap into unsigned, as in PyTorch
     assert full([2], -255, dtype=gb.uint8).cpu().tolist() == [1, 1]
-    assert full([2], 127.5, dtype=gb.int8).cpu().tolist() == [127, 127]
+    assert full([2], 127.9, dtype=gb.int8).cpu().tolist() == [127, 127]  # below max + 1 truncates, as in PyTorch
+    assert full([2], -128.0, dtype=gb.int8).cpu().tolist() == [-128, -128]
     assert full([2], 2, dtype=gb.bool).cpu().tolist() == [True, True]
     assert full([1], float("inf"), dtype=gb.float32).cpu().tolist() == [float("inf")]
     assert np.isnan(full([1], float("nan"), dtype=gb.float16).cpu().tolist()[0])
