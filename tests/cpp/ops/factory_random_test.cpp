@@ -119,8 +119,9 @@ TEST(Linspace, ValuesEndpointsAndErrors) {
   EXPECT_EQ(values<int64_t>(linspace(0, 10, 6, ScalarType::Int64)), (std::vector<int64_t>{0, 2, 4, 6, 8, 10}));
   EXPECT_EQ(linspace(0, 1, 7, std::nullopt, kMeta).sizes(), DimVector({7}));
   EXPECT_EQ(error_of([] { linspace(0, 1, -2); }), "linspace: number of steps must be non-negative, got -2");
-  Tensor wrong = empty({2}, ScalarType::Float32, kMeta);
-  EXPECT_THROW(linspace_out(wrong, 0, 1, 3), ValueError);
+  Tensor resized = empty({2}, ScalarType::Float32, kMeta);  // an out of another shape is resized, as in PyTorch
+  linspace_out(resized, 0, 1, 3);
+  EXPECT_EQ(resized.sizes(), DimVector({3}));
 }
 
 TEST(Eye, SquareRectangularDtypesMeta) {

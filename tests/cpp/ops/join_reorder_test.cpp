@@ -57,7 +57,7 @@ TEST(Cat, EmptyTensorsOutAndMeta) {
   Tensor resized = empty({5});  // an out of another shape is resized, as in PyTorch
   cat_out(resized, {iota({2}), iota({2})});
   EXPECT_EQ(resized.sizes(), DimVector({4}));
-  EXPECT_EQ(values<double>(resized), (std::vector<double>{0, 1, 0, 1}));
+  EXPECT_EQ(values<float>(resized), (std::vector<float>{0, 1, 0, 1}));
   const Tensor m = cat({empty({2, 3}, ScalarType::Float16, kMeta), empty({2, 1}, ScalarType::Float32, kMeta)}, 1);
   EXPECT_EQ(m.device(), kMeta);
   EXPECT_EQ(m.sizes(), DimVector({2, 4}));
