@@ -62,6 +62,12 @@ def test_writes_into_an_expanded_tensor_are_refused(write):
     assert t.cpu().tolist() == [[1.0, 2.0], [1.0, 2.0]]  # refused before anything was written
 
 
+def test_an_empty_expanded_tensor_may_be_written():
+    t = zeros(1).expand(0, 3)  # strides [0, 0], but no element to write twice
+    t.add_(1)
+    assert list(t.shape) == [0, 3]
+
+
 def test_fill_and_masked_fill_may_write_an_expanded_tensor():
     # Every alias gets the same value, so PyTorch allows these.
     assert expanded().fill_(5.0).cpu().tolist() == [[5.0, 5.0], [5.0, 5.0]]
