@@ -11,6 +11,9 @@ Argument specs (materialise() turns them into objects of either library):
   ["V", value]  a plain JSON value (int, float, bool, str, list of plain values)
   ["F", "nan"|"inf"|"-inf"]  a float JSON cannot hold;  ["I", "digits"]  an int past 2**53
   ["D", "float32"]  a dtype;  ["N"]  None;  ["L", [spec...]]  a list of specs;  ["O", "object"|"dict"|...]
+  ["S", start, stop, step]  a slice;  ["E"]  Ellipsis;  ["U", [spec...]]  a tuple (an index expression)
+Tensor's Python protocol methods (indexing, arithmetic operators, pickling's __reduce_ex__, len, repr) are
+targets too, as ["method", "__getitem__"] and so on.
 Discovery reads signatures from the registry's schemas (ops), pybind11 docstrings (built-in functions and
 methods) and inspect.signature (Python functions), and turns each parameter into a kind (tensor, dim, size, ...).
 """
@@ -25,6 +28,25 @@ FLOAT_DTYPES = ("float32", "float64", "float16", "bfloat16")
 SKIP_FUNCTIONS = {"seed", "initial_seed", "manual_seed", "is_grad_enabled", "trace_calls", "trace", "no_grad",
                   "enable_grad", "set_grad_enabled", "from_dlpack"}
 SKIP_METHODS = {"data_ptr", "register_hook", "backward", "retain_grad"}
+
+# Protocol methods reached through a builtin (bool(t), len(t), ...), whether or not Tensor defines them.
+BUILTIN_PROTOCOLS = {"__bool__", "__float__", "__int__", "__index__", "__len__", "__repr__", "__array__"}
+
+# The protocol methods of Tensor that take arguments a user (or Python itself) passes: their parameters.
+_SELF = {"name": "self", "kind": "tensor", "kwonly": False, "optional": False}
+_OTHER = {"name": "other", "kind": "tensor_or_scalar", "kwonly": False, "optional": False}
+PROTOCOL_METHODS = {
+    "__getitem__": [_SELF, {"name": "index", "kind": "index", "kwonly": False, "optional": False}],
+    "__setitem__": [_SELF, {"name": "index", "kind": "index", "kwonly": False, "optional": False},
+                    {"name": "value", "kind": "tensor_or_scalar", "kwonly": False, "optional": False}],
+    "__reduce_ex__": [_SELF, {"name": "protocol", "kind": "int", "kwonly": False, "optional": False}],
+    **{name: [_SELF, _OTHER] for name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+                                          "__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__matmul__",
+                                          "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__and__",
+                                          "__or__", "__xor__", "__iadd__")},
+    **{name: [_SELF] for name in ("__neg__", "__abs__", "__invert__", "__pos__", "__len__", "__repr__",
+                                  "__bool__", "__float__", "__int__", "__index__", "__array__")},
+}
 
 # Parameter name -> kind, for signatures that say nothing useful about types.
 NAME_KINDS = {
@@ -162,6 +184,9 @@ def discover(gb):
         if name.startswith("_") or name in SKIP_METHODS or not callable(fn) or isinstance(fn, property):
             continue
         add("method", name, fn)
+    for name, params in PROTOCOL_METHODS.items():
+        if name in BUILTIN_PROTOCOLS or callable(getattr(gb.Tensor, name, None)):
+            targets.append({"target": ["method", name], "overloads": [params]})
     functional = gb.nn.functional
     for name in sorted(dir(functional)):
         fn = getattr(functional, name)
@@ -246,13 +271,15 @@ class Generator:
                 return r.choice([_int(r.choice(BIG_INTS)), ["V", 4], ["V", -5], ["V", 64], ["V", 1.0], ["N"]])
             nd = max(len(shape), 1)
             return ["V", r.randrange(-nd, nd)]
+        if kind == "index":
+            return self.index(shape, hostile)
         if kind in ("dims", "dims_opt"):
             if kind == "dims_opt" and r.random() < 0.25:
                 return ["N"]
             nd = max(len(shape), 1)
             if hostile:
                 return r.choice([["V", [0, 0]], ["V", [-1, nd - 1]], ["V", [nd + 3]], ["L", [_int(2 ** 64)]],
-                                 ["V", []], ["V", [0, 1, 2, 3, 4, 5, 6]]])
+                                 ["V", []], ["V", [0, 1, 2, 3, 4, 5, 6]], _int(2 ** 64), _int(-2 ** 63 - 1)])
             return ["V", sorted(r.sample(range(nd), r.randint(1, nd)))]
         if kind == "size":
             if hostile:
@@ -294,6 +321,35 @@ class Generator:
             nd = max(len(shape), 1)
             return ["V", list(shape) if r.random() < 0.5 else [r.randrange(-nd, nd) for _ in range(nd)]]
         return self.tensor(shape, hostile=hostile) if r.random() < 0.5 else r.choice(HOSTILE_ANY)
+
+    def index(self, shape, hostile):
+        """An index expression for shape: ints, slices, None, Ellipsis, masks, index tensors, or a tuple of them."""
+        r = self.rng
+        size = shape[0] if shape else 1
+
+        def one():
+            choice = r.randrange(9 if hostile else 6)
+            if choice == 0:
+                return ["V", r.randrange(-size, max(size, 1))]
+            if choice == 1:
+                return ["S", r.choice([None, 0, 1, -1]), r.choice([None, 2, -1]), r.choice([None, 1, 2])]
+            if choice == 2:
+                return ["N"]
+            if choice == 3:
+                return ["E"]
+            if choice == 4:
+                return ["T", [r.choice([1, 2, 3])], "int64", "index", "contiguous", False, r.randrange(2 ** 31),
+                        max(size, 1)]
+            if choice == 5:
+                return ["T", [size], "bool", "normal", "contiguous", False, r.randrange(2 ** 31)]
+            if choice == 6:
+                return r.choice([_int(2 ** 64), ["V", size + 5], ["V", -size - 5], ["V", 1.5], ["V", True]])
+            if choice == 7:
+                return ["S", r.choice([None, _int(2 ** 63), -10 ** 6]), None, r.choice([-1, 0, _int(2 ** 64)])]
+            return r.choice(HOSTILE_ANY)
+        if r.random() < 0.6:
+            return one()
+        return ["U", [one() for _ in range(r.randint(0, 4))]]
 
     def call(self, call_id, target):
         r = self.rng

@@ -10,6 +10,7 @@ Outcomes: {"id", "outcome": "ok"|"raise"|"crash"|"hang"|"setup", "error": class 
 """
 import json
 import math
+import operator
 import os
 import select
 import subprocess
@@ -28,6 +29,11 @@ RANDOM_TARGETS = {"rand", "randn", "randint", "randperm", "dropout", "bernoulli"
                   "uniform_", "random_", "empty", "empty_strided", "empty_like", "native_dropout", "rand_like",
                   "randn_like", "random_.from", "random_.to", "bernoulli.p", "bernoulli_.float", "empty.memory_format"}
 VALUE_LIMIT = 4096  # elements kept per result for comparison
+
+
+def _as_array(t):
+    import numpy
+    return numpy.asarray(t)
 
 
 class Backend:
@@ -60,7 +66,9 @@ class Backend:
         if kind == "fn":
             return getattr(self.lib, name)
         if kind == "method":
-            return getattr(self.Tensor, name)
+            builtin = {"__bool__": bool, "__float__": float, "__int__": int, "__index__": operator.index,
+                       "__len__": len, "__repr__": repr, "__array__": _as_array}.get(name)
+            return builtin or getattr(self.Tensor, name)
         return getattr(self.F, name)
 
 
@@ -130,6 +138,12 @@ def materialise(spec, B, np, keep):
         return B.dtype(spec[1])
     if tag == "L":
         return [materialise(s, B, np, keep) for s in spec[1]]
+    if tag == "S":
+        return slice(*[materialise(v, B, np, keep) if isinstance(v, list) else v for v in spec[1:]])
+    if tag == "E":
+        return Ellipsis
+    if tag == "U":
+        return tuple(materialise(s, B, np, keep) for s in spec[1])
     if tag == "O":
         return {"object": object(), "dict": {"a": 1}, "complex": 1 + 2j, "bytes": b"x"}[spec[1]]
     _, shape, dtype, fill, layout, requires_grad, seed = spec[:7]
