@@ -80,8 +80,8 @@ void check_eye_sizes(int64_t n, int64_t m) {
 }
 
 void check_out_shape(const char* op, const Tensor& out, std::span<const int64_t> expected) {
-  check_no_internal_overlap(op, out);
   resize_output(op, out, expected);
+  check_no_internal_overlap(op, out);
 }
 
 namespace {

@@ -72,8 +72,8 @@ void check_cat_out(const CatResult& r, const Tensor& out) {
     throw ValueError(detail::str_cat("cat.out: out is on ", out.device().to_string(), " but the inputs are on ",
                                      r.device.to_string()));
   }
-  check_no_internal_overlap("cat.out", out);
   resize_output("cat.out", out, r.shape);
+  check_no_internal_overlap("cat.out", out);
 }
 
 DimVector flip_dims(const Tensor& self, IntArrayRef dims) {

@@ -8,16 +8,20 @@
 
 namespace glassbox {
 
-void check_no_internal_overlap(const char* op, const Tensor& t) {
-  if (t.numel() == 0) return;  // nothing is written
+bool has_internal_overlap(const Tensor& t) {
+  if (t.numel() == 0) return false;  // nothing is written
   const auto& sizes = t.sizes();
   const auto& strides = t.strides();
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (strides[d] == 0 && sizes[d] > 1) {
-      throw Error(std::string(op) + ": unsupported operation: more than one element of the written-to tensor (" +
-                  std::string(to_string(t.dtype())) + " of shape " + shape_to_string(sizes) + ", strides " +
-                  shape_to_string(strides) + ") refers to a single memory location; clone() it before writing");
-    }
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (strides[d] == 0 && sizes[d] > 1) return true;
+  return false;
+}
+
+void check_no_internal_overlap(const char* op, const Tensor& t) {
+  if (has_internal_overlap(t)) {
+    throw Error(std::string(op) + ": unsupported operation: more than one element of the written-to tensor (" +
+                std::string(to_string(t.dtype())) + " of shape " + shape_to_string(t.sizes()) + ", strides " +
+                shape_to_string(t.strides()) + ") refers to a single memory location; clone() it before writing");
   }
 }
 
@@ -55,8 +59,9 @@ void check_out(const char* op, const Tensor& out, std::span<const int64_t> shape
   if (!(out.device() == device))
     throw ValueError(std::string(op) + ": out is on " + out.device().to_string() + " but the input is on " +
                      device.to_string());
-  check_no_internal_overlap(op, out);
+  // Resized first (as PyTorch's reductions, matmul and factories do): a resized out is contiguous.
   resize_output(op, out, shape);
+  check_no_internal_overlap(op, out);
 }
 
 }  // namespace glassbox

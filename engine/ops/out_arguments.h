@@ -16,6 +16,9 @@ void check_out(const char* op, const Tensor& out, std::span<const int64_t> shape
 // elements warns (PyTorch deprecates it); an empty out is the way to ask for resizing. True if resized.
 bool resize_output(const char* op, const Tensor& out, std::span<const int64_t> shape);
 
+// True when several elements of t share one memory location (see check_no_internal_overlap).
+bool has_internal_overlap(const Tensor& t);
+
 // Throws when several elements of t share one memory location (a zero stride on a dim of size > 1,
 // as expand() makes): a write through t would land once per alias, the last one winning.
 void check_no_internal_overlap(const char* op, const Tensor& t);

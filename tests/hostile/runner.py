@@ -149,8 +149,8 @@ def materialise(spec, B, np, keep):
     _, shape, dtype, fill, layout, requires_grad, seed = spec[:7]
     strides, offset, storage = _layout(shape, layout)
     values = _numpy_values(np, shape, dtype, fill, seed, storage, spec[7] if len(spec) > 7 else None)
-    keep.append(values)
-    base = B.lib.from_numpy(values)
+    # A copy, not from_numpy's view of NumPy's memory: PyTorch refuses to resize such a storage (out=).
+    base = B.lib.from_numpy(values).clone()
     if dtype == "bfloat16":
         base = base.to(B.dtype("bfloat16"))
     if requires_grad:

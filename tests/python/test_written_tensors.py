@@ -50,7 +50,7 @@ def expanded():
     lambda t: t.scatter_add_(0, tensor([[0, 0]]), ones(1, 2)),
     lambda t: t.index_add_(0, tensor([0]), ones(1, 2)),
     lambda t: gb.add(ones(2), ones(2), out=t),
-    lambda t: gb.sum(ones(2, 2), 0, out=ones(2, 1).expand(2, 2)),
+    lambda t: gb.sum(ones(2, 2), 0, out=ones(1).expand(2)),
     lambda t: gb.mm(ones(2, 2), ones(2, 2), out=t),
     lambda t: gb.cumsum(ones(2, 2), 0, out=t),
 ], ids=["add_", "mul_", "sigmoid_", "clamp_", "relu_", "copy_", "normal_", "uniform_", "scatter_", "scatter_add_",
@@ -72,6 +72,9 @@ def test_fill_and_masked_fill_may_write_an_expanded_tensor():
     # Every alias gets the same value, so PyTorch allows these.
     assert expanded().fill_(5.0).cpu().tolist() == [[5.0, 5.0], [5.0, 5.0]]
     assert expanded().masked_fill_(tensor([True, False]), 3.0).cpu().tolist() == [[3.0, 2.0], [3.0, 2.0]]
+    # tril_ writes only its zeros: (0, 1) and (1, 1) share memory, and the zero wins, as in PyTorch.
+    assert expanded().tril_().cpu().tolist() == [[1.0, 0.0], [1.0, 0.0]]
+    assert expanded().triu_(1).cpu().tolist() == [[0.0, 2.0], [0.0, 2.0]]
 
 
 def test_out_of_another_shape_is_resized_with_a_warning(capfd):
@@ -106,6 +109,16 @@ def test_every_family_resizes_its_out(call, want):
         call(out)
         assert out.cpu().tolist() == want
         assert out.is_contiguous()
+
+
+def test_an_expanded_out_of_another_shape_is_resized_first():
+    # Reductions, matmul, cat and the factories resize before checking (as PyTorch): the resized out is
+    # contiguous. Point-wise operators check first (as PyTorch's TensorIterator).
+    out = ones(2, 1).expand(2, 2)
+    gb.sum(ones(2, 3), 1, out=out)
+    assert out.cpu().tolist() == [3.0, 3.0] and out.is_contiguous()
+    with pytest.raises(RuntimeError, match=OVERLAP):
+        gb.add(ones(3), ones(3), out=ones(2, 1).expand(2, 2))
 
 
 def test_in_place_ops_cannot_resize_self():
