@@ -37,7 +37,7 @@ Tensor& triangle_(const char* op, Tensor& self, int64_t diagonal, bool lower, Ze
     // and outside the triangle through its aliases ends up 0, as in PyTorch.
     Tensor inside = glassbox::ones(self.sizes(), ScalarType::Bool, self.device());
     zero_outside(inside, diagonal, lower);
-    return glassbox::masked_fill_(self, glassbox::logical_not(inside), Scalar(int64_t{0}));
+    return self.masked_fill_(glassbox::logical_not(inside), Scalar(int64_t{0}));
   }
   const Tensor result = triangle(op, self, diagonal, lower, zero_outside);
   return glassbox::copy_(self, result, false);
