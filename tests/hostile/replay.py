@@ -27,10 +27,9 @@ def main():
     for i in args.ids:
         call = calls[i]
         print(json.dumps(call))
-        keep = []
         fn = B.target(*call["target"])
-        call_args = [runner.materialise(s, B, np, keep) for s in call["args"]]
-        kwargs = {k: runner.materialise(s, B, np, keep) for k, s in call["kwargs"].items()}
+        call_args = [runner.materialise(s, B, np) for s in call["args"]]
+        kwargs = {k: runner.materialise(s, B, np) for k, s in call["kwargs"].items()}
         try:
             print("->", fn(*call_args, **kwargs))
         except BaseException:

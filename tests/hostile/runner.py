@@ -124,7 +124,7 @@ def _layout(shape, layout):
     return strides, offset, offset + 1 + sum((s - 1) * st for s, st in zip(shape, strides))
 
 
-def materialise(spec, B, np, keep):
+def materialise(spec, B, np):
     tag = spec[0]
     if tag == "V":
         return spec[1]
@@ -137,13 +137,13 @@ def materialise(spec, B, np, keep):
     if tag == "D":
         return B.dtype(spec[1])
     if tag == "L":
-        return [materialise(s, B, np, keep) for s in spec[1]]
+        return [materialise(s, B, np) for s in spec[1]]
     if tag == "S":
-        return slice(*[materialise(v, B, np, keep) if isinstance(v, list) else v for v in spec[1:]])
+        return slice(*[materialise(v, B, np) if isinstance(v, list) else v for v in spec[1:]])
     if tag == "E":
         return Ellipsis
     if tag == "U":
-        return tuple(materialise(s, B, np, keep) for s in spec[1])
+        return tuple(materialise(s, B, np) for s in spec[1])
     if tag == "O":
         return {"object": object(), "dict": {"a": 1}, "complex": 1 + 2j, "bytes": b"x"}[spec[1]]
     _, shape, dtype, fill, layout, requires_grad, seed = spec[:7]
@@ -180,10 +180,9 @@ def summarise(value, B, np, depth=0):
 
 
 def run_one(call, B, np):
-    keep = []
     try:
-        args = [materialise(s, B, np, keep) for s in call["args"]]
-        kwargs = {k: materialise(s, B, np, keep) for k, s in call["kwargs"].items()}
+        args = [materialise(s, B, np) for s in call["args"]]
+        kwargs = {k: materialise(s, B, np) for k, s in call["kwargs"].items()}
         fn = B.target(*call["target"])
     except Exception as e:  # the setup itself failed: nothing was called
         return {"outcome": "setup", "error": type(e).__name__, "message": str(e).split("\n")[0][:200]}

@@ -4,7 +4,7 @@ expanded views, NaN/inf, huge and overflowing integers, wrong types, None, bad d
 
 It fails on any crash (a signal or an unexpected exit), hang (no answer within the per-call limit), SystemError,
 or an exception of a class PyTorch does not raise for bad arguments (runner.ALLOWED_ERRORS), and prints the
-failures grouped by target and error. Knobs (environment): GLASSBOX_HOSTILE_CALLS (default 20000, sized for the
+failures grouped by target and error. Knobs (environment): GLASSBOX_HOSTILE_CALLS (default 50000, sized for the
 test command's 3-minute budget on 2 cores), GLASSBOX_HOSTILE_SEED (default 17), GLASSBOX_HOSTILE_WORKERS (2).
 Replay one failing call by its id:  python tests/hostile/replay.py ID  (same seed and count).
 differential.py replays the same calls against PyTorch and reports where the two disagree.
@@ -20,7 +20,7 @@ import calls as hostile_calls  # noqa: E402
 import runner  # noqa: E402
 
 SEED = int(os.environ.get("GLASSBOX_HOSTILE_SEED", "17"))
-COUNT = int(os.environ.get("GLASSBOX_HOSTILE_CALLS", "20000"))
+COUNT = int(os.environ.get("GLASSBOX_HOSTILE_CALLS", "50000"))
 WORKERS = int(os.environ.get("GLASSBOX_HOSTILE_WORKERS", "2"))
 
 
