@@ -58,4 +58,13 @@ void check_fill_value(const char* op, const Scalar& value, ScalarType dtype) {
   }
 }
 
+void check_alpha(const char* op, const Scalar& alpha, ScalarType dtype) {
+  if (alpha.is_integral() && alpha.to_int() == 1) return;
+  if (alpha.is_bool() && dtype != ScalarType::Bool) {
+    throw Error(std::string(op) + ": a bool alpha is only supported for bool results, got alpha=" + alpha.to_string() +
+                " for " + std::string(to_string(dtype)));
+  }
+  check_fill_value(op, alpha, dtype);
+}
+
 }  // namespace glassbox

@@ -141,11 +141,21 @@ def test_in_place_ops_cannot_resize_self():
     lambda: zeros(2, dtype=gb.int32).fill_(1e10),
     lambda: zeros(2, dtype=gb.int8).masked_fill_(tensor([True, False]), 300),
     lambda: zeros(2, dtype=gb.int8).masked_fill_(tensor([True, False]), tensor(300)),
+    lambda: gb.add(ones(2, dtype=gb.int8), ones(2, dtype=gb.int8), alpha=300),
+    lambda: gb.sub(ones(2), ones(2), alpha=1e308),
 ], ids=["int8-300", "int8--129", "int8-128.0", "int8--128.1", "uint8--256", "uint8--1.0", "int32-2^31", "int32-nan", "int64-inf", "int64-2^63",
-        "float32-1e300", "fill_", "masked_fill_", "masked_fill_-tensor"])
+        "float32-1e300", "fill_", "masked_fill_", "masked_fill_-tensor", "add-alpha",
+        "sub-alpha"])
 def test_numbers_that_do_not_fit_the_dtype_raise(make):
     with pytest.raises(RuntimeError, match=r"cannot be converted to type \w+ without overflow"):
         make()
+
+
+def test_alpha_must_suit_the_result():
+    with pytest.raises(RuntimeError, match=r"add: a bool alpha is only supported for bool results"):
+        gb.add(ones(2), ones(2), alpha=True)
+    assert gb.add(ones(2, dtype=gb.bool), ones(2, dtype=gb.bool), alpha=True).cpu().tolist() == [True, True]
+    assert gb.add(ones(2, dtype=gb.uint8), ones(2, dtype=gb.uint8), alpha=-1).cpu().tolist() == [0, 0]  # wraps
 
 
 def test_setitem_of_a_number_that_does_not_fit_raises():
