@@ -74,12 +74,19 @@ void TensorImpl::set_geometry(std::span<const int64_t> sizes, std::span<const in
   refresh();
   if (storage_ && numel_ > 0) {
     // The furthest element reached must lie inside the storage.
-    int64_t last = storage_offset;
+    // Overflow past int64 (strides of 2^62, say) is out of any storage too, not a wrapped small offset.
+    int64_t last = storage_offset, reach = 0;
+    bool overflow = false;
     for (size_t i = 0; i < sizes.size(); ++i) {
       GB_CHECK(strides[i] >= 0, "set_geometry: negative stride ", strides[i], " is not supported");
-      last += (sizes[i] - 1) * strides[i];
+      overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) || __builtin_add_overflow(last, reach, &last);
     }
     const int64_t capacity = static_cast<int64_t>(storage_->nbytes() / itemsize());
+    if (overflow) {
+      throw ValueError("view of shape " + shape_to_string(sizes) + " with strides " + shape_to_string(strides) +
+                       " and offset " + std::to_string(storage_offset) + " reaches past the largest int64 offset" +
+                       " (a storage of " + std::to_string(capacity) + " elements)");
+    }
     if (last >= capacity) {
       throw ValueError("view of shape " + shape_to_string(sizes) + " with strides " + shape_to_string(strides) + " and offset " +
                        std::to_string(storage_offset) + " reaches element " + std::to_string(last) +

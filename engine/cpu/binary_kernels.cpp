@@ -10,6 +10,7 @@
 #include "engine/cpu/pointwise_kernel.h"
 #include "engine/ops/division_rounding.h"
 #include "engine/ops/elementwise_shape.h"
+#include "engine/ops/fill_value.h"
 #include "glassbox/ops/native/add.h"
 #include "glassbox/ops/native/div.h"
 #include "glassbox/ops/native/mul.h"
@@ -55,6 +56,7 @@ template <class C>
 C alpha_as(const char* name, ScalarType dtype, const Scalar& alpha) {
   if (!is_floating_point(dtype) && alpha.is_floating_point())
     throw ValueError(std::string(name) + ": alpha must be an integer for integer tensors, got " + alpha.to_string());
+  check_alpha(name, alpha, dtype);
   return static_cast<C>(alpha.is_floating_point() ? alpha.to_double() : static_cast<double>(alpha.to_int()));
 }
 

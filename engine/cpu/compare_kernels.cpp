@@ -50,21 +50,27 @@ Tensor& extremum(const char* op, bool take_max, const Tensor& self, const Tensor
   return out;
 }
 
-// NaN in self passes through both bounds; with min > max every element becomes max.
+// A NaN in self or in a bound gives NaN (as PyTorch); with min > max every element becomes max.
+template <class C>
+C clamp_below(C x, C lo) {
+  return is_nan(x) ? x : is_nan(lo) ? lo : x < lo ? lo : x;
+}
+template <class C>
+C clamp_above(C x, C hi) {
+  return is_nan(x) ? x : is_nan(hi) ? hi : x > hi ? hi : x;
+}
+
 Tensor& clamp_into(const char* op, const Tensor& self, const std::optional<Tensor>& min,
                    const std::optional<Tensor>& max, Tensor& out) {
   TensorIterator it = clamp_iterator(op, self, min, max, out);
   const bool has_min = min && min->defined(), has_max = max && max->defined();
   cpu::visit_numeric_type(it.compute_dtype(), [&]<class T>() {
     if (has_min && has_max) {
-      cpu::ternary_loop<T, T, T, T>(it, [](auto x, auto lo, auto hi) {
-        const auto r = x < lo ? lo : x;
-        return r > hi ? hi : r;
-      });
+      cpu::ternary_loop<T, T, T, T>(it, [](auto x, auto lo, auto hi) { return clamp_above(clamp_below(x, lo), hi); });
     } else if (has_min) {
-      cpu::binary_loop<T, T>(it, [](auto x, auto lo) { return x < lo ? lo : x; });
+      cpu::binary_loop<T, T>(it, [](auto x, auto lo) { return clamp_below(x, lo); });
     } else {
-      cpu::binary_loop<T, T>(it, [](auto x, auto hi) { return x > hi ? hi : x; });
+      cpu::binary_loop<T, T>(it, [](auto x, auto hi) { return clamp_above(x, hi); });
     }
   });
   cpu::mark_written(out);

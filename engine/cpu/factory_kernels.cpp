@@ -4,6 +4,8 @@
 #include "engine/cpu/loops.h"
 #include "engine/ops/copy.h"
 #include "engine/ops/factory_options.h"
+#include "engine/ops/fill_value.h"
+#include "engine/ops/out_arguments.h"
 #include "glassbox/ops/native/copy.h"
 #include "glassbox/ops/native/empty.h"
 #include "glassbox/ops/native/fill.h"
@@ -17,6 +19,7 @@ Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optiona
 }
 
 Tensor& fill_cpu_(Tensor& self, const Scalar& value) {
+  check_fill_value("fill_", value, self.dtype());
   visit_scalar_type(self.dtype(), [&]<class T>() {
     const T v = value.is_floating_point() ? convert_value<T>(value.to_double())
                 : value.is_bool()         ? convert_value<T>(value.to_bool())
@@ -36,6 +39,10 @@ Tensor& fill_cpu_(Tensor& self, const Scalar& value) {
   return self;
 }
 
-Tensor& copy_cpu_(Tensor& self, const Tensor& src, bool) { return glassbox::copy_(self, src); }
+// The operator checks what the user writes into; glassbox::copy_ (also the kernels' own plumbing) does not.
+Tensor& copy_cpu_(Tensor& self, const Tensor& src, bool) {
+  if (self.defined() && !self.is_same(src)) check_no_internal_overlap("copy_", self);
+  return glassbox::copy_(self, src);
+}
 
 }  // namespace glassbox::native

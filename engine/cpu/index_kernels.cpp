@@ -7,6 +7,7 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cpu/index_loops.h"
+#include "engine/ops/fill_value.h"
 #include "engine/ops/index_masks.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/embedding_dense_backward.h"
@@ -65,6 +66,7 @@ Tensor& put_at_indices(const char* op, Tensor& self, OptionalTensorList indices,
 }
 
 Tensor& fill_masked(const char* op, Tensor& self, const Tensor& mask, const Scalar& value) {
+  check_fill_value(op, value, self.dtype());
   TensorIterator it = TensorIteratorConfig(op).add_output(&self).add_input(mask).keep_dtypes().build();
   visit_scalar_type(self.dtype(), [&]<class T>() {
     const T v = static_cast<T>(cpu::scalar_as<T>(value));

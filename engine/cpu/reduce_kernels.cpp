@@ -67,10 +67,12 @@ enum class Kind { Sum, Mean, Prod, Max, Min };
 
 // One reduction of self (already checked by the front end) into result, a fresh contiguous
 // tensor of the result's shape and dtype. Sums and products compute in the result dtype when it
-// is floating point (sum(x, dtype=float64) sums in float64); integers accumulate in int64.
+// is floating point (sum(x, dtype=float64) sums in float64); integers accumulate in int64. A floating
+// input with an integer dtype is converted first, as PyTorch does (sum([0.6, 0.6], dtype=int64) is 0).
 void reduce_into(Kind kind, const Tensor& self, const ReductionShape& shape, Tensor& result) {
   const bool accumulate = kind == Kind::Sum || kind == Kind::Prod || kind == Kind::Mean;
-  const Tensor in = accumulate && is_floating_point(shape.dtype) ? converted(self, shape.dtype) : self;
+  const bool convert = is_floating_point(shape.dtype) || is_floating_point(self.dtype());
+  const Tensor in = accumulate && convert ? converted(self, shape.dtype) : self;
   const cpu::ReduceGeometry g = cpu::reduce_geometry(in, shape.reduced);
   const double n = static_cast<double>(shape.reduced_numel);
   visit_scalar_type(in.dtype(), [&]<class T>() {

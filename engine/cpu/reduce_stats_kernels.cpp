@@ -24,7 +24,9 @@ Tensor variance(const char* op, const Tensor& self, std::optional<IntArrayRef> d
   const double divisor = std::max(0.0, n - correction);
   visit_scalar_type(self.dtype(), [&]<class T>() {
     if constexpr (std::is_floating_point_v<cpu::compute_t<T>>) {
-      using A = cpu::compute_t<T>;
+      // float32 (and half) values accumulate in double: squares of deviations past 1.8e19 overflow a
+      // float, although their variance's square root (std) is in range.
+      using A = std::conditional_t<std::is_same_v<cpu::compute_t<T>, float>, double, cpu::compute_t<T>>;
       std::vector<A> mean = cpu::reduce_values<T>(g, cpu::SumOp<A>{});
       for (A& m : mean) m = static_cast<A>(m / n);
       const std::vector<A> squares = cpu::reduce_values<T, cpu::SumSquaresOp<A>, true>(g, {}, mean.data());

@@ -4,6 +4,7 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cpu/index_loops.h"
+#include "engine/ops/out_arguments.h"
 #include "engine/ops/view_geometry.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/gather.h"
@@ -96,12 +97,15 @@ Tensor gather_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
 }
 
 Tensor& scatter_src_cpu_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_no_internal_overlap("scatter_", self);
   return scatter_src("scatter_", self, dim, index, src, false);
 }
 Tensor& scatter_value_cpu_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_no_internal_overlap("scatter_", self);
   return scatter_value("scatter_", self, dim, index, value);
 }
 Tensor& scatter_add_cpu_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_no_internal_overlap("scatter_add_", self);
   return scatter_src("scatter_add_", self, dim, index, src, true);
 }
 // The out-of-place variants check first, so that a bad call costs no copy.
@@ -141,6 +145,7 @@ Tensor& index_add(const char* op, Tensor& self, int64_t dim, const Tensor& index
 }  // namespace
 
 Tensor& index_add_cpu_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  check_no_internal_overlap("index_add_", self);
   return index_add("index_add_", self, dim, index, source, alpha);
 }
 Tensor index_add_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {

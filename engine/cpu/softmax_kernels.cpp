@@ -33,7 +33,7 @@ inline void softmax_row(const T* x, T* y, int64_t n, cpu::compute_t<T>* buf) {
   A m = -std::numeric_limits<A>::infinity();
   for (A l : lanes) m = l > m ? l : m;
   for (int64_t i = body; i < n; ++i) m = static_cast<A>(x[i]) > m ? static_cast<A>(x[i]) : m;
-  if (!std::isfinite(m)) m = A(0);  // all -inf (or +inf/NaN present): let exp() give NaN/0 as due
+  // No finite maximum (all -inf, or +inf present): x - m is NaN somewhere and the whole row NaN, as in PyTorch.
   // exp(x - m) as a plain map (it vectorises), then summed in lanes.
   A* e = std::is_same_v<T, A> && !kLog ? reinterpret_cast<A*>(y) : buf;
   for (int64_t i = 0; i < n; ++i) e[i] = cpu::exp_acc<A>(static_cast<A>(x[i]) - m);
@@ -44,8 +44,9 @@ inline void softmax_row(const T* x, T* y, int64_t n, cpu::compute_t<T>* buf) {
   for (A l : lanes) s += l;
   for (int64_t i = body; i < n; ++i) s += e[i];
   if constexpr (kLog) {
-    const A shift = m + std::log(s);
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<A>(x[i]) - shift);
+    // (x - m) - log(s), not x - (m + log(s)): next to a large m, log(s) would round away.
+    const A log_s = std::log(s);
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((static_cast<A>(x[i]) - m) - log_s);
   } else {
     const A inv = A(1) / s;
     for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(e[i] * inv);
@@ -71,14 +72,13 @@ void softmax_columns(const T* x, T* y, int64_t n, int64_t I, int64_t w) {
       const A v = static_cast<A>(x[r * I + j]);
       m[j] = v > m[j] ? v : m[j];
     }
-  for (int64_t j = 0; j < w; ++j) m[j] = std::isfinite(m[j]) ? m[j] : A(0);
   for (int64_t r = 0; r < n; ++r)
     for (int64_t j = 0; j < w; ++j) s[j] += cpu::exp_acc<A>(static_cast<A>(x[r * I + j]) - m[j]);
-  for (int64_t j = 0; j < w; ++j) s[j] = kLog ? m[j] + std::log(s[j]) : A(1) / s[j];
+  for (int64_t j = 0; j < w; ++j) s[j] = kLog ? std::log(s[j]) : A(1) / s[j];
   for (int64_t r = 0; r < n; ++r)
     for (int64_t j = 0; j < w; ++j) {
       const A v = static_cast<A>(x[r * I + j]);
-      y[r * I + j] = static_cast<T>(kLog ? v - s[j] : cpu::exp_acc<A>(v - m[j]) * s[j]);
+      y[r * I + j] = static_cast<T>(kLog ? (v - m[j]) - s[j] : cpu::exp_acc<A>(v - m[j]) * s[j]);
     }
 }
 

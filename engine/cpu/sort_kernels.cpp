@@ -70,7 +70,8 @@ std::tuple<Tensor, Tensor> sort_cpu(const Tensor& self, int64_t dim, bool descen
 std::tuple<Tensor, Tensor> topk_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   (void)sorted;
   const DimVector shape = topk_shape(self, k, dim);
-  return sort_impl(self, k, wrap_dim("topk", dim, self), largest, shape);
+  // A 0-d tensor is its own top-k for k = 0 and k = 1 alike (PyTorch's answer): its one element.
+  return sort_impl(self, self.dim() == 0 ? 1 : k, wrap_dim("topk", dim, self), largest, shape);
 }
 
 }  // namespace glassbox::native

@@ -36,14 +36,13 @@ struct Abs {
     else return static_cast<T>(x < 0 ? -x : x);
   }
 };
-// -1, 0 or 1 (NaN stays NaN); bool keeps its value.
+// -1, 0 or 1; NaN gives 0, as in PyTorch (both comparisons are false); bool keeps its value.
 struct Sign {
   static constexpr UnaryKind kind = unary_kinds::sign;
   static constexpr int64_t grain = kDefaultGrain;
   template <class T>
   T operator()(T x) const {
     if constexpr (std::is_same_v<T, bool>) return x;
-    else if constexpr (std::is_floating_point_v<T>) return x > 0 ? T(1) : x < 0 ? T(-1) : x == 0 ? T(0) : x;
     else return static_cast<T>((T(0) < x) - (x < T(0)));
   }
 };

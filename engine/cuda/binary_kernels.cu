@@ -5,6 +5,7 @@
 #include "engine/core/error.h"
 #include "engine/cuda/elementwise.cuh"
 #include "engine/ops/elementwise_shape.h"
+#include "engine/ops/fill_value.h"
 #include "engine/ops/pointwise_iterator.h"
 #include "glassbox/ops/native/add.h"
 #include "glassbox/ops/native/div.h"
@@ -64,6 +65,7 @@ Tensor& arith(const char* name, Arith op, const Tensor& self, const Tensor& othe
 }
 
 Tensor& add_sub(const char* name, bool subtract, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  check_alpha(name, alpha, binary_dtypes(name, BinaryKind::Promote, self, other).compute);
   // alpha as the CPU kernel reads it (an integer alpha stays exact for int64 tensors up to 2^53).
   const double a = alpha.is_floating_point() ? alpha.to_double() : static_cast<double>(alpha.to_int());
   return arith(name, Arith::Add, self, other, subtract ? -a : a, alpha.is_floating_point(), out);

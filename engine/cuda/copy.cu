@@ -10,6 +10,7 @@
 #include "engine/cuda/cuda_device.h"
 #include "engine/cuda/elementwise.cuh"
 #include "engine/cuda/pinned_memory.h"
+#include "engine/ops/out_arguments.h"
 #include "glassbox/ops/copy.h"
 #include "glassbox/ops/native/copy.h"
 
@@ -183,6 +184,7 @@ void peer_copy(Tensor& dst, const Tensor& src, bool non_blocking) {
 Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
   GB_CHECK(self.defined() && src.defined(), "copy_: undefined tensor");
   if (self.is_same(src)) return self;
+  check_no_internal_overlap("copy_", self);
   const DeviceType to = self.device().type, from = src.device().type;
   if (to == DeviceType::Meta || from == DeviceType::Meta) {
     throw ValueError("copy_: cannot copy between " + src.device().to_string() + " and " + self.device().to_string() +

@@ -7,6 +7,7 @@
 #include "engine/cuda/elementwise.cuh"
 #include "engine/ops/copy.h"
 #include "engine/ops/factory_options.h"
+#include "engine/ops/fill_value.h"
 #include "glassbox/ops/native/empty.h"
 #include "glassbox/ops/native/empty_strided.h"
 #include "glassbox/ops/native/fill.h"
@@ -49,6 +50,7 @@ Tensor empty_strided_cuda(IntArrayRef size, IntArrayRef stride, std::optional<Sc
 }
 
 Tensor& fill_cuda_(Tensor& self, const Scalar& value) {
+  check_fill_value("fill_", value, self.dtype());
   if (self.numel() == 0) return self;
   const int device = self.device().index;
   DeviceGuard guard(device);

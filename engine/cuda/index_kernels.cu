@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/cuda/index_launch.cuh"
+#include "engine/ops/fill_value.h"
 #include "engine/ops/index_masks.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/embedding_dense_backward.h"
@@ -103,6 +104,7 @@ struct FillWhere {
 };
 
 Tensor& fill_masked(const char* op, Tensor& self, const Tensor& mask, const Scalar& value) {
+  check_fill_value(op, value, self.dtype());
   TensorIterator it = TensorIteratorConfig(op).add_output(&self).add_input(mask).keep_dtypes().build();
   visit_device_type(self.dtype(), [&]<class T>() { launch_with_operands<2>(it, FillWhere<T>{scalar_to_device<T>(value)}); });
   mark_written(self);

@@ -76,21 +76,19 @@ Tensor& pow_into(const char* op, const Tensor& self, const Tensor& exponent, Ten
   return out;
 }
 
-// NaN in self passes through both bounds; with min > max every element becomes max.
-struct ClampBoth {
-  template <class C>
-  __device__ C operator()(C x, C lo, C hi) const {
-    const C r = x < lo ? lo : x;
-    return r > hi ? hi : r;
-  }
-};
+// A NaN in self or in a bound gives NaN (as PyTorch); with min > max every element becomes max.
+// x != x is true only for NaN (and never for integers).
 struct ClampMin {
   template <class C>
-  __device__ C operator()(C x, C lo) const { return x < lo ? lo : x; }
+  __device__ C operator()(C x, C lo) const { return x != x ? x : lo != lo ? lo : x < lo ? lo : x; }
 };
 struct ClampMax {
   template <class C>
-  __device__ C operator()(C x, C hi) const { return x > hi ? hi : x; }
+  __device__ C operator()(C x, C hi) const { return x != x ? x : hi != hi ? hi : x > hi ? hi : x; }
+};
+struct ClampBoth {
+  template <class C>
+  __device__ C operator()(C x, C lo, C hi) const { return ClampMax{}(ClampMin{}(x, lo), hi); }
 };
 
 Tensor& clamp_into(const char* op, const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,

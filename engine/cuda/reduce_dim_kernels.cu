@@ -66,21 +66,22 @@ __global__ void prod_rows_kernel(const T* x, R* out, int64_t outer, int64_t len)
   if (row < outer && threadIdx.x == 0) out[row] = from_opmath<R>(acc);
 }
 
-// var (or std) of each row: divisor = max(0, len - correction).
+// var (or std) of each row: divisor = max(0, len - correction). float32 (and half) values accumulate
+// in double, as on the CPU: squares of deviations past 1.8e19 overflow a float, their std does not.
 template <class T>
 __global__ void var_rows_kernel(const T* x, T* out, int64_t outer, int64_t len, double divisor, bool take_sqrt) {
-  using A = opmath_t<T>;
+  using A = std::conditional_t<std::is_same_v<opmath_t<T>, float>, double, opmath_t<T>>;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
   const bool active = row < outer;
   const T* p = x + row * len;
   A s = 0;
   if (active)
-    for (int64_t i = threadIdx.x; i < len; i += blockDim.x) s += to_opmath(p[i]);
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x) s += static_cast<A>(to_opmath(p[i]));
   const A mean = group_reduce(s, Add{}, A(0)) / static_cast<A>(len);
   A ss = 0;
   if (active)
     for (int64_t i = threadIdx.x; i < len; i += blockDim.x) {
-      const A d = to_opmath(p[i]) - mean;
+      const A d = static_cast<A>(to_opmath(p[i])) - mean;
       ss += d * d;
     }
   ss = group_reduce(ss, Add{}, A(0));
@@ -218,8 +219,10 @@ Tensor prod_impl(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdi
   DeviceGuard guard(self.device().index);
   Tensor result = empty_tensor(shape.out_shape, shape.dtype, self.device());
   if (result.numel() == 0) return result;
-  // Floating-point results multiply in the result dtype (prod(x, dtype=float64) in float64).
-  const Tensor in = is_floating_point(shape.dtype) && self.dtype() != shape.dtype ? self.to(shape.dtype) : self;
+  // Floating-point results multiply in the result dtype (prod(x, dtype=float64) in float64); a floating
+  // input with an integer dtype is converted first, as PyTorch does.
+  const bool convert = is_floating_point(shape.dtype) || is_floating_point(self.dtype());
+  const Tensor in = convert && self.dtype() != shape.dtype ? self.to(shape.dtype) : self;
   const Rows r = rows_of(in, shape.reduced);
   const RowLaunch l = row_launch(r.outer, r.len);
   visit_device_type(in.dtype(), [&]<class T>() {

@@ -230,9 +230,11 @@ Tensor reduce(const char* op, const Tensor& self, std::optional<IntArrayRef> dim
   DeviceGuard guard(device);
   Tensor result = empty_tensor(shape.out_shape, shape.dtype, self.device());
   if (result.numel() == 0) return result;
-  // Sums compute in a floating-point result dtype (sum(x, dtype=float64) adds in float64).
+  // Sums compute in a floating-point result dtype (sum(x, dtype=float64) adds in float64); a floating
+  // input with an integer dtype is converted first, as PyTorch does (sum([0.6, 0.6], dtype=int64) is 0).
   Tensor in = self;
-  if (OP == Reduce::Sum && is_floating_point(shape.dtype) && self.dtype() != shape.dtype) {
+  const bool convert = is_floating_point(shape.dtype) || is_floating_point(self.dtype());
+  if (OP == Reduce::Sum && convert && self.dtype() != shape.dtype) {
     in = empty_tensor(self.sizes(), shape.dtype, self.device());
     copy_between(in, self);
   }

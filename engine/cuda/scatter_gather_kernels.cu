@@ -4,6 +4,7 @@
 // index * dim_stride bytes itself. Indices are range-checked on the device first, so a bad one
 // throws the CPU's IndexError and nothing is written; adds are atomic.
 #include "engine/cuda/index_launch.cuh"
+#include "engine/ops/out_arguments.h"
 #include "engine/ops/view_geometry.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/gather.h"
@@ -134,12 +135,15 @@ Tensor gather_cuda(const Tensor& self, int64_t dim, const Tensor& index) {
 }
 
 Tensor& scatter_src_cuda_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_no_internal_overlap("scatter_", self);
   return scatter_src("scatter_", self, dim, index, src, false);
 }
 Tensor& scatter_value_cuda_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_no_internal_overlap("scatter_", self);
   return scatter_value("scatter_", self, dim, index, value);
 }
 Tensor& scatter_add_cuda_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_no_internal_overlap("scatter_add_", self);
   return scatter_src("scatter_add_", self, dim, index, src, true);
 }
 // The out-of-place variants check first, so that a bad call costs no copy.
@@ -169,6 +173,7 @@ Tensor index_select_cuda(const Tensor& self, int64_t dim, const Tensor& index) {
 }
 
 Tensor& index_add_cuda_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  check_no_internal_overlap("index_add_", self);
   return index_add("index_add_", self, dim, index, source, alpha);
 }
 Tensor index_add_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {

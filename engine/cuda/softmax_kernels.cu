@@ -70,15 +70,16 @@ __global__ void softmax_rows_kernel(const T* x, T* y, int64_t rows, int64_t n, b
     }
   }
   m = group_reduce(m, Max{}, lowest);
-  if (!isfinite(m)) m = A(0);  // all -inf (or inf/NaN present): let exp() give NaN or 0 as due
+  // No finite maximum (all -inf, or +inf present): x - m is NaN somewhere and the whole row NaN, as in PyTorch.
   A s = 0;
   if (active)
     for (int64_t i = start; i < n; i += step)
       for (int j = 0; j < width; ++j) s += ::exp(element(i + j) - m);
   s = group_reduce(s, Add{}, A(0));
   if (!active) return;
-  const A shift = m + ::log(s), inv = A(1) / s;
-  auto result = [&](A v) { return from_opmath<T>(kLog ? v - shift : ::exp(v - m) * inv); };
+  // (v - m) - log(s), not v - (m + log(s)): next to a large m, log(s) would round away.
+  const A log_s = ::log(s), inv = A(1) / s;
+  auto result = [&](A v) { return from_opmath<T>(kLog ? (v - m) - log_s : ::exp(v - m) * inv); };
   for (int64_t i = start; i < n; i += step) {
     if (vectorized) {
       AlignedVec<T, V> out;
@@ -101,13 +102,12 @@ __global__ void softmax_columns_kernel(const T* x, T* y, int64_t outer, int64_t 
   A m = -CUDART_INF_F;
   if constexpr (std::is_same_v<A, double>) m = -CUDART_INF;
   for (int64_t r = 0; r < n; ++r) m = Max{}(m, to_opmath(x[base + r * inner]));
-  if (!isfinite(m)) m = A(0);
   A s = 0;
   for (int64_t r = 0; r < n; ++r) s += ::exp(to_opmath(x[base + r * inner]) - m);
-  const A shift = m + ::log(s), inv = A(1) / s;
+  const A log_s = ::log(s), inv = A(1) / s;
   for (int64_t r = 0; r < n; ++r) {
     const A v = to_opmath(x[base + r * inner]);
-    y[base + r * inner] = from_opmath<T>(kLog ? v - shift : ::exp(v - m) * inv);
+    y[base + r * inner] = from_opmath<T>(kLog ? (v - m) - log_s : ::exp(v - m) * inv);
   }
 }
 

@@ -135,7 +135,8 @@ std::tuple<Tensor, Tensor> sort_cuda(const Tensor& self, int64_t dim, bool desce
 std::tuple<Tensor, Tensor> topk_cuda(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   (void)sorted;
   const DimVector shape = topk_shape(self, k, dim);
-  return sort_impl(self, k, wrap_dim("topk", dim, self), largest, shape);
+  // A 0-d tensor is its own top-k for k = 0 and k = 1 alike (PyTorch's answer): its one element.
+  return sort_impl(self, self.dim() == 0 ? 1 : k, wrap_dim("topk", dim, self), largest, shape);
 }
 
 }  // namespace glassbox::native

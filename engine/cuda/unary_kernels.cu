@@ -61,8 +61,8 @@ struct UnaryFn {
           else if constexpr (std::is_unsigned_v<C>) return x;
           else return static_cast<C>(x < 0 ? -x : x);
         case Unary::Sign:
-          if constexpr (std::is_floating_point_v<C>) return x > 0 ? C(1) : x < 0 ? C(-1) : x == 0 ? C(0) : x;
-          else if constexpr (std::is_unsigned_v<C>) return static_cast<C>(x != 0);
+          // NaN gives 0, as in PyTorch (both comparisons are false).
+          if constexpr (std::is_unsigned_v<C>) return static_cast<C>(x != 0);
           else return static_cast<C>((C(0) < x) - (x < C(0)));
         case Unary::Relu:
           if constexpr (std::is_unsigned_v<C>) return x;

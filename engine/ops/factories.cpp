@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/ops/factory_options.h"
+#include "engine/ops/out_arguments.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/arange.h"
 #include "glassbox/ops/native/eye.h"
@@ -79,11 +80,8 @@ void check_eye_sizes(int64_t n, int64_t m) {
 }
 
 void check_out_shape(const char* op, const Tensor& out, std::span<const int64_t> expected) {
-  if (std::span<const int64_t>(out.sizes()).size() != expected.size() ||
-      !std::equal(expected.begin(), expected.end(), out.sizes().begin())) {
-    throw ValueError(detail::str_cat(op, ": expected out of shape ", shape_to_string(expected), " but got ",
-                                     shape_to_string(out.sizes()), " (", to_string(out.dtype()), ")"));
-  }
+  resize_output(op, out, expected);
+  check_no_internal_overlap(op, out);
 }
 
 namespace {

@@ -19,7 +19,7 @@ ScalarType arange_dtype(const Scalar& start, const Scalar& end, const Scalar& st
 void check_linspace_steps(int64_t steps);
 void check_eye_sizes(int64_t n, int64_t m);
 
-// An out= tensor of these factories must already have the result's shape.
+// An out= tensor of these factories is resized to the result's shape (resize_output), as in PyTorch.
 void check_out_shape(const char* op, const Tensor& out, std::span<const int64_t> expected);
 
 // The checks of the out= kernels of every backend before they fill out: out's shape and, for

@@ -1,6 +1,7 @@
 #include "engine/ops/join_reorder_copy.h"
 
 #include "engine/core/empty.h"
+#include "engine/ops/out_arguments.h"
 #include "glassbox/ops/Functions.h"
 
 namespace glassbox {
@@ -30,6 +31,13 @@ Tensor& triangle_(const char* op, Tensor& self, int64_t diagonal, bool lower, Ze
   if (self.is_contiguous()) {
     zero_outside(self, diagonal, lower);
     return self;
+  }
+  if (has_internal_overlap(self)) {
+    // An expanded self (PyTorch allows it): only the zeros are written, so an element that is both inside
+    // and outside the triangle through its aliases ends up 0, as in PyTorch.
+    Tensor inside = glassbox::ones(self.sizes(), ScalarType::Bool, self.device());
+    zero_outside(inside, diagonal, lower);
+    return self.masked_fill_(glassbox::logical_not(inside), Scalar(int64_t{0}));
   }
   const Tensor result = triangle(op, self, diagonal, lower, zero_outside);
   return glassbox::copy_(self, result, false);

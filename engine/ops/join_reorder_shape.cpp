@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/ops/out_arguments.h"
 #include "engine/ops/tensor_iterator.h"
 #include "engine/ops/view_geometry.h"
 
@@ -63,10 +64,6 @@ CatResult cat_result(const char* op, TensorList tensors, int64_t dim) {
 }
 
 void check_cat_out(const CatResult& r, const Tensor& out) {
-  if (!(out.sizes() == r.shape)) {
-    throw ValueError(detail::str_cat("cat.out: expected out of shape ", shape_to_string(r.shape), " but got ",
-                                     describe(out)));
-  }
   if (category(out.dtype()) < category(r.dtype)) {
     throw TypeError(detail::str_cat("cat.out: the result type ", to_string(r.dtype),
                                     " cannot be cast to out's dtype ", to_string(out.dtype())));
@@ -75,6 +72,8 @@ void check_cat_out(const CatResult& r, const Tensor& out) {
     throw ValueError(detail::str_cat("cat.out: out is on ", out.device().to_string(), " but the inputs are on ",
                                      r.device.to_string()));
   }
+  resize_output("cat.out", out, r.shape);
+  check_no_internal_overlap("cat.out", out);
 }
 
 DimVector flip_dims(const Tensor& self, IntArrayRef dims) {

@@ -18,7 +18,8 @@ inline bool cat_skips(const Tensor& t) { return t.dim() == 1 && t.sizes()[0] == 
 // Throws naming the operator (`op`, "cat" or "stack"), the offending input's position and shape.
 CatResult cat_result(const char* op, TensorList tensors, int64_t dim);
 
-// cat.out's out may hold the result in a wider category (int into float) but not a narrower one.
+// cat.out's out may hold the result in a wider category (int into float) but not a narrower one; it is
+// resized to the result's shape (resize_output).
 void check_cat_out(const CatResult& r, const Tensor& out);
 
 // The dims to flip, wrapped; throws on a repeated dim.

@@ -4,6 +4,7 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/ops/copy.h"
+#include "engine/ops/out_arguments.h"
 
 namespace glassbox {
 
@@ -86,9 +87,30 @@ void check_can_cast(const char* op, ScalarType result, const Tensor& out) {
   }
 }
 
+namespace {
+// An out= tensor (not one of the inputs: that is an in-place call, whose shape is fixed) takes the
+// inputs' broadcast shape, as PyTorch resizes it.
+void resize_out_to_inputs(const char* op, const Tensor& out, std::initializer_list<const Tensor*> inputs) {
+  DimVector shape;
+  bool first = true;
+  for (const Tensor* in : inputs) {
+    if (!in->defined()) continue;
+    if (in->unsafe_impl() == out.unsafe_impl()) return;
+    shape = first ? in->sizes() : broadcast_shapes(shape, in->sizes(), op);
+    first = false;
+  }
+  if (first) return;  // no input (nothing to take a shape from)
+  check_no_internal_overlap(op, out);
+  resize_output(op, out, shape);
+}
+}  // namespace
+
 TensorIterator pointwise_iterator(const char* op, PointwiseDtypes dtypes, Tensor& out,
                                   std::initializer_list<const Tensor*> inputs) {
-  if (out.defined()) check_can_cast(op, dtypes.result, out);
+  if (out.defined()) {
+    check_can_cast(op, dtypes.result, out);
+    resize_out_to_inputs(op, out, inputs);
+  }
   TensorIteratorConfig config(op);
   config.add_output(&out).compute_dtype(dtypes.compute).output_dtype(dtypes.result).allow_cpu_scalars();
   // The iterator converts inputs of another dtype itself (meta ones without copying). Inputs are
@@ -123,6 +145,7 @@ WhereIterator where_iterator(const char* op, const Tensor& condition, const Tens
   WhereIterator w;
   if (out.defined()) {
     check_can_cast(op, t, out);
+    resize_out_to_inputs(op, out, {&condition, &self, &other});
     if (out.dtype() == t) w.result = out;
     else {
       // The loop writes a temporary of the result dtype; it must still have out's shape.

@@ -5,6 +5,7 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/ops/copy.h"
+#include "engine/ops/out_arguments.h"
 #include "registry/dispatcher.h"
 
 namespace glassbox {
@@ -131,6 +132,10 @@ TensorIterator TensorIteratorConfig::build() {
       *out = empty_tensor(shape, out_dtype, *device);
     } else {
       allocated = false;
+      // A written tensor must not alias itself (an expanded one): checked here for the operators'
+      // loops; keep_dtypes() loops are the kernels' own plumbing (copy_, fill_, index_put, scatter),
+      // whose outputs may be restrided views made on purpose: those kernels check the user's tensor.
+      if (!keep_dtypes_) check_no_internal_overlap(name, *out);
       if (!same_sizes(out->sizes(), shape)) {
         throw ValueError(std::string(name) + ": output of shape " + shape_to_string(out->sizes()) +
                          " does not match the broadcast shape " + shape_to_string(shape) + " of the inputs");

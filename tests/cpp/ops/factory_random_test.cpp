@@ -99,8 +99,10 @@ TEST(Arange, OutMetaAndErrors) {
             "arange: the sign of step leads away from end (start=1.5, end=0, step=0.5)");
   EXPECT_THROW(arange(0.0, INFINITY), ValueError);
   EXPECT_THROW(arange_start_step(0.0, 1e300, 1e-300), ValueError);  // more elements than int64 counts
-  Tensor wrong = empty({3});
-  EXPECT_EQ(error_of([&] { arange_out(wrong, 0, 4); }), "arange.out: expected out of shape [4] but got [3] (float32)");
+  Tensor grown = empty({3});  // an out of another shape is resized, as in PyTorch (here its storage grows)
+  arange_out(grown, 0, 4);
+  EXPECT_EQ(grown.sizes(), DimVector({4}));
+  EXPECT_EQ(values<float>(grown), (std::vector<float>{0, 1, 2, 3}));
   EXPECT_THROW(arange(3, ScalarType::Bool), TypeError);
 }
 
@@ -117,8 +119,9 @@ TEST(Linspace, ValuesEndpointsAndErrors) {
   EXPECT_EQ(values<int64_t>(linspace(0, 10, 6, ScalarType::Int64)), (std::vector<int64_t>{0, 2, 4, 6, 8, 10}));
   EXPECT_EQ(linspace(0, 1, 7, std::nullopt, kMeta).sizes(), DimVector({7}));
   EXPECT_EQ(error_of([] { linspace(0, 1, -2); }), "linspace: number of steps must be non-negative, got -2");
-  Tensor wrong = empty({2}, ScalarType::Float32, kMeta);
-  EXPECT_THROW(linspace_out(wrong, 0, 1, 3), ValueError);
+  Tensor resized = empty({2}, ScalarType::Float32, kMeta);  // an out of another shape is resized, as in PyTorch
+  linspace_out(resized, 0, 1, 3);
+  EXPECT_EQ(resized.sizes(), DimVector({3}));
 }
 
 TEST(Eye, SquareRectangularDtypesMeta) {

@@ -54,9 +54,10 @@ TEST(Cat, EmptyTensorsOutAndMeta) {
   Tensor narrow_out = empty({4}, ScalarType::Int32);
   EXPECT_EQ(error_of([&] { cat_out(narrow_out, {iota({2}), iota({2})}); }),
             "cat.out: the result type float32 cannot be cast to out's dtype int32");
-  Tensor wrong = empty({5});
-  EXPECT_EQ(error_of([&] { cat_out(wrong, {iota({2}), iota({2})}); }),
-            "cat.out: expected out of shape [4] but got [5] (float32)");
+  Tensor resized = empty({5});  // an out of another shape is resized, as in PyTorch
+  cat_out(resized, {iota({2}), iota({2})});
+  EXPECT_EQ(resized.sizes(), DimVector({4}));
+  EXPECT_EQ(values<float>(resized), (std::vector<float>{0, 1, 0, 1}));
   const Tensor m = cat({empty({2, 3}, ScalarType::Float16, kMeta), empty({2, 1}, ScalarType::Float32, kMeta)}, 1);
   EXPECT_EQ(m.device(), kMeta);
   EXPECT_EQ(m.sizes(), DimVector({2, 4}));

@@ -63,7 +63,7 @@ TEST(UnaryMath, IntegersComputeInFloatUnlessTheOpKeepsThem) {
   EXPECT_EQ(values<int8_t>(neg(make<int8_t>({5, -2}))), (std::vector<int8_t>{-5, 2}));
   EXPECT_EQ(values<bool>(sign(make<bool>({true, false}))), (std::vector<bool>{true, false}));
   EXPECT_EQ(values<float>(sign(make<float>({-2.5f, 0.0f, 7.0f}))), (std::vector<float>{-1, 0, 1}));
-  EXPECT_TRUE(std::isnan(values<float>(sign(make<float>({NAN})))[0]));
+  EXPECT_EQ(values<float>(sign(make<float>({NAN})))[0], 0.0f);  // PyTorch's sign: (0 < x) - (x < 0)
   EXPECT_TRUE(std::isnan(values<float>(relu(make<float>({NAN})))[0]));
   // float16 computes in float32 and rounds once.
   const Tensor h = exp(make<float>({1.0f}).to(ScalarType::Float16));
@@ -98,9 +98,12 @@ TEST(UnaryMath, ErrorsNameOperatorDtypeAndShape) {
   EXPECT_EQ(error_of([&] { gelu(i); }), "gelu: expected a floating-point tensor, got int64 of shape [3]");
   EXPECT_EQ(error_of([&] { abs(make<bool>({true})); }), "abs: not supported for bool tensors (got bool of shape [1])");
   EXPECT_EQ(error_of([&] { gelu(make<float>({1}), "fast"); }), "gelu: approximate must be 'none' or 'tanh', got 'fast'");
-  Tensor small = empty({1});
-  EXPECT_EQ(error_of([&] { exp_out(small, make<float>({1, 2, 3})); }),
-            "exp.out: output of shape [1] does not match the broadcast shape [3] of the inputs");
+  Tensor small = empty({1});  // an out of another shape is resized, as in PyTorch
+  exp_out(small, make<float>({0, 0, 0}));
+  EXPECT_EQ(values<float>(small), (std::vector<float>{1, 1, 1}));
+  Tensor one = make<float>({0});
+  EXPECT_EQ(error_of([&] { one.add_(make<float>({1, 2, 3})); }),
+            "add_: output of shape [1] does not match the broadcast shape [3] of the inputs");
   EXPECT_THROW(silu(i), TypeError);
 }
 

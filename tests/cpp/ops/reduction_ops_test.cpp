@@ -137,9 +137,10 @@ TEST(Sum, OutVariant) {
   Tensor& r = sum_out(out, m23(), IntArrayRef(d0));
   EXPECT_TRUE(r.is_same(out));
   EXPECT_EQ(as_doubles(out), (std::vector<double>{5, 3, -3}));
-  Tensor wrong = empty({2});
-  EXPECT_EQ(error_of([&] { sum_out(wrong, m23(), IntArrayRef(d0)); }),
-            "sum.out: out has shape [2] but the result has shape [3]");
+  Tensor resized = empty({2});  // an out of another shape is resized, as in PyTorch
+  sum_out(resized, m23(), IntArrayRef(d0));
+  EXPECT_EQ(resized.sizes(), DimVector({3}));
+  EXPECT_EQ(as_doubles(resized), (std::vector<double>{5, 3, -3}));
   Tensor mo = empty({2});
   const std::vector<int64_t> d1 = dims({1});
   mean_out(mo, m23(), IntArrayRef(d1));

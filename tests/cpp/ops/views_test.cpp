@@ -292,6 +292,11 @@ TEST(ViewAsStrided, ArbitraryGeometryInsideTheStorage) {
   EXPECT_THROW(a.as_strided({4, 4}, {4, 1}), Error);                      // reaches element 15 of 12
   EXPECT_THROW(a.as_strided({2}, {1, 1}), ValueError);
   EXPECT_THROW(a.as_strided({2}, {-1}), ValueError);
+  // Offsets past int64 must not wrap around into the storage.
+  const int64_t huge = int64_t{1} << 62;
+  EXPECT_NE(error_of([&] { a.as_strided({2, 3}, {huge, huge}); }).find("reaches past the largest int64 offset"),
+            std::string::npos);
+  EXPECT_THROW(a.as_strided({3}, {huge}, huge), ValueError);
 }
 
 TEST(ViewContiguous, ContiguousAndFlatten) {

@@ -140,7 +140,10 @@ def sigmoid_ref(x):
 
 
 def sign_ref(a):
-    return a if a.dtype == bool else np.sign(a)
+    """np.sign, except that NaN gives 0 (PyTorch's sign: (0 < x) - (x < 0))."""
+    if a.dtype == bool:
+        return a
+    return np.where(np.isnan(a), 0, np.sign(a)).astype(a.dtype) if a.dtype.kind == "f" else np.sign(a)
 
 
 def int_pow(base, exponent):
