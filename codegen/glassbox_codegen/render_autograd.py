@@ -399,10 +399,19 @@ def _kernel(plan: Plan, a: AutogradOp) -> str:
     redispatch = f"ops::{op.struct}::redispatch(ks.below(DispatchKey::AutogradCPU){', ' + args if args else ''})"
     tensors = [p.name for p in op.params if p.type in TENSOR_TYPES]
     if a.kind == "out":
-        check = (f"  if (autograd::compute_requires_grad({', '.join(tensors)}))\n"
-                 f"    autograd::throw_out_not_differentiable({string_literal(op.entry.full_name)});\n") if tensors else ""
-        # No input requires grad (else the check threw): nothing below can record, no guard needed.
-        return "\n".join([head, check + f"  return {redispatch};", "}", ""])
+        if not tensors:
+            return "\n".join([head, f"  return {redispatch};", "}", ""])
+        out_names = {x.name for x in op.entry.schema.out_arguments}
+        outs = [p.name for p in op.params if p.schema_name in out_names and p.type in TENSOR_TYPES]
+        floating = " || ".join(f"autograd::any_floating_point({o})" for o in outs) or "true"
+        # An out= form records nothing: with an input that requires grad it is refused, unless its
+        # result cannot carry a gradient anyway (a comparison into a bool out=), as in PyTorch.
+        check = [f"  if (autograd::compute_requires_grad({', '.join(tensors)})) {{",
+                 f"    if ({floating}) autograd::throw_out_not_differentiable({string_literal(op.entry.full_name)});",
+                 "    autograd::BelowAutogradGuard below;",
+                 f"    return {redispatch};",
+                 "  }"]
+        return "\n".join([head] + check + [f"  return {redispatch};", "}", ""])
 
     if a.kind == "not_implemented":
         return _refusing_kernel(op, head, redispatch, tensors)

@@ -43,11 +43,18 @@ def randn(*size, dtype=None, device=None, requires_grad=False):
     return _finish(_f.randn(_size(size), dtype=dtype, device=device), requires_grad)
 
 
+def _check_tensor(name, t):
+    if not isinstance(t, _C.Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(t).__name__}")
+
+
 def zeros_like(t, dtype=None, requires_grad=False):
+    _check_tensor("zeros_like", t)
     return zeros(t.shape, dtype=dtype or t.dtype, device=t.device, requires_grad=requires_grad)
 
 
 def ones_like(t, dtype=None, requires_grad=False):
+    _check_tensor("ones_like", t)
     return ones(t.shape, dtype=dtype or t.dtype, device=t.device, requires_grad=requires_grad)
 
 

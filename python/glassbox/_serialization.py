@@ -158,8 +158,10 @@ def load(f, map_location=None, weights_only=True):
     if isinstance(f, (str, _os.PathLike)):
         with open(f, "rb") as source:
             data = source.read()
-    else:
+    elif callable(getattr(f, "read", None)):
         data = f.read()
+    else:
+        raise TypeError(f"load: expected a path or a file object opened for reading, got {type(f).__name__}")
     previous = getattr(_state, "map_location", None)
     _state.map_location = map_location
     try:

@@ -109,3 +109,12 @@ def test_numpy_shares_memory_with_grad_free_tensors():
     t += 1
     assert a.tolist() == [1.0, 2.0, 3.0, 4.0]
     assert np.asarray(t * 2).tolist() == [2.0, 4.0, 6.0, 8.0]
+
+
+def test_out_forms_refuse_gradients_unless_the_result_cannot_carry_one():
+    x = gb.tensor([1.0, 2.0], requires_grad=True)
+    flags = gb.empty(2, dtype=gb.bool)
+    gb.eq(x, x, out=flags)  # a comparison into a bool out=: nothing to differentiate, as in PyTorch
+    assert flags.tolist() == [True, True]
+    with pytest.raises(RuntimeError, match="out="):
+        gb.mul(x, x, out=gb.empty(2))
