@@ -230,6 +230,11 @@ def run_calls(calls, backend="glassbox", python=sys.executable, env=None, per_ca
     env.update({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "GLASSBOX_NUM_THREADS": "1",
                 "PYTHONDONTWRITEBYTECODE": "1"})
     tmp = tempfile.mkdtemp(prefix="glassbox-hostile-")
+    # The children work in the temporary folder (a hostile gb.save("abc") writes there, not into
+    # the source tree), so the paths they import from must not be relative.
+    for name in ("PYTHONPATH", "GLASSBOX_BUILD_DIR"):
+        if env.get(name):
+            env[name] = os.pathsep.join(os.path.abspath(p) for p in env[name].split(os.pathsep))
     calls_path = os.path.join(tmp, "calls.json")
     with open(calls_path, "w") as f:
         json.dump(calls, f)
@@ -242,7 +247,7 @@ def run_calls(calls, backend="glassbox", python=sys.executable, env=None, per_ca
         stderr = open(os.path.join(tmp, "stderr-%d.txt" % share["next"]), "w+")
         share["proc"] = subprocess.Popen(
             [python, os.path.abspath(__file__), "worker", backend, calls_path, str(share["next"]), str(w)],
-            env=env, pass_fds=(w,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+            env=env, cwd=tmp, pass_fds=(w,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
             preexec_fn=_limit_memory(memory_limit))
         os.close(w)
         share["reader"], share["buf"], share["stderr"] = os.fdopen(r, "rb", buffering=0), b"", stderr
