@@ -222,9 +222,9 @@ def test_command_line_profiles_a_script(tmp_path):
 
 def test_kernels_are_placed_in_their_source_library_and_target():
     try:
-        import glassbox.introspect  # noqa: F401
-    except ImportError:
-        pytest.skip("the introspection tools are not built")
+        gb.introspect._native()
+    except (AttributeError, ImportError):
+        pytest.skip("the introspection tools are not built (the GPU machine's cuda preset leaves them out)")
     x = gb.ones(16, 16)
     with profile() as prof:
         gb.mm(x, x)
