@@ -29,9 +29,9 @@ bool resize_output(const char* op, const Tensor& out, std::span<const int64_t> s
   const auto& s = out.sizes();
   if (std::equal(s.begin(), s.end(), shape.begin(), shape.end())) return false;
   if (out.numel() != 0) {
-    warn(std::string(op) + ": an output with one or more elements was resized since it had shape " +
-         shape_to_string(s) + ", which does not match the required output shape " + shape_to_string(shape) +
-         ". Resizing outputs with elements is deprecated: pass an empty tensor as out instead.");
+    warn(std::string(op) + ": out= had shape " + shape_to_string(s) + " and holds elements; it was resized to " +
+         shape_to_string(shape) + ", the result's shape. Pass an empty tensor (or one of the right shape) to "
+         "avoid this warning.");
   }
   const int64_t numel = checked_numel(shape, op);
   TensorImpl* impl = out.unsafe_impl();
