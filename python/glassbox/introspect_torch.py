@@ -228,7 +228,10 @@ def build_reader(torch_dir: str, cache: str = DEFAULT_CACHE, log=None) -> str:
         raise ReaderError("cannot build the C++ registry reader: not found: %s (Debian: cmake ninja-build g++); %s"
                           % (", ".join(absent), _STILL_WORKS))
     lib = os.path.join(torch_dir, "lib", "libtorch_cpu.so")
-    key = hashlib.sha1(("%s|%d|%s" % (torch_dir, os.stat(lib).st_mtime_ns, compiler)).encode()).hexdigest()[:16]
+    # The reader's own source folder is part of the key: a build folder configured from another
+    # checkout (since moved or deleted) is never reused.
+    key = hashlib.sha1(("%s|%d|%s|%s" % (torch_dir, os.stat(lib).st_mtime_ns, compiler, READER_SOURCE)).encode()
+                       ).hexdigest()[:16]
     build = os.path.join(cache, "torch-reader", key)
     program = os.path.join(build, "torch_registry_reader")
     steps = []

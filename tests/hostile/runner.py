@@ -23,7 +23,9 @@ import time
 # IndexError for dimensions and indices, ValueError for bad option strings, OverflowError for Python ints too large
 # for C types. Anything else (SystemError, ZeroDivisionError, AttributeError, KeyError, AssertionError, ...) is
 # a bug in how the error surfaced.
-ALLOWED_ERRORS = (RuntimeError, TypeError, ValueError, IndexError, OverflowError)
+# gb.load/gb.save of a path that is missing or a folder raise what open() raises, as torch.load/save do.
+ALLOWED_ERRORS = (RuntimeError, TypeError, ValueError, IndexError, OverflowError, FileNotFoundError,
+                  IsADirectoryError)
 
 RANDOM_TARGETS = {"rand", "randn", "randint", "randperm", "dropout", "bernoulli", "bernoulli_", "normal_",
                   "uniform_", "random_", "empty", "empty_strided", "empty_like", "native_dropout", "rand_like",
