@@ -13,6 +13,7 @@ import math
 import operator
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -307,6 +308,7 @@ def run_calls(calls, backend="glassbox", python=sys.executable, env=None, per_ca
                 stop(share, "hang", "no answer within %.0f s" % per_call_timeout)
                 if share["next"] < share["end"]:
                     start(share)
+    shutil.rmtree(tmp, ignore_errors=True)  # the calls, the children's stderr and what they wrote
     return results
 
 
