@@ -58,6 +58,20 @@ struct Activity {
   uint32_t correlation = 0;  // CUPTI's, joined to our operator ids through external correlation records
 };
 
+// A memcpy or memset record (their fields that matter here have the same names).
+template <class Record>
+Activity memory_activity(const Record& m, profiler::Event::Kind kind, std::string name) {
+  Activity a;
+  a.event.kind = kind;
+  a.event.name = std::move(name);
+  a.event.start_ns = static_cast<int64_t>(m.start);
+  a.event.end_ns = static_cast<int64_t>(m.end);
+  a.event.device_index = static_cast<int>(m.deviceId);
+  a.event.detail = std::to_string(m.bytes) + " bytes, stream " + std::to_string(m.streamId);
+  a.correlation = m.correlationId;
+  return a;
+}
+
 class CuptiSource final : public profiler::GpuActivitySource {
  public:
   std::string unavailable_reason() override {
@@ -160,24 +174,12 @@ class CuptiSource final : public profiler::GpuActivitySource {
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
           auto* m = reinterpret_cast<CUpti_ActivityMemcpy6*>(record);
-          e.kind = profiler::Event::Kind::GpuMemcpy;
-          e.name = std::string("Memcpy ") + copy_kind(m->copyKind);
-          e.start_ns = static_cast<int64_t>(m->start);
-          e.end_ns = static_cast<int64_t>(m->end);
-          e.device_index = static_cast<int>(m->deviceId);
-          e.detail = std::to_string(m->bytes) + " bytes, stream " + std::to_string(m->streamId);
-          a.correlation = m->correlationId;
+          a = memory_activity(*m, profiler::Event::Kind::GpuMemcpy, std::string("Memcpy ") + copy_kind(m->copyKind));
           break;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
           auto* m = reinterpret_cast<CUpti_ActivityMemset4*>(record);
-          e.kind = profiler::Event::Kind::GpuMemset;
-          e.name = "Memset";
-          e.start_ns = static_cast<int64_t>(m->start);
-          e.end_ns = static_cast<int64_t>(m->end);
-          e.device_index = static_cast<int>(m->deviceId);
-          e.detail = std::to_string(m->bytes) + " bytes, stream " + std::to_string(m->streamId);
-          a.correlation = m->correlationId;
+          a = memory_activity(*m, profiler::Event::Kind::GpuMemset, "Memset");
           break;
         }
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {

@@ -240,27 +240,8 @@ struct type_caster<std::optional<glassbox::python::DimListArg>>
     : optional_array_ref_caster<int64_t, array_ref_caster<int64_t, true>, glassbox::python::DimListArg> {};
 
 template <class T>
-struct type_caster<std::optional<glassbox::ArrayRef<T>>> {
-  array_ref_caster<T> inner;
-  std::optional<glassbox::ArrayRef<T>> value;
-  static constexpr auto name = const_name("Optional[List]");
-  bool load(handle src, bool convert) {
-    if (src.is_none()) {
-      value = std::nullopt;
-      return true;
-    }
-    if (!inner.load(src, convert)) return false;
-    value = inner.value;
-    return true;
-  }
-  static handle cast(const std::optional<glassbox::ArrayRef<T>>& v, return_value_policy policy, handle parent) {
-    if (!v) return none().release();
-    return array_ref_caster<T>::cast(*v, policy, parent);
-  }
-  template <class U>
-  using cast_op_type = std::optional<glassbox::ArrayRef<T>>;
-  operator std::optional<glassbox::ArrayRef<T>>() { return value; }
-};
+struct type_caster<std::optional<glassbox::ArrayRef<T>>>
+    : optional_array_ref_caster<T, array_ref_caster<T>, glassbox::ArrayRef<T>> {};
 
 template <>
 struct type_caster<glassbox::Device> {

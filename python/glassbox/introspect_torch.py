@@ -98,28 +98,14 @@ def live(ops_regex: str | None) -> dict:
 
     C = torch._C
     pattern = re.compile(ops_regex) if ops_regex else None
-    names = sorted(C._dispatch_get_all_op_names())
-    operators = []
-    fallbacks = {}
-    for name in names:
-        if pattern and not pattern.search(name):
-            continue
-        op = parse_dump(C._dispatch_dump(name))
-        op.setdefault("name", name)
-        ns, _, rest = name.partition("::")
-        base, _, overload = rest.partition(".")
-        op.update({"namespace": ns, "base_name": base, "overload": overload})
-        op["table"] = parse_table(C._dispatch_dump_table(name))
-        _source_keys(op)
-        for slot in op["table"]:
-            if slot["provenance"] == "backend fallback":
-                fallbacks.setdefault(slot["key"], {"key": slot["key"], "registered_at": slot["registered_at"],
-                                                   "fallthrough": slot["fallthrough"]})
-        operators.append(op)
+    # Only the operators asked for are dumped: the dumps are the slow part.
+    dumps = [(name, C._dispatch_dump(name), C._dispatch_dump_table(name))
+             for name in C._dispatch_get_all_op_names() if not pattern or pattern.search(name)]
+    operators, fallbacks = registry_from_dumps(dumps, None)
     lib_dir = os.path.join(os.path.dirname(torch.__file__), "lib")
     return {"format": "glassbox-registry", "version": 1, "producer": "torch " + torch.__version__,
             "torch_lib_dir": lib_dir, "python": sys.version.split()[0],
-            "fallbacks": sorted(fallbacks.values(), key=lambda f: f["key"]), "operators": operators}
+            "fallbacks": fallbacks, "operators": operators}
 
 
 def registry_from_dumps(dumps, ops_regex: str | None) -> tuple:

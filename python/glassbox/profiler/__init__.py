@@ -239,7 +239,7 @@ class EventList(list):
             cols.append(("Input Shapes", lambda r: str(r.input_shapes) if r.input_shapes is not None else ""))
         cols.append(("Dispatch path", lambda r: " | ".join(r.dispatch_paths)))
         if with_source:
-            cols.append(("Kernel source", lambda r: str(r.source) if r.source is not None else ""))
+            cols.append(("Kernel source", lambda r: str(r.source or "")))
         cells = [[fn(r) for _, fn in cols] for r in rows]
         widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, (h, _) in enumerate(cols)]
         rule = "-" * (sum(widths) + 2 * (len(widths) - 1))

@@ -85,17 +85,23 @@ def _cuda_kernel_lines():
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def _file_lines(path):
+    """A source's lines, read once (generated registration files are long and asked for per row)."""
+    for base in ("", paths.source_dir(), paths.build_dir(), os.path.dirname(os.path.dirname(paths.build_dir()))):
+        full = os.path.join(base, path)
+        if os.path.exists(full):
+            return open(full, encoding="utf-8", errors="replace").read().splitlines()
+    return []
+
+
 def _registration_line(registered_at):
     if not registered_at or ":" not in registered_at:
         return ""
     path, line = registered_at.rsplit(":", 1)
-    for base in ("", paths.source_dir(), paths.build_dir(), os.path.dirname(os.path.dirname(paths.build_dir()))):
-        full = os.path.join(base, path)
-        if os.path.exists(full):
-            lines = open(full, encoding="utf-8", errors="replace").read().splitlines()
-            n = int(line) if line.isdigit() else 0
-            return lines[n - 1] if 0 < n <= len(lines) else ""
-    return ""
+    lines = _file_lines(path)
+    n = int(line) if line.isdigit() else 0
+    return lines[n - 1] if 0 < n <= len(lines) else ""
 
 
 def kernel_source(event) -> Optional[KernelSource]:
