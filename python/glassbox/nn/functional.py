@@ -16,9 +16,7 @@ def linear(input, weight, bias=None):
 
 
 def relu(input, inplace=False):
-    if inplace and not isinstance(input, _C.Tensor):
-        raise TypeError(f"relu_(): argument 'input' must be Tensor, not {type(input).__name__}")
-    return input.relu_() if inplace else _f.relu(input)
+    return _f.relu_(input) if inplace else _f.relu(input)
 
 
 def gelu(input, approximate="none"):
