@@ -28,7 +28,7 @@ DispatchKey dispatch_key_from_string(std::string_view name) {
   if (auto k = parse_dispatch_key(name)) return *k;
   std::string known;
   for (int i = 1; i < kNumKeys; ++i) known += (i > 1 ? ", " : "") + std::string(kKeyNames[i]);
-  throw ValueError("unknown dispatch key '" + std::string(name) + "'; known keys: " + known);
+  throw Error("unknown dispatch key '" + std::string(name) + "'; known keys: " + known);
 }
 
 }  // namespace glassbox

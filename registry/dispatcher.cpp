@@ -275,10 +275,10 @@ void fallthrough_boxed(const KernelFunction&, const OperatorHandle& op, Dispatch
 void throw_bad_argument(const OperatorHandle& op, size_t index, const std::exception& e) {
   std::string arg = "argument " + std::to_string(index + 1);
   if (op.has_schema() && index < op.schema().arguments.size()) arg += " '" + op.schema().arguments[index].name + "'";
-  throw ValueError(op.name().full() + ": " + arg + ": " + e.what());
+  throw Error(op.name().full() + ": " + arg + ": " + e.what());
 }
 void throw_stack_too_short(const OperatorHandle& op, size_t have, size_t want) {
-  throw ValueError(op.name().full() + ": the kernel takes " + std::to_string(want) + " arguments but the stack holds " +
+  throw Error(op.name().full() + ": the kernel takes " + std::to_string(want) + " arguments but the stack holds " +
                    std::to_string(have));
 }
 void throw_wrong_result_count(const OperatorHandle& op, size_t have, size_t want) {

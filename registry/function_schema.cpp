@@ -92,7 +92,7 @@ bool FunctionSchema::is_mutable() const {
 }
 
 SchemaParseError::SchemaParseError(std::string message, std::string schema, int column)
-    : ValueError(format_error(message, schema, column)),
+    : Error(format_error(message, schema, column)),
       reason_(std::move(message)),
       schema_(std::move(schema)),
       column_(column) {}

@@ -88,7 +88,7 @@ struct FunctionSchema {
 //   schema error at column 24: expected ',' or ')' after an argument, found 'Tensor'
 //     add.Tensor(Tensor self Tensor other) -> Tensor
 //                            ^
-class SchemaParseError : public ValueError {
+class SchemaParseError : public Error {
  public:
   SchemaParseError(std::string message, std::string schema, int column);
   const std::string& reason() const { return reason_; }

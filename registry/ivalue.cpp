@@ -12,7 +12,7 @@ constexpr std::array<std::string_view, 12> kTagNames = {
     "None", "Tensor", "int", "float", "bool", "str", "int[]", "float[]", "Tensor[]", "Device", "ScalarType", "Tensor?[]"};
 
 [[noreturn]] void wrong_tag(IValue::Tag want, IValue::Tag got) {
-  throw ValueError("expected a value of type " + std::string(to_string(want)) + " but got " +
+  throw Error("expected a value of type " + std::string(to_string(want)) + " but got " +
                    std::string(to_string(got)));
 }
 }  // namespace
@@ -54,7 +54,7 @@ Scalar IValue::to_scalar() const {
   if (auto* p = std::get_if<double>(&v_)) return Scalar(*p);
   if (auto* p = std::get_if<int64_t>(&v_)) return Scalar(*p);
   if (auto* p = std::get_if<bool>(&v_)) return Scalar(*p);
-  throw ValueError("expected a Scalar (int, float or bool) but got " + std::string(to_string(tag())));
+  throw Error("expected a Scalar (int, float or bool) but got " + std::string(to_string(tag())));
 }
 
 namespace {

@@ -21,7 +21,7 @@ bool is_identifier(std::string_view s) {
 }
 
 [[noreturn]] void bad_name(std::string_view text, std::string_view why) {
-  throw ValueError("invalid operator name '" + std::string(text) + "': " + std::string(why));
+  throw Error("invalid operator name '" + std::string(text) + "': " + std::string(why));
 }
 
 }  // namespace

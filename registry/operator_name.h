@@ -13,7 +13,7 @@ struct OperatorName {
 
   // "ns::name.overload" ("ns::name" when there is no overload).
   std::string full() const;
-  // Parses "ns::name.overload", "ns::name" or "name.overload"; throws ValueError on bad text.
+  // Parses "ns::name.overload", "ns::name" or "name.overload"; throws Error on bad text.
   static OperatorName parse(std::string_view text);
 
   bool operator==(const OperatorName&) const = default;

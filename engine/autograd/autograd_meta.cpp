@@ -19,7 +19,7 @@ AutogradMeta* autograd_meta(const Tensor& t) {
 }
 
 AutogradMeta& materialize_autograd_meta(const Tensor& t) {
-  if (!t.defined()) throw ValueError("autograd: an undefined tensor has no autograd metadata");
+  if (!t.defined()) throw Error("autograd: an undefined tensor has no autograd metadata");
   if (AutogradMeta* m = autograd_meta(t)) return *m;
   auto fresh = std::make_unique<AutogradMeta>();
   AutogradMeta* raw = fresh.get();
@@ -28,7 +28,7 @@ AutogradMeta& materialize_autograd_meta(const Tensor& t) {
 }
 
 void set_requires_grad(const Tensor& t, bool requires_grad) {
-  if (!t.defined()) throw ValueError("requires_grad_: undefined tensor");
+  if (!t.defined()) throw Error("requires_grad_: undefined tensor");
   AutogradMeta* m = autograd_meta(t);
   if (m && m->grad_fn_) {
     if (requires_grad) return;

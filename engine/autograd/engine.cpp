@@ -59,14 +59,14 @@ void check_gradient(const Node& node, size_t i, const Tensor& g) {
   if (!g.defined() || i >= node.num_inputs()) return;
   const InputMetadata& m = node.input_metadata()[i];
   if (g.sizes() != m.sizes)
-    throw ValueError("backward: Function " + node.name() + " received a gradient of shape " + shape_to_string(g.sizes()) +
+    throw Error("backward: Function " + node.name() + " received a gradient of shape " + shape_to_string(g.sizes()) +
                      " for its input " + std::to_string(i) + ", expected shape " + shape_to_string(m.sizes));
 }
 
 std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs, bool keep_graph,
                         bool create_graph, const std::vector<Tensor>* inputs, bool allow_unused) {
   if (!grad_outputs.empty() && grad_outputs.size() != outputs.size())
-    throw ValueError("backward: got " + std::to_string(grad_outputs.size()) + " gradients for " +
+    throw Error("backward: got " + std::to_string(grad_outputs.size()) + " gradients for " +
                      std::to_string(outputs.size()) + " tensors");
   std::vector<Edge> root_edges;
   variable_list root_grads;
@@ -82,7 +82,7 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
                     shape_to_string(out.sizes()) + ")");
       g = glassbox::ones(out.sizes(), out.dtype(), out.device());
     } else if (g.sizes() != out.sizes()) {
-      throw ValueError("backward: the gradient's shape " + shape_to_string(g.sizes()) +
+      throw Error("backward: the gradient's shape " + shape_to_string(g.sizes()) +
                        " does not match the output's shape " + shape_to_string(out.sizes()));
     }
     root_edges.push_back(std::move(edge));

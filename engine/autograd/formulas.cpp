@@ -14,7 +14,7 @@ Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
   if (grad.sizes() == DimVector(sizes)) return grad;
   const int64_t lead = grad.dim() - static_cast<int64_t>(sizes.size());
   if (lead < 0)
-    throw ValueError("sum_to: gradient of shape " + shape_to_string(grad.sizes()) + " has fewer dimensions than " +
+    throw Error("sum_to: gradient of shape " + shape_to_string(grad.sizes()) + " has fewer dimensions than " +
                      shape_to_string(sizes));
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < lead; ++d) dims.push_back(d);

@@ -13,13 +13,13 @@ Device Device::parse(std::string_view text) {
   if (kind == "cpu") type = DeviceType::CPU;
   else if (kind == "cuda") type = DeviceType::CUDA;
   else if (kind == "meta") type = DeviceType::Meta;
-  else throw ValueError("unknown device '" + std::string(text) + "'; expected cpu, cuda, cuda:N or meta");
+  else throw Error("unknown device '" + std::string(text) + "'; expected cpu, cuda, cuda:N or meta");
   if (colon == std::string_view::npos) return Device(type);
   const std::string_view idx = text.substr(colon + 1);
   int value = -1;
   auto [end, ec] = std::from_chars(idx.data(), idx.data() + idx.size(), value);
   if (ec != std::errc() || end != idx.data() + idx.size() || value < 0 || value > 127 || idx.empty())
-    throw ValueError("bad device index in '" + std::string(text) + "'; expected a number from 0 to 127");
+    throw Error("bad device index in '" + std::string(text) + "'; expected a number from 0 to 127");
   return Device(type, static_cast<int8_t>(value));
 }
 

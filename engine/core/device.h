@@ -16,7 +16,7 @@ struct Device {
 
   Device() = default;
   Device(DeviceType t, int8_t i = -1) : type(t), index(i) {}
-  // "cpu", "cuda", "cuda:1", "meta"; throws ValueError on anything else.
+  // "cpu", "cuda", "cuda:1", "meta"; throws Error on anything else.
   static Device parse(std::string_view text);
 
   std::string to_string() const;

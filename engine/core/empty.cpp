@@ -33,7 +33,7 @@ Tensor empty_strided_tensor(std::span<const int64_t> sizes, std::span<const int6
   }
   int64_t nbytes = 0;
   if (__builtin_mul_overflow(extent, static_cast<int64_t>(element_size(dtype)), &nbytes))
-    throw ValueError("empty_strided: the tensor would need more bytes than int64 can count");
+    throw Error("empty_strided: the tensor would need more bytes than int64 can count");
   Storage storage;
   if (device.type != DeviceType::Meta)
     storage = Storage::make(static_cast<size_t>(nbytes), &allocator_for(device.type), device);
@@ -46,7 +46,7 @@ Tensor empty_tensor(std::span<const int64_t> sizes, ScalarType dtype, Device dev
   const int64_t numel = checked_numel(sizes, "empty");
   int64_t nbytes = 0;
   if (__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &nbytes))
-    throw ValueError("empty: the tensor would need more bytes than int64 can count");
+    throw Error("empty: the tensor would need more bytes than int64 can count");
   Storage storage;
   if (device.type != DeviceType::Meta)
     storage = Storage::make(static_cast<size_t>(nbytes), &allocator_for(device.type), device);

@@ -13,22 +13,31 @@ class Error : public std::runtime_error {
   explicit Error(std::string message) : std::runtime_error(std::move(message)) {}
 };
 
-// Raised for bad arguments (wrong dtype, shape, value): Python maps it to ValueError/TypeError.
+// The classes below mirror the Python exception PyTorch raises for the same mistake; most argument
+// errors (shapes, dtypes, values) are plain Error, i.e. RuntimeError, as in PyTorch.
+
+// A value that is wrong in a way Python itself would call a ValueError (a many-element tensor as a number).
 class ValueError : public Error {
  public:
   using Error::Error;
 };
 
-// A wrong type or dtype (Python: TypeError).
-class TypeError : public ValueError {
+// A Python object of the wrong type (Python: TypeError).
+class TypeError : public Error {
  public:
-  using ValueError::ValueError;
+  using Error::Error;
 };
 
 // A dimension or index out of range (Python: IndexError).
-class IndexError : public ValueError {
+class IndexError : public Error {
  public:
-  using ValueError::ValueError;
+  using Error::Error;
+};
+
+// An operator that has no kernel for this dtype, e.g. var of an integer tensor (Python: NotImplementedError).
+class NotImplementedError : public Error {
+ public:
+  using Error::Error;
 };
 
 namespace detail {

@@ -23,9 +23,9 @@ DimVector contiguous_strides(std::span<const int64_t> sizes) {
 int64_t checked_numel(std::span<const int64_t> sizes, const char* what) {
   int64_t n = 1;
   for (int64_t s : sizes) {
-    if (s < 0) throw ValueError(std::string(what) + ": negative size in shape " + shape_to_string(sizes));
+    if (s < 0) throw Error(std::string(what) + ": negative size in shape " + shape_to_string(sizes));
     if (__builtin_mul_overflow(n, s, &n))
-      throw ValueError(std::string(what) + ": shape " + shape_to_string(sizes) + " has more elements than int64 can count");
+      throw Error(std::string(what) + ": shape " + shape_to_string(sizes) + " has more elements than int64 can count");
   }
   return n;
 }
@@ -83,12 +83,12 @@ void TensorImpl::set_geometry(std::span<const int64_t> sizes, std::span<const in
     }
     const int64_t capacity = static_cast<int64_t>(storage_->nbytes() / itemsize());
     if (overflow) {
-      throw ValueError("view of shape " + shape_to_string(sizes) + " with strides " + shape_to_string(strides) +
+      throw Error("view of shape " + shape_to_string(sizes) + " with strides " + shape_to_string(strides) +
                        " and offset " + std::to_string(storage_offset) + " reaches past the largest int64 offset" +
                        " (a storage of " + std::to_string(capacity) + " elements)");
     }
     if (last >= capacity) {
-      throw ValueError("view of shape " + shape_to_string(sizes) + " with strides " + shape_to_string(strides) + " and offset " +
+      throw Error("view of shape " + shape_to_string(sizes) + " with strides " + shape_to_string(strides) + " and offset " +
                        std::to_string(storage_offset) + " reaches element " + std::to_string(last) +
                        " of a storage of " + std::to_string(capacity) + " elements");
     }

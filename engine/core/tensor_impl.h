@@ -92,7 +92,7 @@ DispatchKeySet default_key_set(DeviceType device);
 DimVector contiguous_strides(std::span<const int64_t> sizes);
 // "[2, 3]": how errors and dumps spell a shape (or strides).
 std::string shape_to_string(std::span<const int64_t> sizes);
-// The product of sizes; throws ValueError on a negative size or on overflow past int64.
+// The product of sizes; throws Error on a negative size or on overflow past int64.
 int64_t checked_numel(std::span<const int64_t> sizes, const char* what);
 
 }  // namespace glassbox

@@ -55,7 +55,7 @@ void with_functor(Op op, C alpha, const Run& run) {
 template <class C>
 C alpha_as(const char* name, ScalarType dtype, const Scalar& alpha) {
   if (!is_floating_point(dtype) && alpha.is_floating_point())
-    throw ValueError(std::string(name) + ": alpha must be an integer for integer tensors, got " + alpha.to_string());
+    throw Error(std::string(name) + ": alpha must be an integer for integer tensors, got " + alpha.to_string());
   check_alpha(name, alpha, dtype);
   return static_cast<C>(alpha.is_floating_point() ? alpha.to_double() : static_cast<double>(alpha.to_int()));
 }
@@ -107,7 +107,7 @@ Tensor& divide_rounded(const char* name, const Tensor& self, const Tensor& other
     }
   });
   if (divided_by_zero.load()) {
-    throw ValueError(std::string(name) + ": integer division by zero (rounding_mode='" + (floor ? "floor" : "trunc") +
+    throw Error(std::string(name) + ": integer division by zero (rounding_mode='" + (floor ? "floor" : "trunc") +
                      "', self " + describe(self) + ", other " + describe(other) + ")");
   }
   cpu::mark_written(out);

@@ -209,7 +209,7 @@ void gemm_cblas(MatrixView a, MatrixView b, const MatrixView& c, double alpha, d
 
 void check_shapes(const MatrixView& a, const MatrixView& b, const MatrixView& c) {
   if (a.cols != b.rows || a.rows != c.rows || b.cols != c.cols) {
-    throw ValueError(detail::str_cat("gemm: operand shapes do not agree (", a.rows, "x", a.cols, " @ ", b.rows, "x",
+    throw Error(detail::str_cat("gemm: operand shapes do not agree (", a.rows, "x", a.cols, " @ ", b.rows, "x",
                                      b.cols, " into ", c.rows, "x", c.cols, ")"));
   }
 }
@@ -219,7 +219,7 @@ void check_shapes(const MatrixView& a, const MatrixView& b, const MatrixView& c)
 void gemm_fallback(ScalarType dtype, const MatrixView& a, const MatrixView& b, const MatrixView& c, double alpha,
                    double beta) {
   check_shapes(a, b, c);
-  if (dtype == ScalarType::Bool) throw TypeError("gemm: bool matrices are not supported");
+  if (dtype == ScalarType::Bool) throw NotImplementedError("gemm: bool matrices are not supported");
   visit_scalar_type(dtype, [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) gemm_blocked<T>(a, b, c, alpha, beta);
   });

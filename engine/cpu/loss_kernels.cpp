@@ -114,7 +114,7 @@ Tensor binary_cross_entropy_cpu(const Tensor& self, const Tensor& target, const 
     using A = std::remove_cvref_t<decltype(v[0])>;
     const A x = v[0], y = v[1];
     if (!(x >= A(0) && x <= A(1)))
-      throw ValueError("binary_cross_entropy: every element of self must be in [0, 1], got " + std::to_string(static_cast<double>(x)) +
+      throw Error("binary_cross_entropy: every element of self must be in [0, 1], got " + std::to_string(static_cast<double>(x)) +
                        " (self of shape " + shape_to_string(self.sizes()) + ")");
     const A l = -(y * std::max(std::log(x), A(-100)) + (A(1) - y) * std::max(std::log1p(-x), A(-100)));
     return weighted ? l * v[2] : l;

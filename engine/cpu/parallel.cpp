@@ -126,7 +126,7 @@ ThreadPool& pool() {
 int get_num_threads() { return pool().size(); }
 
 void set_num_threads(int n) {
-  if (n < 1) throw ValueError("set_num_threads: expected a positive number of threads, got " + std::to_string(n));
+  if (n < 1) throw Error("set_num_threads: expected a positive number of threads, got " + std::to_string(n));
   std::lock_guard lock(g_pool_mutex);
   if (n != pool().size()) pool().resize(n);
 }

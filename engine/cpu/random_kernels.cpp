@@ -141,7 +141,7 @@ Tensor bernoulli_cpu(const Tensor& self) {
   const double* pr = probs.data<double>();
   for (int64_t i = 0; i < probs.numel(); ++i) {
     if (!(pr[i] >= 0.0 && pr[i] <= 1.0)) {
-      throw ValueError(detail::str_cat("bernoulli: every probability must be in [0, 1], but element ", i,
+      throw Error(detail::str_cat("bernoulli: every probability must be in [0, 1], but element ", i,
                                        " of the input (shape ", shape_to_string(self.sizes()), ", ",
                                        to_string(self.dtype()), ") is ", pr[i]));
     }

@@ -56,7 +56,7 @@ void scatter_along(const char* op, const Tensor& self, int64_t dim, const Tensor
   TensorIterator it = TensorIteratorConfig(op).add_output(&dst).add_input(src).add_input(index).keep_dtypes().build();
   if (accumulate) {
     if (!is_floating_point(self.dtype()) && alpha.is_floating_point()) {
-      throw ValueError(detail::str_cat(op, ": alpha must be an integer for ", to_string(self.dtype()), " tensors, got ",
+      throw Error(detail::str_cat(op, ": alpha must be an integer for ", to_string(self.dtype()), " tensors, got ",
                                        alpha.to_string()));
     }
     visit_scalar_type(self.dtype(), [&]<class T>() {

@@ -50,7 +50,7 @@ Tensor& arith(const char* name, Arith op, const Tensor& self, const Tensor& othe
   TensorIterator it = binary_iterator(name, kind, self, other, out);
   const ScalarType dtype = it.compute_dtype();
   if (!is_floating_point(dtype) && alpha_is_float)
-    throw ValueError(std::string(name) + ": alpha must be an integer for integer tensors, got " + std::to_string(alpha_value));
+    throw Error(std::string(name) + ": alpha must be an integer for integer tensors, got " + std::to_string(alpha_value));
   visit_device_type(dtype, [&]<class T>() {
     using C = opmath_t<T>;
     // Integers through int64, so that -1 becomes 255 for uint8 as C++ arithmetic wraps it.

@@ -83,7 +83,7 @@ BlasOperand operand(const Tensor& t) {
 
 int as_int(int64_t v, const char* what) {
   if (v > std::numeric_limits<int>::max())
-    throw ValueError(std::string("cuBLAS: ") + what + " of " + std::to_string(v) + " is too large (at most 2^31 - 1)");
+    throw Error(std::string("cuBLAS: ") + what + " of " + std::to_string(v) + " is too large (at most 2^31 - 1)");
   return static_cast<int>(v);
 }
 

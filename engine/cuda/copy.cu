@@ -187,11 +187,11 @@ Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
   check_no_internal_overlap("copy_", self);
   const DeviceType to = self.device().type, from = src.device().type;
   if (to == DeviceType::Meta || from == DeviceType::Meta) {
-    throw ValueError("copy_: cannot copy between " + src.device().to_string() + " and " + self.device().to_string() +
+    throw Error("copy_: cannot copy between " + src.device().to_string() + " and " + self.device().to_string() +
                      " (a meta tensor has no data)");
   }
   if (broadcast_shapes(src.sizes(), self.sizes(), "copy_") != self.sizes()) {
-    throw ValueError("copy_: the source of shape " + shape_to_string(src.sizes()) +
+    throw Error("copy_: the source of shape " + shape_to_string(src.sizes()) +
                      " cannot be broadcast to the destination of shape " + shape_to_string(self.sizes()));
   }
   if (self.numel() > 0) {

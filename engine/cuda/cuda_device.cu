@@ -50,7 +50,7 @@ int checked_device_index(int index, const char* what) {
   check_available(what);
   if (index < 0) return current_device();
   if (index >= probe().count) {
-    throw ValueError(std::string(what) + ": device cuda:" + std::to_string(index) + " does not exist (" +
+    throw Error(std::string(what) + ": device cuda:" + std::to_string(index) + " does not exist (" +
                      std::to_string(probe().count) + " CUDA device(s))");
   }
   return index;

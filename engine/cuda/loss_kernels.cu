@@ -110,7 +110,7 @@ void check_probabilities(const Tensor& self, ScalarType dtype) {
   for (int64_t i = 0; i < host.numel(); ++i) {
     const double x = host.data<double>()[i];
     if (!(x >= 0 && x <= 1))
-      throw ValueError("binary_cross_entropy: every element of self must be in [0, 1], got " + std::to_string(x) +
+      throw Error("binary_cross_entropy: every element of self must be in [0, 1], got " + std::to_string(x) +
                        " (self of shape " + shape_to_string(self.sizes()) + ")");
   }
 }

@@ -145,7 +145,7 @@ Tensor& divide_rounded(const char* name, const Tensor& self, const Tensor& other
     GB_CUDA_CHECK(cudaMemcpyAsync(&divided_by_zero, flag.data_ptr(), sizeof(int), cudaMemcpyDeviceToHost, stream));
     GB_CUDA_CHECK(cudaStreamSynchronize(stream));
     if (divided_by_zero) {
-      throw ValueError(std::string(name) + ": integer division by zero (rounding_mode='" + (floor ? "floor" : "trunc") +
+      throw Error(std::string(name) + ": integer division by zero (rounding_mode='" + (floor ? "floor" : "trunc") +
                        "', self " + describe(self) + ", other " + describe(other) + ")");
     }
   }

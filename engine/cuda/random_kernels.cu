@@ -179,7 +179,7 @@ Tensor bernoulli_cuda(const Tensor& self) {
       double value = 0;
       GB_CUDA_CHECK(cudaMemcpyAsync(&value, pr + position, sizeof(value), cudaMemcpyDeviceToHost, stream));
       GB_CUDA_CHECK(cudaStreamSynchronize(stream));
-      throw ValueError(::glassbox::detail::str_cat("bernoulli: every probability must be in [0, 1], but element ", position,
+      throw Error(::glassbox::detail::str_cat("bernoulli: every probability must be in [0, 1], but element ", position,
                                        " of the input (shape ", shape_to_string(self.sizes()), ", ",
                                        to_string(self.dtype()), ") is ", value));
     }

@@ -78,7 +78,7 @@ void gather_along(const char* op, const Tensor& out, const Tensor& self, int64_t
 void scatter_along(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& index_values,
                    const Tensor& src, bool accumulate, const Scalar& alpha) {
   if (accumulate && !is_floating_point(self.dtype()) && alpha.is_floating_point()) {
-    throw ValueError(::glassbox::detail::str_cat(op, ": alpha must be an integer for ", to_string(self.dtype()), " tensors, got ",
+    throw Error(::glassbox::detail::str_cat(op, ": alpha must be an integer for ", to_string(self.dtype()), " tensors, got ",
                                      alpha.to_string()));
   }
   check_index_range(op, index_values, dim, self.sizes()[dim]);

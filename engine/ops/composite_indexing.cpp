@@ -13,15 +13,15 @@ namespace glassbox::native {
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool /*scale_grad_by_freq*/,
                  bool sparse) {
   if (weight.dim() != 2) {
-    throw ValueError(detail::str_cat("embedding: weight must be 2-d (num_embeddings, embedding_dim), got weight ",
+    throw Error(detail::str_cat("embedding: weight must be 2-d (num_embeddings, embedding_dim), got weight ",
                                      shape_to_string(weight.sizes()), ' ', to_string(weight.dtype())));
   }
   check_index_tensor("embedding", "indices", weight, indices);
   if (padding_idx >= weight.sizes()[0]) {
-    throw ValueError(detail::str_cat("embedding: padding_idx (", padding_idx, ") must be less than num_embeddings (",
+    throw Error(detail::str_cat("embedding: padding_idx (", padding_idx, ") must be less than num_embeddings (",
                                      weight.sizes()[0], ")"));
   }
-  if (sparse) throw ValueError("embedding: sparse gradients are not supported; pass sparse=False");
+  if (sparse) throw Error("embedding: sparse gradients are not supported; pass sparse=False");
   DimVector shape = indices.sizes();
   shape.push_back(weight.sizes()[1]);
   const int64_t flat[] = {-1};
@@ -30,7 +30,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   if (mask.dtype() != ScalarType::Bool) {
-    throw TypeError(detail::str_cat("masked_select: expected a bool mask, got mask ", shape_to_string(mask.sizes()), ' ',
+    throw Error(detail::str_cat("masked_select: expected a bool mask, got mask ", shape_to_string(mask.sizes()), ' ',
                                     to_string(mask.dtype())));
   }
   DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");

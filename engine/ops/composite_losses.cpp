@@ -21,12 +21,12 @@ Tensor cross_entropy(const Tensor& self, const Tensor& target, const std::option
                      int64_t ignore_index, double label_smoothing) {
   GB_CHECK(self.defined() && target.defined(), "cross_entropy: an argument is an undefined tensor");
   if (is_floating_point(target.dtype()))
-    throw TypeError("cross_entropy: expected a target of class indices (int64), got " + std::string(to_string(target.dtype())) +
+    throw Error("cross_entropy: expected a target of class indices (int64), got " + std::string(to_string(target.dtype())) +
                     " of shape " + shape_to_string(target.sizes()) + "; class probabilities are not supported");
   if (self.dim() != 1 && self.dim() != 2)
-    throw ValueError("cross_entropy: expected self of shape (N, C) or (C), got " + shape_to_string(self.sizes()));
+    throw Error("cross_entropy: expected self of shape (N, C) or (C), got " + shape_to_string(self.sizes()));
   if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0))
-    throw ValueError("cross_entropy: label_smoothing must be in [0, 1], got " + std::to_string(label_smoothing));
+    throw Error("cross_entropy: label_smoothing must be in [0, 1], got " + std::to_string(label_smoothing));
   const int64_t class_dim = self.dim() - 1;
   const Tensor logp = glassbox::log_softmax(self, class_dim);
   const Tensor nll = glassbox::nll_loss(logp, target, weight, reduction, ignore_index);

@@ -14,7 +14,7 @@ ElementwiseResult binary_result(const char* op_name, const Tensor& self, const T
   };
   const bool self_scalar = host_scalar(self), other_scalar = host_scalar(other);
   if (!self_scalar && !other_scalar && !(self.device() == other.device())) {
-    throw ValueError(std::string(op_name) + ": expected both tensors on one device, got " + self.device().to_string() +
+    throw Error(std::string(op_name) + ": expected both tensors on one device, got " + self.device().to_string() +
                      " and " + other.device().to_string());
   }
   const Tensor* both[] = {&self, &other};
@@ -25,7 +25,7 @@ ElementwiseResult binary_result(const char* op_name, const Tensor& self, const T
 
 void check_not_bool(const char* op_name, const Tensor& t, const char* hint) {
   if (t.dtype() == ScalarType::Bool && !t.unsafe_impl()->is_wrapped_number())
-    throw ValueError(std::string(op_name) + ": not supported for bool tensors; " + hint);
+    throw NotImplementedError(std::string(op_name) + ": not supported for bool tensors; " + hint);
 }
 
 }  // namespace glassbox

@@ -23,13 +23,13 @@ std::string scalar_to_string(const Scalar& s) {
 
 void check_empty_strided(std::span<const int64_t> size, std::span<const int64_t> stride) {
   if (size.size() != stride.size()) {
-    throw ValueError(detail::str_cat("empty_strided: size ", shape_to_string(size), " and stride ",
+    throw Error(detail::str_cat("empty_strided: size ", shape_to_string(size), " and stride ",
                                      shape_to_string(stride), " must have the same length"));
   }
   for (size_t i = 0; i < size.size(); ++i) {
-    if (size[i] < 0) throw ValueError(detail::str_cat("empty_strided: negative size in ", shape_to_string(size)));
+    if (size[i] < 0) throw Error(detail::str_cat("empty_strided: negative size in ", shape_to_string(size)));
     if (stride[i] < 0) {
-      throw ValueError(detail::str_cat("empty_strided: negative strides are not supported, got ",
+      throw Error(detail::str_cat("empty_strided: negative strides are not supported, got ",
                                        shape_to_string(stride)));
     }
   }
@@ -40,27 +40,27 @@ int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step
     return detail::str_cat("(start=", scalar_to_string(start), ", end=", scalar_to_string(end),
                            ", step=", scalar_to_string(step), ")");
   };
-  if (step.to_double() == 0.0) throw ValueError("arange: step must be nonzero " + range());
+  if (step.to_double() == 0.0) throw Error("arange: step must be nonzero " + range());
   const bool integral = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
   if (integral) {
     // 128-bit arithmetic: end - start may not fit in int64 (arange(INT64_MIN, INT64_MAX)).
     const __int128 s = start.to_int(), e = end.to_int(), st = step.to_int();
     if ((st > 0 && e < s) || (st < 0 && e > s)) {
-      throw ValueError("arange: the sign of step leads away from end " + range());
+      throw Error("arange: the sign of step leads away from end " + range());
     }
     const __int128 n = st > 0 ? (e - s + st - 1) / st : (e - s + st + 1) / st;
-    if (n > INT64_MAX) throw ValueError("arange: the result would have more elements than int64 can count " + range());
+    if (n > INT64_MAX) throw Error("arange: the result would have more elements than int64 can count " + range());
     return static_cast<int64_t>(n);
   }
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
   if (!std::isfinite(s) || !std::isfinite(e) || !std::isfinite(st)) {
-    throw ValueError("arange: start, end and step must be finite " + range());
+    throw Error("arange: start, end and step must be finite " + range());
   }
   if ((st > 0 && e < s) || (st < 0 && e > s)) {
-    throw ValueError("arange: the sign of step leads away from end " + range());
+    throw Error("arange: the sign of step leads away from end " + range());
   }
   const double n = std::ceil((e - s) / st);
-  if (!(n < 9.2e18)) throw ValueError("arange: the result would have more elements than int64 can count " + range());
+  if (!(n < 9.2e18)) throw Error("arange: the result would have more elements than int64 can count " + range());
   return static_cast<int64_t>(n);
 }
 
@@ -71,12 +71,12 @@ ScalarType arange_dtype(const Scalar& start, const Scalar& end, const Scalar& st
 }
 
 void check_linspace_steps(int64_t steps) {
-  if (steps < 0) throw ValueError(detail::str_cat("linspace: number of steps must be non-negative, got ", steps));
+  if (steps < 0) throw Error(detail::str_cat("linspace: number of steps must be non-negative, got ", steps));
 }
 
 void check_eye_sizes(int64_t n, int64_t m) {
-  if (n < 0) throw ValueError(detail::str_cat("eye: n must be greater or equal to 0, got ", n));
-  if (m < 0) throw ValueError(detail::str_cat("eye: m must be greater or equal to 0, got ", m));
+  if (n < 0) throw Error(detail::str_cat("eye: n must be greater or equal to 0, got ", n));
+  if (m < 0) throw Error(detail::str_cat("eye: m must be greater or equal to 0, got ", m));
 }
 
 void check_out_shape(const char* op, const Tensor& out, std::span<const int64_t> expected) {
@@ -87,7 +87,7 @@ void check_out_shape(const char* op, const Tensor& out, std::span<const int64_t>
 namespace {
 void reject_bool(const char* op, const Tensor& out) {
   if (out.dtype() == ScalarType::Bool) {
-    throw TypeError(detail::str_cat(op, ": the bool dtype is not supported (out has shape ",
+    throw Error(detail::str_cat(op, ": the bool dtype is not supported (out has shape ",
                                     shape_to_string(out.sizes()), ")"));
   }
 }

@@ -18,14 +18,14 @@ bool same_shape(std::span<const int64_t> a, std::span<const int64_t> b) {
 
 void check_device(const char* op, const char* arg, const Tensor& self, const Tensor& t) {
   if (!(t.device() == self.device())) {
-    throw ValueError(detail::str_cat(op, ": expected ", arg, " on self's device ", self.device().to_string(),
+    throw Error(detail::str_cat(op, ": expected ", arg, " on self's device ", self.device().to_string(),
                                      ", got ", arg, " on ", t.device().to_string()));
   }
 }
 
 void check_same_dtype(const char* op, const char* arg, const Tensor& self, const Tensor& t) {
   if (t.dtype() != self.dtype()) {
-    throw TypeError(detail::str_cat(op, ": expected ", arg, " of self's dtype ", to_string(self.dtype()), ", got ", arg,
+    throw Error(detail::str_cat(op, ": expected ", arg, " of self's dtype ", to_string(self.dtype()), ", got ", arg,
                                     ' ', describe(t), " (self is ", describe(self), ")"));
   }
 }
@@ -44,7 +44,7 @@ void check_index_tensor(const char* op, const char* arg, const Tensor& self, con
   GB_CHECK(index.defined(), op, ": ", arg, " is an undefined tensor");
   const ScalarType t = index.dtype();
   if (t != ScalarType::Int64 && !(allow_int32 && t == ScalarType::Int32)) {
-    throw TypeError(detail::str_cat(op, ": expected ", arg, " of dtype int64", allow_int32 ? " or int32" : "",
+    throw Error(detail::str_cat(op, ": expected ", arg, " of dtype int64", allow_int32 ? " or int32" : "",
                                     ", got ", arg, ' ', describe(index), " (self is ", describe(self), ")"));
   }
   check_device(op, arg, self, index);
@@ -61,12 +61,12 @@ void check_indices(const char* op, const Tensor& self, OptionalTensorList indice
     check_device(op, "indices", self, t);
     if (is_mask_dtype(t.dtype())) {
       if (!allow_masks) {
-        throw ValueError(detail::str_cat(op, ": a bool mask (indices[", i, "], ", describe(t),
+        throw Error(detail::str_cat(op, ": a bool mask (indices[", i, "], ", describe(t),
                                          ") picks a number of elements only its values tell; the meta device "
                                          "cannot infer the result's shape"));
       }
       if (t.dim() == 0) {
-        throw ValueError(detail::str_cat(op, ": indices[", i, "] is a 0-d mask; index with t[None][mask[None]] or "
+        throw Error(detail::str_cat(op, ": indices[", i, "] is a 0-d mask; index with t[None][mask[None]] or "
                                          "through Tensor indexing, which handles it"));
       }
       for (int64_t j = 0; j < t.dim() && consumed + j < self.dim(); ++j) {
@@ -80,7 +80,7 @@ void check_indices(const char* op, const Tensor& self, OptionalTensorList indice
     } else if (t.dtype() == ScalarType::Int64 || t.dtype() == ScalarType::Int32) {
       ++consumed;
     } else {
-      throw TypeError(detail::str_cat(op, ": tensors used as indices must be int64, int32, bool or uint8, but indices[",
+      throw IndexError(detail::str_cat(op, ": tensors used as indices must be int64, int32, bool or uint8, but indices[",
                                       i, "] is ", describe(t)));
     }
   }
@@ -98,13 +98,13 @@ AdvancedIndexing advanced_indexing(const char* op, const Tensor& self, OptionalT
     r.indexed_dims.push_back(static_cast<int64_t>(i));
     r.indices.push_back(*indices[i]);
   }
-  if (r.indices.empty()) throw ValueError(detail::str_cat(op, ": expected at least one index tensor, got only None"));
+  if (r.indices.empty()) throw Error(detail::str_cat(op, ": expected at least one index tensor, got only None"));
   r.index_shape = r.indices[0].sizes();
   for (size_t k = 1; k < r.indices.size(); ++k) {
     const DimVector& s = r.indices[k].sizes();
     try {
       r.index_shape = broadcast_shapes(r.index_shape, s, op);
-    } catch (const ValueError&) {
+    } catch (const Error&) {
       std::string shapes;
       for (const Tensor& t : r.indices) shapes += (shapes.empty() ? "" : ", ") + shape_to_string(t.sizes());
       throw IndexError(detail::str_cat(op, ": shape mismatch: indexing tensors could not be broadcast together with "
@@ -140,7 +140,7 @@ void check_index_put_values(const char* op, const Tensor& self, const Tensor& va
     fits = v == r || v == 1;
   }
   if (!fits) {
-    throw ValueError(detail::str_cat(op, ": shape mismatch: values of shape ", shape_to_string(values.sizes()),
+    throw Error(detail::str_cat(op, ": shape mismatch: values of shape ", shape_to_string(values.sizes()),
                                      " cannot be broadcast to the indexing result of shape ",
                                      shape_to_string(result_shape)));
   }
@@ -150,12 +150,12 @@ int64_t check_gather(const char* op, const Tensor& self, int64_t dim, const Tens
   check_index_tensor(op, "index", self, index, /*allow_int32=*/false);
   const int64_t d = wrap_dim(dim, self.dim(), op);
   if (std::max<int64_t>(index.dim(), 1) != std::max<int64_t>(self.dim(), 1)) {
-    throw ValueError(detail::str_cat(op, ": index must have as many dimensions as self, got index ", describe(index),
+    throw Error(detail::str_cat(op, ": index must have as many dimensions as self, got index ", describe(index),
                                      " and self ", describe(self)));
   }
   for (int64_t k = 0; k < std::max<int64_t>(self.dim(), 1); ++k) {
     if (k != d && size_at(index, k) > size_at(self, k)) {
-      throw ValueError(detail::str_cat(op, ": index ", describe(index), " is larger than self ", describe(self),
+      throw Error(detail::str_cat(op, ": index ", describe(index), " is larger than self ", describe(self),
                                        " at dimension ", k, " (only dimension ", d, " may be larger)"));
     }
   }
@@ -169,12 +169,12 @@ int64_t check_scatter(const char* op, const Tensor& self, int64_t dim, const Ten
   check_device(op, "src", self, *src);
   check_same_dtype(op, "src", self, *src);
   if (std::max<int64_t>(src->dim(), 1) != std::max<int64_t>(index.dim(), 1)) {
-    throw ValueError(detail::str_cat(op, ": src must have as many dimensions as index, got src ", describe(*src),
+    throw Error(detail::str_cat(op, ": src must have as many dimensions as index, got src ", describe(*src),
                                      " and index ", describe(index)));
   }
   for (int64_t k = 0; k < std::max<int64_t>(index.dim(), 1); ++k) {
     if (size_at(index, k) > size_at(*src, k)) {
-      throw ValueError(detail::str_cat(op, ": index ", describe(index), " is larger than src ", describe(*src),
+      throw Error(detail::str_cat(op, ": index ", describe(index), " is larger than src ", describe(*src),
                                        " at dimension ", k));
     }
   }
@@ -185,12 +185,12 @@ DimVector index_select_shape(const char* op, const Tensor& self, int64_t dim, co
   check_index_tensor(op, "index", self, index);
   const int64_t d = wrap_dim(dim, self.dim(), op);
   if (index.dim() > 1) {
-    throw ValueError(detail::str_cat(op, ": index must be 0-d or 1-d, got index ", describe(index)));
+    throw Error(detail::str_cat(op, ": index must be 0-d or 1-d, got index ", describe(index)));
   }
   DimVector shape = self.sizes();
   if (self.dim() == 0) {
     if (index.numel() != 1)
-      throw ValueError(detail::str_cat(op, ": a 0-d self takes exactly one index, got index ", describe(index)));
+      throw Error(detail::str_cat(op, ": a 0-d self takes exactly one index, got index ", describe(index)));
     return shape;
   }
   shape[d] = index.numel();
@@ -204,7 +204,7 @@ int64_t check_index_add(const char* op, const Tensor& self, int64_t dim, const T
   check_same_dtype(op, "source", self, source);
   const bool fits = self.dim() == 0 ? source.numel() == 1 && source.dim() <= 1 : same_shape(source.sizes(), want);
   if (!fits) {
-    throw ValueError(detail::str_cat(op, ": source ", describe(source), " must have self's shape with dimension ", dim,
+    throw Error(detail::str_cat(op, ": source ", describe(source), " must have self's shape with dimension ", dim,
                                      " of index's length, i.e. ", shape_to_string(want), " (self is ", describe(self),
                                      ", index is ", describe(index), ")"));
   }
@@ -215,23 +215,23 @@ DimVector masked_fill_shape(const char* op, const Tensor& self, const Tensor& ma
                             bool in_place) {
   GB_CHECK(mask.defined(), op, ": mask is an undefined tensor");
   if (mask.dtype() != ScalarType::Bool) {
-    throw TypeError(detail::str_cat(op, ": expected a bool mask, got mask ", describe(mask)));
+    throw Error(detail::str_cat(op, ": expected a bool mask, got mask ", describe(mask)));
   }
   check_device(op, "mask", self, mask);
   if (value) {
     GB_CHECK(value->defined(), op, ": value is an undefined tensor");
     if (value->dim() != 0) {
-      throw ValueError(detail::str_cat(op, ": only a 0-d value tensor is supported, got value ", describe(*value)));
+      throw Error(detail::str_cat(op, ": only a 0-d value tensor is supported, got value ", describe(*value)));
     }
     if (!value->unsafe_impl()->is_wrapped_number() && !(value->device() == self.device()) &&
         value->device().type != DeviceType::CPU) {
-      throw ValueError(detail::str_cat(op, ": expected value on self's device ", self.device().to_string(), " or cpu, got ",
+      throw Error(detail::str_cat(op, ": expected value on self's device ", self.device().to_string(), " or cpu, got ",
                                        value->device().to_string()));
     }
   }
   DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), op);
   if (in_place && !same_shape(shape, self.sizes())) {
-    throw ValueError(detail::str_cat(op, ": mask ", describe(mask), " does not broadcast to self's shape ",
+    throw Error(detail::str_cat(op, ": mask ", describe(mask), " does not broadcast to self's shape ",
                                      shape_to_string(self.sizes()), " (in place, self cannot grow)"));
   }
   return shape;
@@ -239,10 +239,10 @@ DimVector masked_fill_shape(const char* op, const Tensor& self, const Tensor& ma
 
 DimVector one_hot_shape(const Tensor& self, int64_t num_classes) {
   if (!is_integral(self.dtype(), /*include_bool=*/false)) {
-    throw TypeError(detail::str_cat("one_hot: expected an integer tensor of class indices, got self ", describe(self)));
+    throw Error(detail::str_cat("one_hot: expected an integer tensor of class indices, got self ", describe(self)));
   }
   if (num_classes < 0) {
-    throw ValueError(detail::str_cat("one_hot: num_classes must be non-negative (or -1 to infer it), got ", num_classes));
+    throw Error(detail::str_cat("one_hot: num_classes must be non-negative (or -1 to infer it), got ", num_classes));
   }
   DimVector shape = self.sizes();
   shape.push_back(num_classes);
@@ -251,28 +251,28 @@ DimVector one_hot_shape(const Tensor& self, int64_t num_classes) {
 }
 
 void throw_one_hot_no_classes(const Tensor& self) {
-  throw ValueError("one_hot: cannot infer num_classes from an empty tensor (self is " + shape_to_string(self.sizes()) +
+  throw Error("one_hot: cannot infer num_classes from an empty tensor (self is " + shape_to_string(self.sizes()) +
                    "); pass num_classes");
 }
 
 void throw_one_hot_class_out_of_range(int64_t value, int64_t num_classes) {
-  throw IndexError(detail::str_cat("one_hot: class value ", value, " is out of range for num_classes ", num_classes,
+  throw Error(detail::str_cat("one_hot: class value ", value, " is out of range for num_classes ", num_classes,
                                    " (expected 0 <= value < ", num_classes, ")"));
 }
 
 DimVector embedding_backward_shape(const Tensor& grad_output, const Tensor& indices, int64_t num_weights) {
   const char* op = "embedding_dense_backward";
   if (!is_floating_point(grad_output.dtype())) {
-    throw TypeError(detail::str_cat(op, ": expected a floating-point grad_output, got grad_output ", describe(grad_output)));
+    throw Error(detail::str_cat(op, ": expected a floating-point grad_output, got grad_output ", describe(grad_output)));
   }
   check_index_tensor(op, "indices", grad_output, indices);
   const bool fits = grad_output.dim() == indices.dim() + 1 &&
                     same_shape(std::span<const int64_t>(grad_output.sizes().data(), indices.dim()), indices.sizes());
   if (!fits) {
-    throw ValueError(detail::str_cat(op, ": grad_output must have indices' shape plus one embedding dimension, got "
+    throw Error(detail::str_cat(op, ": grad_output must have indices' shape plus one embedding dimension, got "
                                      "grad_output ", describe(grad_output), " and indices ", describe(indices)));
   }
-  if (num_weights < 0) throw ValueError(detail::str_cat(op, ": num_weights must be non-negative, got ", num_weights));
+  if (num_weights < 0) throw Error(detail::str_cat(op, ": num_weights must be non-negative, got ", num_weights));
   return DimVector{num_weights, grad_output.sizes()[grad_output.dim() - 1]};
 }
 

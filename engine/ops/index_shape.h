@@ -61,7 +61,7 @@ DimVector masked_fill_shape(const char* op, const Tensor& self, const Tensor& ma
 
 // one_hot: self of an integer dtype; the result is self's shape + [num_classes], int64.
 DimVector one_hot_shape(const Tensor& self, int64_t num_classes);
-// one_hot's errors on the data: num_classes = -1 with an empty self (a ValueError), and a class
+// one_hot's errors on the data: num_classes = -1 with an empty self (an Error), and a class
 // value outside [0, num_classes) (an IndexError).
 [[noreturn]] void throw_one_hot_no_classes(const Tensor& self);
 [[noreturn]] void throw_one_hot_class_out_of_range(int64_t value, int64_t num_classes);

@@ -18,17 +18,17 @@ int category(ScalarType t) { return t == ScalarType::Bool ? 0 : is_floating_poin
 }  // namespace
 
 CatResult cat_result(const char* op, TensorList tensors, int64_t dim) {
-  if (tensors.empty()) throw ValueError(detail::str_cat(op, ": expected a non-empty list of tensors"));
+  if (tensors.empty()) throw Error(detail::str_cat(op, ": expected a non-empty list of tensors"));
   const Tensor* ref = nullptr;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
-    if (!t.defined()) throw ValueError(detail::str_cat(op, ": tensor at position ", i, " is undefined"));
+    if (!t.defined()) throw Error(detail::str_cat(op, ": tensor at position ", i, " is undefined"));
     if (t.dim() == 0) {
-      throw ValueError(detail::str_cat(op, ": zero-dimensional tensor (at position ", i,
+      throw Error(detail::str_cat(op, ": zero-dimensional tensor (at position ", i,
                                        ") cannot be concatenated"));
     }
     if (!(t.device() == tensors[0].device())) {
-      throw ValueError(detail::str_cat(op, ": expected all tensors on the same device, but got ",
+      throw Error(detail::str_cat(op, ": expected all tensors on the same device, but got ",
                                        tensors[0].device().to_string(), " at position 0 and ",
                                        t.device().to_string(), " at position ", i));
     }
@@ -45,18 +45,18 @@ CatResult cat_result(const char* op, TensorList tensors, int64_t dim) {
     const Tensor& t = tensors[i];
     if (cat_skips(t)) continue;
     if (t.dim() != ref->dim()) {
-      throw ValueError(detail::str_cat(op, ": tensors must have the same number of dimensions, but got ",
+      throw Error(detail::str_cat(op, ": tensors must have the same number of dimensions, but got ",
                                        describe(*ref), " and ", describe(t), " at position ", i));
     }
     for (int64_t d = 0; d < t.dim(); ++d) {
       if (d != r.dim && t.sizes()[d] != ref->sizes()[d]) {
-        throw ValueError(detail::str_cat(op, ": sizes of tensors must match except in dimension ", r.dim,
+        throw Error(detail::str_cat(op, ": sizes of tensors must match except in dimension ", r.dim,
                                          ": expected size ", ref->sizes()[d], " but got size ", t.sizes()[d],
                                          " in dimension ", d, " for tensor ", describe(t), " at position ", i));
       }
     }
     if (__builtin_add_overflow(r.shape[r.dim], t.sizes()[r.dim], &r.shape[r.dim])) {
-      throw ValueError(detail::str_cat(op, ": the result's size in dimension ", r.dim, " overflows int64"));
+      throw Error(detail::str_cat(op, ": the result's size in dimension ", r.dim, " overflows int64"));
     }
   }
   checked_numel(r.shape, op);
@@ -65,11 +65,11 @@ CatResult cat_result(const char* op, TensorList tensors, int64_t dim) {
 
 void check_cat_out(const CatResult& r, const Tensor& out) {
   if (category(out.dtype()) < category(r.dtype)) {
-    throw TypeError(detail::str_cat("cat.out: the result type ", to_string(r.dtype),
+    throw Error(detail::str_cat("cat.out: the result type ", to_string(r.dtype),
                                     " cannot be cast to out's dtype ", to_string(out.dtype())));
   }
   if (!(out.device() == r.device)) {
-    throw ValueError(detail::str_cat("cat.out: out is on ", out.device().to_string(), " but the inputs are on ",
+    throw Error(detail::str_cat("cat.out: out is on ", out.device().to_string(), " but the inputs are on ",
                                      r.device.to_string()));
   }
   resize_output("cat.out", out, r.shape);
@@ -82,7 +82,7 @@ DimVector flip_dims(const Tensor& self, IntArrayRef dims) {
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(d, self.dim(), "flip");
     if (seen[w]) {
-      throw ValueError(detail::str_cat("flip: dim ", w, " appears more than once in dims ", shape_to_string(dims),
+      throw Error(detail::str_cat("flip: dim ", w, " appears more than once in dims ", shape_to_string(dims),
                                        " (input ", describe(self), ")"));
     }
     seen[w] = true;
@@ -100,7 +100,7 @@ RollPlan roll_plan(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   };
   if (dims.empty()) {
     if (shifts.size() != 1) {
-      throw ValueError(detail::str_cat("roll: without dims, shifts must hold exactly one value, but got ",
+      throw Error(detail::str_cat("roll: without dims, shifts must hold exactly one value, but got ",
                                        shape_to_string(shifts), " (input ", describe(self), ")"));
     }
     plan.flattened = true;
@@ -108,7 +108,7 @@ RollPlan roll_plan(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
     return plan;
   }
   if (shifts.size() != dims.size()) {
-    throw ValueError(detail::str_cat("roll: shifts and dims must have the same length, but got shifts ",
+    throw Error(detail::str_cat("roll: shifts and dims must have the same length, but got shifts ",
                                      shape_to_string(shifts), " and dims ", shape_to_string(dims), " (input ",
                                      describe(self), ")"));
   }
@@ -123,7 +123,7 @@ RollPlan roll_plan(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
 
 void check_triangle_input(const char* op, const Tensor& self) {
   if (self.dim() < 2) {
-    throw ValueError(detail::str_cat(op, ": the input must have at least 2 dimensions, but got ", describe(self)));
+    throw Error(detail::str_cat(op, ": the input must have at least 2 dimensions, but got ", describe(self)));
   }
 }
 

@@ -21,13 +21,13 @@ std::string dims_x(const Tensor& t) {
 }
 
 void check_defined(const char* op, const char* arg, const Tensor& t) {
-  if (!t.defined()) throw ValueError(str_cat(op, ": ", arg, " is an undefined tensor"));
+  if (!t.defined()) throw Error(str_cat(op, ": ", arg, " is an undefined tensor"));
 }
 
 void check_rank(const char* op, const char* arg, const Tensor& t, int64_t rank, const char* what) {
   check_defined(op, arg, t);
   if (t.dim() != rank) {
-    throw ValueError(str_cat(op, ": ", arg, " must be ", what, ", got a ", t.dim(), "-D tensor of shape ",
+    throw Error(str_cat(op, ": ", arg, " must be ", what, ", got a ", t.dim(), "-D tensor of shape ",
                              shape_to_string(t.sizes())));
   }
 }
@@ -35,18 +35,18 @@ void check_rank(const char* op, const char* arg, const Tensor& t, int64_t rank, 
 // Same device and dtype for every operand of a product; bool is refused as in PyTorch.
 void check_same(const char* op, const char* a_name, const Tensor& a, const char* b_name, const Tensor& b) {
   if (!(a.device() == b.device())) {
-    throw ValueError(str_cat(op, ": expected ", a_name, " and ", b_name, " on one device, got ", a.device().to_string(),
+    throw Error(str_cat(op, ": expected ", a_name, " and ", b_name, " on one device, got ", a.device().to_string(),
                              " and ", b.device().to_string()));
   }
   if (a.dtype() != b.dtype()) {
-    throw TypeError(str_cat(op, ": expected ", a_name, " and ", b_name, " to have the same dtype, got ",
+    throw Error(str_cat(op, ": expected ", a_name, " and ", b_name, " to have the same dtype, got ",
                             to_string(a.dtype()), " and ", to_string(b.dtype())));
   }
 }
 
 void check_numeric(const char* op, const Tensor& t) {
   if (t.dtype() == ScalarType::Bool)
-    throw TypeError(str_cat(op, ": not supported for bool tensors (got shape ", shape_to_string(t.sizes()), ")"));
+    throw NotImplementedError(str_cat(op, ": not supported for bool tensors (got shape ", shape_to_string(t.sizes()), ")"));
 }
 
 // A window parameter given as one int (both dims) or two; `fallback` when the list is empty.
@@ -60,10 +60,10 @@ std::array<int64_t, 2> pair(const char* op, const char* arg, IntArrayRef v, std:
   } else if (v.size() == 2) {
     out = {v[0], v[1]};
   } else {
-    throw ValueError(str_cat(op, ": ", arg, " must be one int or two ints, got ", shape_to_string(v)));
+    throw Error(str_cat(op, ": ", arg, " must be one int or two ints, got ", shape_to_string(v)));
   }
   if (out[0] < min || out[1] < min) {
-    throw ValueError(str_cat(op, ": ", arg, " must be ", min == 0 ? "non-negative" : "positive", ", got ",
+    throw Error(str_cat(op, ": ", arg, " must be ", min == 0 ? "non-negative" : "positive", ", got ",
                              shape_to_string(out)));
   }
   return out;
@@ -77,7 +77,7 @@ DimVector mm_shape(const char* op, const Tensor& self, const Tensor& mat2) {
   check_same(op, "self", self, "mat2", mat2);
   check_numeric(op, self);
   if (self.sizes()[1] != mat2.sizes()[0]) {
-    throw ValueError(str_cat(op, ": mat1 and mat2 shapes cannot be multiplied (", dims_x(self), " and ", dims_x(mat2), ")"));
+    throw Error(str_cat(op, ": mat1 and mat2 shapes cannot be multiplied (", dims_x(self), " and ", dims_x(mat2), ")"));
   }
   return DimVector({self.sizes()[0], mat2.sizes()[1]});
 }
@@ -88,11 +88,11 @@ DimVector bmm_shape(const char* op, const Tensor& self, const Tensor& mat2) {
   check_same(op, "self", self, "mat2", mat2);
   check_numeric(op, self);
   if (self.sizes()[0] != mat2.sizes()[0]) {
-    throw ValueError(str_cat(op, ": batch1 and batch2 must have the same batch size (", dims_x(self), " and ",
+    throw Error(str_cat(op, ": batch1 and batch2 must have the same batch size (", dims_x(self), " and ",
                              dims_x(mat2), ")"));
   }
   if (self.sizes()[2] != mat2.sizes()[1]) {
-    throw ValueError(str_cat(op, ": batch1 and batch2 shapes cannot be multiplied (", dims_x(self), " and ",
+    throw Error(str_cat(op, ": batch1 and batch2 shapes cannot be multiplied (", dims_x(self), " and ",
                              dims_x(mat2), ")"));
   }
   return DimVector({self.sizes()[0], self.sizes()[1], mat2.sizes()[2]});
@@ -108,7 +108,7 @@ DimVector addmm_shape(const char* op, const Tensor& self, const Tensor& mat1, co
     ok = have == 1 || have == shape[1 - i];
   }
   if (!ok) {
-    throw ValueError(str_cat(op, ": self of shape ", shape_to_string(self.sizes()),
+    throw Error(str_cat(op, ": self of shape ", shape_to_string(self.sizes()),
                              " cannot be broadcast to the product's shape ", shape_to_string(shape)));
   }
   return shape;
@@ -117,7 +117,7 @@ DimVector addmm_shape(const char* op, const Tensor& self, const Tensor& mat1, co
 std::pair<double, double> addmm_factors(const char* op, const Scalar& beta, const Scalar& alpha, ScalarType dtype) {
   for (const Scalar* s : {&beta, &alpha}) {
     if (!is_floating_point(dtype) && s->is_floating_point()) {
-      throw ValueError(str_cat(op, ": ", s == &beta ? "beta" : "alpha", " must be an integer for integer tensors, got ",
+      throw Error(str_cat(op, ": ", s == &beta ? "beta" : "alpha", " must be an integer for integer tensors, got ",
                                s->to_string()));
     }
   }
@@ -130,14 +130,14 @@ void check_dot(const char* op, const Tensor& self, const Tensor& other) {
   check_same(op, "self", self, "tensor", other);
   check_numeric(op, self);
   if (self.numel() != other.numel()) {
-    throw ValueError(str_cat(op, ": self and tensor must have the same number of elements, got shapes ",
+    throw Error(str_cat(op, ": self and tensor must have the same number of elements, got shapes ",
                              shape_to_string(self.sizes()), " and ", shape_to_string(other.sizes())));
   }
 }
 
 void check_floating(const char* op, const char* arg, const Tensor& t) {
   if (!is_floating_point(t.dtype())) {
-    throw TypeError(str_cat(op, ": ", arg, " must be a floating-point tensor (float32, float64, float16, bfloat16), got ",
+    throw Error(str_cat(op, ": ", arg, " must be a floating-point tensor (float32, float64, float16, bfloat16), got ",
                             to_string(t.dtype()), " of shape ", shape_to_string(t.sizes())));
   }
 }
@@ -146,7 +146,7 @@ Conv2dShape conv2d_shape(const char* op, const Tensor& input, const Tensor& weig
                          IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   check_defined(op, "input", input);
   if (input.dim() != 3 && input.dim() != 4) {
-    throw ValueError(str_cat(op, ": expected a 3-D (unbatched) or 4-D (batched) input, got input of shape ",
+    throw Error(str_cat(op, ": expected a 3-D (unbatched) or 4-D (batched) input, got input of shape ",
                              shape_to_string(input.sizes())));
   }
   check_rank(op, "weight", weight, 4, "4-D [out_channels, in_channels / groups, kh, kw]");
@@ -155,7 +155,7 @@ Conv2dShape conv2d_shape(const char* op, const Tensor& input, const Tensor& weig
   if (bias && bias->defined()) {
     check_same(op, "input", input, "bias", *bias);
     if (bias->dim() != 1 || bias->sizes()[0] != weight.sizes()[0]) {
-      throw ValueError(str_cat(op, ": bias must be 1-D with out_channels = ", weight.sizes()[0], " elements, got shape ",
+      throw Error(str_cat(op, ": bias must be 1-D with out_channels = ", weight.sizes()[0], " elements, got shape ",
                                shape_to_string(bias->sizes())));
     }
   }
@@ -169,15 +169,15 @@ Conv2dShape conv2d_shape(const char* op, const Tensor& input, const Tensor& weig
   s.width = in[c + 2];
   s.out_channels = weight.sizes()[0];
   s.groups = groups;
-  if (groups < 1) throw ValueError(str_cat(op, ": groups must be positive, got ", groups));
+  if (groups < 1) throw Error(str_cat(op, ": groups must be positive, got ", groups));
   s.window = {{weight.sizes()[2], weight.sizes()[3]}, pair(op, "stride", stride, std::nullopt, 1),
               pair(op, "padding", padding, std::nullopt, 0), pair(op, "dilation", dilation, std::nullopt, 1)};
   if (s.out_channels % groups != 0) {
-    throw ValueError(str_cat(op, ": out_channels (", s.out_channels, ", weight of shape ", shape_to_string(weight.sizes()),
+    throw Error(str_cat(op, ": out_channels (", s.out_channels, ", weight of shape ", shape_to_string(weight.sizes()),
                              ") must be divisible by groups (", groups, ")"));
   }
   if (s.in_channels != weight.sizes()[1] * groups) {
-    throw ValueError(str_cat(op, ": input of shape ", shape_to_string(input.sizes()), " has ", s.in_channels,
+    throw Error(str_cat(op, ": input of shape ", shape_to_string(input.sizes()), " has ", s.in_channels,
                              " channels, but weight of shape ", shape_to_string(weight.sizes()), " with groups=", groups,
                              " expects ", weight.sizes()[1] * groups));
   }
@@ -187,7 +187,7 @@ Conv2dShape conv2d_shape(const char* op, const Tensor& input, const Tensor& weig
     const int64_t padded = (d ? s.width : s.height) + 2 * w.padding[d];
     const int64_t span = w.dilation[d] * (w.kernel[d] - 1) + 1;
     if (padded < span) {
-      throw ValueError(str_cat(op, ": input of shape ", shape_to_string(input.sizes()), " (", s.height + 2 * w.padding[0],
+      throw Error(str_cat(op, ": input of shape ", shape_to_string(input.sizes()), " (", s.height + 2 * w.padding[0],
                                "x", s.width + 2 * w.padding[1], " with padding) is smaller than the dilated kernel (",
                                w.dilation[0] * (w.kernel[0] - 1) + 1, "x", w.dilation[1] * (w.kernel[1] - 1) + 1, ")"));
     }
@@ -207,7 +207,7 @@ Pool2dShape pool2d_shape(const char* op, const Tensor& input, IntArrayRef kernel
   bool ok = nd == 3 || nd == 4;
   for (int64_t d = nd - 3; ok && d < nd; ++d) ok = input.sizes()[d] > 0;
   if (!ok) {
-    throw ValueError(str_cat(op, ": expected a 3-D [C, H, W] or 4-D [N, C, H, W] input with non-empty C, H and W, got ",
+    throw Error(str_cat(op, ": expected a 3-D [C, H, W] or 4-D [N, C, H, W] input with non-empty C, H and W, got ",
                              "shape ", shape_to_string(input.sizes())));
   }
   check_numeric(op, input);
@@ -224,7 +224,7 @@ Pool2dShape pool2d_shape(const char* op, const Tensor& input, IntArrayRef kernel
   int64_t out[2];
   for (int d = 0; d < 2; ++d) {
     if (w.padding[d] * 2 > w.kernel[d]) {
-      throw ValueError(str_cat(op, ": padding ", shape_to_string(w.padding), " must be at most half of kernel_size ",
+      throw Error(str_cat(op, ": padding ", shape_to_string(w.padding), " must be at most half of kernel_size ",
                                shape_to_string(w.kernel)));
     }
     const int64_t size = d ? s.width : s.height;
@@ -233,7 +233,7 @@ Pool2dShape pool2d_shape(const char* op, const Tensor& input, IntArrayRef kernel
     // A last window must start inside the input or its left padding.
     if (ceil_mode && o > 0 && (o - 1) * w.stride[d] >= size + w.padding[d]) --o;
     if (o < 1) {
-      throw ValueError(str_cat(op, ": input of shape ", shape_to_string(input.sizes()), " is too small for kernel_size ",
+      throw Error(str_cat(op, ": input of shape ", shape_to_string(input.sizes()), " is too small for kernel_size ",
                                shape_to_string(w.kernel), " with padding ", shape_to_string(w.padding),
                                " and dilation ", shape_to_string(w.dilation)));
     }
@@ -260,9 +260,9 @@ LayerNormShape layer_norm_shape(const char* op, const Tensor& input, IntArrayRef
   check_defined(op, "input", input);
   check_floating(op, "input", input);
   const int64_t k = static_cast<int64_t>(normalized_shape.size()), nd = input.dim();
-  if (k == 0) throw ValueError(str_cat(op, ": normalized_shape must name at least one dimension, got []"));
+  if (k == 0) throw Error(str_cat(op, ": normalized_shape must name at least one dimension, got []"));
   if (nd < k || !std::equal(normalized_shape.begin(), normalized_shape.end(), input.sizes().end() - k)) {
-    throw ValueError(str_cat(op, ": input of shape ", shape_to_string(input.sizes()),
+    throw Error(str_cat(op, ": input of shape ", shape_to_string(input.sizes()),
                              " does not end with normalized_shape ", shape_to_string(normalized_shape)));
   }
   for (const auto* p : {&weight, &bias}) {
@@ -270,7 +270,7 @@ LayerNormShape layer_norm_shape(const char* op, const Tensor& input, IntArrayRef
     const char* name = p == &weight ? "weight" : "bias";
     check_same(op, "input", input, name, **p);
     if (!std::equal((*p)->sizes().begin(), (*p)->sizes().end(), normalized_shape.begin(), normalized_shape.end())) {
-      throw ValueError(str_cat(op, ": ", name, " of shape ", shape_to_string((*p)->sizes()),
+      throw Error(str_cat(op, ": ", name, " of shape ", shape_to_string((*p)->sizes()),
                                " must have normalized_shape ", shape_to_string(normalized_shape)));
     }
   }

@@ -1,7 +1,7 @@
 #pragma once
 // Shape and dtype inference of the linear-algebra and neural-network operators: one function per
 // family, called by the Meta kernels and by the CPU kernels before they touch data. Each throws
-// ValueError/TypeError naming the operator, the arguments' shapes or dtypes, and what is wrong.
+// Error naming the operator, the arguments' shapes or dtypes, and what is wrong.
 #include <array>
 #include <optional>
 #include <utility>

@@ -15,20 +15,20 @@ using detail::str_cat;
 // column (right) matrix and that dimension is dropped from the result; dims before the last two
 // are batch dims and broadcast.
 Tensor matmul(const Tensor& self, const Tensor& other) {
-  if (!self.defined() || !other.defined()) throw ValueError("matmul: an argument is an undefined tensor");
+  if (!self.defined() || !other.defined()) throw Error("matmul: an argument is an undefined tensor");
   const int64_t da = self.dim(), db = other.dim();
   const std::string shapes = str_cat(shape_to_string(self.sizes()), " and ", shape_to_string(other.sizes()));
   if (da == 0 || db == 0) {
-    throw ValueError(str_cat("matmul: both arguments need at least one dimension, got shapes ", shapes));
+    throw Error(str_cat("matmul: both arguments need at least one dimension, got shapes ", shapes));
   }
   if (self.dtype() != other.dtype()) {
-    throw TypeError(str_cat("matmul: expected self and other to have the same dtype, got ", to_string(self.dtype()),
+    throw Error(str_cat("matmul: expected self and other to have the same dtype, got ", to_string(self.dtype()),
                             " and ", to_string(other.dtype())));
   }
   const int64_t k = self.sizes()[da - 1];
   const int64_t k_other = other.sizes()[db == 1 ? 0 : db - 2];
   if (k != k_other) {
-    throw ValueError(str_cat("matmul: shapes ", shapes, " cannot be multiplied (", k, " columns vs ", k_other, " rows)"));
+    throw Error(str_cat("matmul: shapes ", shapes, " cannot be multiplied (", k, " columns vs ", k_other, " rows)"));
   }
   if (da == 1 && db == 1) return glassbox::dot(self, other);
   if (da <= 2 && db <= 2) {
@@ -54,8 +54,8 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   DimVector batch;
   try {
     batch = broadcast_shapes(batch_a, batch_b, "matmul");
-  } catch (const ValueError&) {
-    throw ValueError(str_cat("matmul: the batch dims ", shape_to_string(batch_a), " and ", shape_to_string(batch_b),
+  } catch (const Error&) {
+    throw Error(str_cat("matmul: the batch dims ", shape_to_string(batch_a), " and ", shape_to_string(batch_b),
                              " of shapes ", shapes, " cannot be broadcast together"));
   }
   int64_t count = 1;
@@ -73,7 +73,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 
 Tensor outer(const Tensor& self, const Tensor& vec2) {
   if (!self.defined() || !vec2.defined() || self.dim() != 1 || vec2.dim() != 1) {
-    throw ValueError(str_cat("outer: expected two 1-D vectors, got shapes ",
+    throw Error(str_cat("outer: expected two 1-D vectors, got shapes ",
                              self.defined() ? shape_to_string(self.sizes()) : "undefined", " and ",
                              vec2.defined() ? shape_to_string(vec2.sizes()) : "undefined"));
   }
@@ -82,15 +82,15 @@ Tensor outer(const Tensor& self, const Tensor& vec2) {
 
 // y = input @ weight^T + bias, for input [*, in_features] and weight [out_features, in_features].
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
-  if (!input.defined() || !weight.defined()) throw ValueError("linear: input or weight is an undefined tensor");
+  if (!input.defined() || !weight.defined()) throw Error("linear: input or weight is an undefined tensor");
   if (weight.dim() < 1 || weight.dim() > 2 || input.dim() < 1) {
-    throw ValueError(str_cat("linear: expected input of at least 1 dimension and a 1-D or 2-D weight ",
+    throw Error(str_cat("linear: expected input of at least 1 dimension and a 1-D or 2-D weight ",
                              "[out_features, in_features], got shapes ", shape_to_string(input.sizes()), " and ",
                              shape_to_string(weight.sizes())));
   }
   const int64_t in = input.sizes()[input.dim() - 1], w_in = weight.sizes()[weight.dim() - 1];
   if (in != w_in) {
-    throw ValueError(str_cat("linear: input of shape ", shape_to_string(input.sizes()), " and weight of shape ",
+    throw Error(str_cat("linear: input of shape ", shape_to_string(input.sizes()), " and weight of shape ",
                              shape_to_string(weight.sizes()), " disagree on in_features (", in, " vs ", w_in, ")"));
   }
   const bool has_bias = bias && bias->defined();

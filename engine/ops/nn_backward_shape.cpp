@@ -8,16 +8,16 @@ namespace glassbox {
 using detail::str_cat;
 
 void check_grad(const char* op, const char* arg, const Tensor& grad, std::span<const int64_t> shape, const Tensor& like) {
-  if (!grad.defined()) throw ValueError(str_cat(op, ": ", arg, " is an undefined tensor"));
+  if (!grad.defined()) throw Error(str_cat(op, ": ", arg, " is an undefined tensor"));
   if (!std::equal(grad.sizes().begin(), grad.sizes().end(), shape.begin(), shape.end())) {
-    throw ValueError(str_cat(op, ": ", arg, " has shape ", shape_to_string(grad.sizes()), ", expected ",
+    throw Error(str_cat(op, ": ", arg, " has shape ", shape_to_string(grad.sizes()), ", expected ",
                              shape_to_string(shape)));
   }
   if (grad.dtype() != like.dtype()) {
-    throw TypeError(str_cat(op, ": ", arg, " has dtype ", to_string(grad.dtype()), ", expected ", to_string(like.dtype())));
+    throw Error(str_cat(op, ": ", arg, " has dtype ", to_string(grad.dtype()), ", expected ", to_string(like.dtype())));
   }
   if (!(grad.device() == like.device())) {
-    throw ValueError(str_cat(op, ": ", arg, " is on ", grad.device().to_string(), ", expected ", like.device().to_string()));
+    throw Error(str_cat(op, ": ", arg, " is on ", grad.device().to_string(), ", expected ", like.device().to_string()));
   }
 }
 
@@ -36,7 +36,7 @@ Pool2dShape max_pool2d_backward_shape(const char* op, const Tensor& grad_output,
   check_grad(op, "grad_output", grad_output, s.output, self);
   if (!indices.defined() || indices.dtype() != ScalarType::Int64 ||
       !std::equal(indices.sizes().begin(), indices.sizes().end(), s.output.begin(), s.output.end())) {
-    throw ValueError(str_cat(op, ": indices must be an int64 tensor of shape ", shape_to_string(s.output),
+    throw Error(str_cat(op, ": indices must be an int64 tensor of shape ", shape_to_string(s.output),
                              indices.defined() ? str_cat(", got ", to_string(indices.dtype()), " of shape ",
                                                          shape_to_string(indices.sizes()))
                                                : std::string(", got an undefined tensor")));

@@ -52,12 +52,12 @@ bool resize_output(const char* op, const Tensor& out, std::span<const int64_t> s
 }
 
 void check_out(const char* op, const Tensor& out, std::span<const int64_t> shape, ScalarType dtype, Device device) {
-  if (!out.defined()) throw ValueError(std::string(op) + ": out is an undefined tensor");
+  if (!out.defined()) throw Error(std::string(op) + ": out is an undefined tensor");
   if (out.dtype() != dtype)
-    throw TypeError(std::string(op) + ": out has dtype " + std::string(to_string(out.dtype())) +
+    throw Error(std::string(op) + ": out has dtype " + std::string(to_string(out.dtype())) +
                     " but the result has dtype " + std::string(to_string(dtype)));
   if (!(out.device() == device))
-    throw ValueError(std::string(op) + ": out is on " + out.device().to_string() + " but the input is on " +
+    throw Error(std::string(op) + ": out is on " + out.device().to_string() + " but the input is on " +
                      device.to_string());
   // Resized first (as PyTorch's reductions, matmul and factories do): a resized out is contiguous.
   resize_output(op, out, shape);

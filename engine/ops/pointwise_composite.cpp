@@ -31,7 +31,7 @@ std::optional<Tensor> wrap_optional(const std::optional<Scalar>& s) {
 // As in PyTorch, an integer tensor raised to a negative integer number is an error rather than 0.
 void check_integer_exponent(const char* op, const Tensor& self, const Scalar& exponent) {
   if (is_integral(self.dtype(), /*include_bool=*/false) && exponent.is_integral() && exponent.to_int() < 0) {
-    throw ValueError(std::string(op) + ": integers to negative integer powers are not allowed (self " +
+    throw Error(std::string(op) + ": integers to negative integer powers are not allowed (self " +
                      describe(self) + ", exponent " + exponent.to_string() + ")");
   }
 }

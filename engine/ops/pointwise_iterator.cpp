@@ -14,7 +14,7 @@ std::string describe(const Tensor& t) {
 
 namespace {
 [[noreturn]] void refuse_bool(const char* op, const Tensor& t) {
-  throw TypeError(std::string(op) + ": not supported for bool tensors (got " + describe(t) + ")");
+  throw NotImplementedError(std::string(op) + ": not supported for bool tensors (got " + describe(t) + ")");
 }
 
 // `t` in `dtype`. On the meta device only the shape matters, so a data-less stand-in replaces
@@ -42,7 +42,7 @@ PointwiseDtypes unary_dtypes(const char* op, UnaryKind kind, const Tensor& self)
     }
     case UnaryKind::FloatOnly:
       if (!is_floating_point(t))
-        throw TypeError(std::string(op) + ": expected a floating-point tensor, got " + describe(self));
+        throw NotImplementedError(std::string(op) + ": expected a floating-point tensor, got " + describe(self));
       return {t, t};
     case UnaryKind::Logical: return {t, ScalarType::Bool};
   }
@@ -57,7 +57,7 @@ PointwiseDtypes binary_dtypes(const char* op, BinaryKind kind, const Tensor& sel
     case BinaryKind::Promote: return {t, t};
     case BinaryKind::Numeric:
       if (t == ScalarType::Bool) {
-        throw TypeError(std::string(op) + ": not supported for bool tensors (got " + describe(self) + " and " +
+        throw NotImplementedError(std::string(op) + ": not supported for bool tensors (got " + describe(self) + " and " +
                         describe(other) + ")");
       }
       return {t, t};
@@ -68,7 +68,7 @@ PointwiseDtypes binary_dtypes(const char* op, BinaryKind kind, const Tensor& sel
     case BinaryKind::Compare: return {t, ScalarType::Bool};
     case BinaryKind::FloatOnly:
       if (!is_floating_point(t)) {
-        throw TypeError(std::string(op) + ": expected floating-point tensors, got " + describe(self) + " and " +
+        throw NotImplementedError(std::string(op) + ": expected floating-point tensors, got " + describe(self) + " and " +
                         describe(other));
       }
       return {t, t};
@@ -81,7 +81,7 @@ void check_can_cast(const char* op, ScalarType result, const Tensor& out) {
   const bool float_to_int = is_floating_point(result) && !is_floating_point(o);
   const bool to_bool = result != ScalarType::Bool && o == ScalarType::Bool;
   if (float_to_int || to_bool) {
-    throw TypeError(std::string(op) + ": result type " + std::string(to_string(result)) +
+    throw Error(std::string(op) + ": result type " + std::string(to_string(result)) +
                     " can't be cast to the desired output type " + std::string(to_string(o)) + " (output " +
                     describe(out) + ")");
   }
@@ -127,7 +127,7 @@ TensorIterator clamp_iterator(const char* op, const Tensor& self, const std::opt
   GB_CHECK(self.defined(), op, ": the input is an undefined tensor");
   const Tensor* lo = min && min->defined() ? &*min : nullptr;
   const Tensor* hi = max && max->defined() ? &*max : nullptr;
-  if (!lo && !hi) throw ValueError(std::string(op) + ": at least one of 'min' or 'max' must not be None");
+  if (!lo && !hi) throw Error(std::string(op) + ": at least one of 'min' or 'max' must not be None");
   const Tensor* all[] = {&self, lo ? lo : hi, hi ? hi : lo};
   const ScalarType t = result_type(all);
   if (t == ScalarType::Bool) refuse_bool(op, self);
@@ -139,7 +139,7 @@ WhereIterator where_iterator(const char* op, const Tensor& condition, const Tens
                              Tensor& out) {
   GB_CHECK(condition.defined() && self.defined() && other.defined(), op, ": an argument is an undefined tensor");
   if (condition.dtype() != ScalarType::Bool)
-    throw TypeError(std::string(op) + ": expected condition to be a bool tensor, got " + describe(condition));
+    throw Error(std::string(op) + ": expected condition to be a bool tensor, got " + describe(condition));
   const Tensor* values[] = {&self, &other};
   const ScalarType t = result_type(values);
   WhereIterator w;
@@ -151,7 +151,7 @@ WhereIterator where_iterator(const char* op, const Tensor& condition, const Tens
       // The loop writes a temporary of the result dtype; it must still have out's shape.
       const DimVector shape = broadcast_shapes(broadcast_shapes(condition.sizes(), self.sizes(), op), other.sizes(), op);
       if (shape != out.sizes()) {
-        throw ValueError(std::string(op) + ": output of shape " + shape_to_string(out.sizes()) +
+        throw Error(std::string(op) + ": output of shape " + shape_to_string(out.sizes()) +
                          " does not match the broadcast shape " + shape_to_string(shape) + " of the inputs");
       }
     }
@@ -167,7 +167,7 @@ RoundingMode parse_rounding_mode(const char* op, std::optional<std::string_view>
   if (!mode) return RoundingMode::None;
   if (*mode == "trunc") return RoundingMode::Trunc;
   if (*mode == "floor") return RoundingMode::Floor;
-  throw ValueError(std::string(op) + ": rounding_mode must be None, 'trunc' or 'floor', got '" + std::string(*mode) +
+  throw Error(std::string(op) + ": rounding_mode must be None, 'trunc' or 'floor', got '" + std::string(*mode) +
                    "'");
 }
 
@@ -176,7 +176,7 @@ TensorIterator div_mode_iterator(const char* op, RoundingMode mode, const Tensor
   if (mode == RoundingMode::None) return binary_iterator(op, BinaryKind::IntToFloat, self, other, out);
   const PointwiseDtypes d = binary_dtypes(op, BinaryKind::Promote, self, other);
   if (d.compute == ScalarType::Bool) {
-    throw TypeError(std::string(op) + ": rounding_mode='" + (mode == RoundingMode::Trunc ? "trunc" : "floor") +
+    throw Error(std::string(op) + ": rounding_mode='" + (mode == RoundingMode::Trunc ? "trunc" : "floor") +
                     "' is not supported for bool tensors (got " + describe(self) + " and " + describe(other) + ")");
   }
   return pointwise_iterator(op, d, out, {&self, &other});
@@ -185,7 +185,7 @@ TensorIterator div_mode_iterator(const char* op, RoundingMode mode, const Tensor
 bool gelu_uses_tanh(const char* op, std::string_view approximate) {
   if (approximate == "tanh") return true;
   if (approximate == "none") return false;
-  throw ValueError(std::string(op) + ": approximate must be 'none' or 'tanh', got '" + std::string(approximate) + "'");
+  throw Error(std::string(op) + ": approximate must be 'none' or 'tanh', got '" + std::string(approximate) + "'");
 }
 
 }  // namespace glassbox

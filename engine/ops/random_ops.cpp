@@ -16,32 +16,32 @@ namespace glassbox {
 
 void check_floating_dtype(const char* op, ScalarType dtype) {
   if (!is_floating_point(dtype)) {
-    throw TypeError(detail::str_cat(op, ": expected a floating-point dtype, but got ", to_string(dtype)));
+    throw NotImplementedError(detail::str_cat(op, ": expected a floating-point dtype, but got ", to_string(dtype)));
   }
 }
 
 void check_uniform_range(const char* op, double from, double to) {
   if (!std::isfinite(from) || !std::isfinite(to)) {
-    throw ValueError(detail::str_cat(op, ": from and to must be finite, got from=", from, " and to=", to));
+    throw Error(detail::str_cat(op, ": from and to must be finite, got from=", from, " and to=", to));
   }
-  if (from > to) throw ValueError(detail::str_cat(op, ": expects from <= to, but got from=", from, " > to=", to));
+  if (from > to) throw Error(detail::str_cat(op, ": expects from <= to, but got from=", from, " > to=", to));
 }
 
 void check_normal_std(const char* op, double std) {
   if (!(std >= 0.0) || !std::isfinite(std)) {
-    throw ValueError(detail::str_cat(op, ": expects a finite std >= 0, but got std=", std));
+    throw Error(detail::str_cat(op, ": expects a finite std >= 0, but got std=", std));
   }
 }
 
 void check_probability(const char* op, double p) {
   if (!(p >= 0.0 && p <= 1.0)) {
-    throw ValueError(detail::str_cat(op, ": the probability must be in [0, 1], but got p=", p));
+    throw Error(detail::str_cat(op, ": the probability must be in [0, 1], but got p=", p));
   }
 }
 
 void check_random_range(const char* op, ScalarType dtype, int64_t from, int64_t to) {
   if (from >= to) {
-    throw ValueError(detail::str_cat(op, ": expects from < to (an empty range cannot be sampled), but got from=",
+    throw Error(detail::str_cat(op, ": expects from < to (an empty range cannot be sampled), but got from=",
                                      from, " and to=", to));
   }
   // The smallest and largest value dtype holds exactly (floats: every integer up to 2^digits).
@@ -60,7 +60,7 @@ void check_random_range(const char* op, ScalarType dtype, int64_t from, int64_t 
     }
   });
   if (from < lo || to - 1 > hi) {
-    throw ValueError(detail::str_cat(op, ": the range [", from, ", ", to, ") does not fit in ", to_string(dtype),
+    throw Error(detail::str_cat(op, ": the range [", from, ", ", to, ") does not fit in ", to_string(dtype),
                      " (its values must lie in [", lo, ", ", hi, "])"));
   }
 }
@@ -94,7 +94,7 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, std::optional<Scalar
 Tensor dropout(const Tensor& input, double p, bool train) {
   check_probability("dropout", p);
   if (!is_floating_point(input.dtype())) {
-    throw TypeError(detail::str_cat("dropout: expected a floating-point input, but got ", to_string(input.dtype()),
+    throw Error(detail::str_cat("dropout: expected a floating-point input, but got ", to_string(input.dtype()),
                                     " of shape ", shape_to_string(input.sizes())));
   }
   if (!train || p == 0.0) return input;

@@ -31,7 +31,7 @@ ReductionShape reduction_shape(const char* op, const Tensor& self, std::optional
       const int64_t d = wrap_dim(op, raw, self);
       if (nd == 0) continue;
       if (r.reduced[d])
-        throw ValueError(std::string(op) + ": dim " + std::to_string(raw) + " appears more than once in the dims of " +
+        throw Error(std::string(op) + ": dim " + std::to_string(raw) + " appears more than once in the dims of " +
                          described(self));
       r.reduced[d] = 1;
     }
@@ -55,7 +55,7 @@ ScalarType reduction_dtype(const char* op, const Tensor& self, std::optional<Sca
     case ReductionDtype::Mean: {
       const ScalarType t = dtype ? *dtype : in;
       if (!is_floating_point(t))
-        throw TypeError(std::string(op) + ": expected a floating point input or dtype, got " + std::string(to_string(t)) +
+        throw NotImplementedError(std::string(op) + ": expected a floating point input or dtype, got " + std::string(to_string(t)) +
                         " (" + described(self) + "); pass dtype= to compute in floating point");
       return t;
     }
@@ -63,7 +63,7 @@ ScalarType reduction_dtype(const char* op, const Tensor& self, std::optional<Sca
       return in;
     case ReductionDtype::Floating:
       if (!is_floating_point(in))
-        throw TypeError(std::string(op) + ": expected a floating point input, got " + std::string(to_string(in)) + " (" +
+        throw NotImplementedError(std::string(op) + ": expected a floating point input, got " + std::string(to_string(in)) + " (" +
                         described(self) + ")");
       return in;
     case ReductionDtype::ToFloat:
@@ -76,17 +76,17 @@ void check_reduction_nonempty(const char* op, const Tensor& self, const Reductio
   if (self.numel() != 0) return;
   for (int64_t d = 0; d < self.dim(); ++d) {
     if (shape.reduced[d] && self.sizes()[d] == 0)
-      throw ValueError(std::string(op) + ": cannot reduce dim " + std::to_string(d) + " of size 0 of " + described(self) +
+      throw Error(std::string(op) + ": cannot reduce dim " + std::to_string(d) + " of size 0 of " + described(self) +
                        " (the operation has no identity); reduce over dims of non-zero size");
   }
   if (self.dim() == 0 || shape.reduced_numel == 0)
-    throw ValueError(std::string(op) + ": cannot reduce the empty " + described(self) + " (the operation has no identity)");
+    throw Error(std::string(op) + ": cannot reduce the empty " + described(self) + " (the operation has no identity)");
 }
 
 ScalarType softmax_dtype(const char* op, const Tensor& self, std::optional<ScalarType> dtype) {
   const ScalarType t = dtype ? *dtype : self.dtype();
   if (!is_floating_point(t))
-    throw TypeError(std::string(op) + ": expected a floating point input or dtype, got " + std::string(to_string(t)) +
+    throw NotImplementedError(std::string(op) + ": expected a floating point input or dtype, got " + std::string(to_string(t)) +
                     " (" + described(self) + ")");
   return t;
 }
@@ -100,14 +100,14 @@ void softmax_backward_shape(const char* op, const Tensor& grad, const Tensor& ou
   const auto& a = grad.sizes();
   const auto& b = output.sizes();
   if (!(a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin())))
-    throw ValueError(std::string(op) + ": grad_output of shape " + shape_to_string(a) + " and output of shape " +
+    throw Error(std::string(op) + ": grad_output of shape " + shape_to_string(a) + " and output of shape " +
                      shape_to_string(b) + " must have the same shape");
   if (!is_floating_point(grad.dtype()) || !is_floating_point(output.dtype()) || !is_floating_point(input_dtype))
-    throw TypeError(std::string(op) + ": expected floating point tensors, got grad_output " +
+    throw NotImplementedError(std::string(op) + ": expected floating point tensors, got grad_output " +
                     std::string(to_string(grad.dtype())) + ", output " + std::string(to_string(output.dtype())) +
                     " and input_dtype " + std::string(to_string(input_dtype)));
   if (!(grad.device() == output.device()))
-    throw ValueError(std::string(op) + ": grad_output on " + grad.device().to_string() + " but output on " +
+    throw Error(std::string(op) + ": grad_output on " + grad.device().to_string() + " but output on " +
                      output.device().to_string());
   wrap_dim(op, dim, grad);
 }
@@ -116,7 +116,7 @@ DimVector topk_shape(const Tensor& self, int64_t k, int64_t dim) {
   const int64_t d = wrap_dim("topk", dim, self);
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
   if (k < 0 || k > size)
-    throw IndexError("topk: k = " + std::to_string(k) + " is out of range for dim " + std::to_string(dim) + " of size " +
+    throw Error("topk: k = " + std::to_string(k) + " is out of range for dim " + std::to_string(dim) + " of size " +
                      std::to_string(size) + " (" + described(self) + ")");
   DimVector shape = self.sizes();
   if (self.dim() > 0) shape[d] = k;

@@ -13,7 +13,7 @@ namespace glassbox::native {
 namespace {
 void check_splittable(const char* op, const Tensor& self) {
   if (self.dim() == 0) {
-    throw ValueError(detail::str_cat(op, ": cannot split a 0-dim tensor (", to_string(self.dtype()), ")"));
+    throw Error(detail::str_cat(op, ": cannot split a 0-dim tensor (", to_string(self.dtype()), ")"));
   }
 }
 }  // namespace
@@ -23,7 +23,7 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
   const int64_t d = wrap_dim(dim, self.dim(), "split");
   const int64_t length = self.sizes()[d];
   if (split_size < 0 || (split_size == 0 && length != 0)) {
-    throw ValueError(detail::str_cat("split: split_size must be positive (0 only for an empty dimension), but got ",
+    throw Error(detail::str_cat("split: split_size must be positive (0 only for an empty dimension), but got ",
                                      split_size, " for dimension ", d, " of size ", length, " in shape ",
                                      shape_to_string(self.sizes())));
   }
@@ -45,13 +45,13 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
   int64_t total = 0;
   for (int64_t s : split_sizes) {
     if (s < 0) {
-      throw ValueError(detail::str_cat("split_with_sizes: split_sizes must be non-negative, but got ",
+      throw Error(detail::str_cat("split_with_sizes: split_sizes must be non-negative, but got ",
                                        shape_to_string(split_sizes)));
     }
     total += s;
   }
   if (total != length) {
-    throw ValueError(detail::str_cat("split_with_sizes: split_sizes ", shape_to_string(split_sizes), " sum to ", total,
+    throw Error(detail::str_cat("split_with_sizes: split_sizes ", shape_to_string(split_sizes), " sum to ", total,
                                      " but dimension ", d, " of the input ", shape_to_string(self.sizes()),
                                      " has size ", length));
   }
@@ -67,7 +67,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   check_splittable("chunk", self);
   if (chunks <= 0) {
-    throw ValueError(detail::str_cat("chunk: the number of chunks must be greater than 0, but got ", chunks));
+    throw Error(detail::str_cat("chunk: the number of chunks must be greater than 0, but got ", chunks));
   }
   const int64_t d = wrap_dim(dim, self.dim(), "chunk");
   const int64_t length = self.sizes()[d];
@@ -78,10 +78,10 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
 }
 
 Tensor stack(TensorList tensors, int64_t dim) {
-  if (tensors.empty()) throw ValueError("stack: expected a non-empty list of tensors");
+  if (tensors.empty()) throw Error("stack: expected a non-empty list of tensors");
   for (size_t i = 1; i < tensors.size(); ++i) {
     if (!(tensors[i].sizes() == tensors[0].sizes())) {
-      throw ValueError(detail::str_cat("stack: expects every tensor to have the same shape, but got ",
+      throw Error(detail::str_cat("stack: expects every tensor to have the same shape, but got ",
                                        shape_to_string(tensors[0].sizes()), " at position 0 and ",
                                        shape_to_string(tensors[i].sizes()), " at position ", i));
     }

@@ -95,7 +95,7 @@ Indexed apply_basic(const Tensor& self, std::span<const TensorIndex> indices) {
         GB_CHECK(t.defined(), "index: an index tensor is undefined");
         if (is_mask(i) && t.dim() == 0) {  // a 0-d mask is a bool: a new axis kept or emptied
           if (t.device().type != DeviceType::CPU)
-            throw ValueError("index: a 0-d mask is read as a bool, which needs its value on the cpu, got " +
+            throw Error("index: a 0-d mask is read as a bool, which needs its value on the cpu, got " +
                              t.device().to_string());
           const bool keep = *static_cast<const uint8_t*>(t.data_ptr()) != 0;  // bool and uint8: one byte
           r.view = glassbox::unsqueeze(r.view, dim);

@@ -27,7 +27,7 @@ DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> 
     const int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
     const int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (x != y && x != 1 && y != 1) {
-      throw ValueError(std::string(op_name) + ": shapes " + shape_to_string(a) + " and " + shape_to_string(b) +
+      throw Error(std::string(op_name) + ": shapes " + shape_to_string(a) + " and " + shape_to_string(b) +
                        " cannot be broadcast together (dimension " + std::to_string(i) + ": " + std::to_string(x) +
                        " vs " + std::to_string(y) + ")");
     }
@@ -110,7 +110,7 @@ TensorIterator TensorIteratorConfig::build() {
     if (in->unsafe_impl()->is_wrapped_number()) continue;
     if (cpu_scalars_ && in->dim() == 0 && in->device().type == DeviceType::CPU) continue;
     if (device && !(in->device() == *device)) {
-      throw ValueError(std::string(name) + ": expected all tensors on one device, got " + device->to_string() +
+      throw Error(std::string(name) + ": expected all tensors on one device, got " + device->to_string() +
                        " and " + in->device().to_string());
     }
     device = in->device();
@@ -137,7 +137,7 @@ TensorIterator TensorIteratorConfig::build() {
       // whose outputs may be restrided views made on purpose: those kernels check the user's tensor.
       if (!keep_dtypes_) check_no_internal_overlap(name, *out);
       if (!same_sizes(out->sizes(), shape)) {
-        throw ValueError(std::string(name) + ": output of shape " + shape_to_string(out->sizes()) +
+        throw Error(std::string(name) + ": output of shape " + shape_to_string(out->sizes()) +
                          " does not match the broadcast shape " + shape_to_string(shape) + " of the inputs");
       }
       GB_CHECK(out->device() == *device, name, ": output on ", out->device().to_string(), " but inputs on ",

@@ -239,7 +239,7 @@ class TensorIterator {
 // others through copy_'s dispatcher entry (their backend's copy_ kernel).
 void copy_between(Tensor& dst, const Tensor& src);
 
-// Broadcast shape of a and b (numpy rules); throws ValueError naming the op and both shapes.
+// Broadcast shape of a and b (numpy rules); throws Error naming the op and both shapes.
 DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op_name);
 // The dtype an operation on these tensors produces (wrapped Python numbers count as weak).
 ScalarType result_type(std::span<const Tensor* const> tensors);

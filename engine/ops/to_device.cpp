@@ -18,7 +18,7 @@ Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bo
   const ScalarType target = dtype.value_or(self.dtype());
   if (same_device(self.device(), device) && target == self.dtype() && !copy) return self;
   if (self.device().type == DeviceType::Meta && device.type != DeviceType::Meta) {
-    throw ValueError(detail::str_cat("to: cannot copy out of a meta tensor (shape ", shape_to_string(self.sizes()),
+    throw Error(detail::str_cat("to: cannot copy out of a meta tensor (shape ", shape_to_string(self.sizes()),
                                      ", ", to_string(self.dtype()), "): it has no data; make the tensor on ",
                                      device.to_string(), " instead"));
   }

@@ -10,7 +10,7 @@ namespace glassbox {
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   const int64_t n = ndim > 0 ? ndim : 1;  // a 0-d tensor behaves like one dimension here
   if (dim < -n || dim >= n) {
-    throw ValueError(detail::str_cat(op, ": dimension out of range (expected to be in range of [", -n, ", ", n - 1,
+    throw IndexError(detail::str_cat(op, ": dimension out of range (expected to be in range of [", -n, ", ", n - 1,
                                      "], but got ", dim, ")"));
   }
   return dim < 0 ? dim + n : dim;
@@ -22,21 +22,21 @@ DimVector infer_view_size(std::span<const int64_t> shape, int64_t numel, const c
   std::optional<size_t> infer_at;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      if (infer_at) throw ValueError(detail::str_cat(op, ": only one dimension can be inferred, shape ", shape_to_string(shape)));
+      if (infer_at) throw Error(detail::str_cat(op, ": only one dimension can be inferred, shape ", shape_to_string(shape)));
       infer_at = i;
     } else if (shape[i] < 0) {
-      throw ValueError(detail::str_cat(op, ": invalid shape dimension ", shape[i], " in shape ", shape_to_string(shape)));
+      throw Error(detail::str_cat(op, ": invalid shape dimension ", shape[i], " in shape ", shape_to_string(shape)));
     } else if (__builtin_mul_overflow(known, shape[i], &known)) {
-      throw ValueError(detail::str_cat(op, ": shape ", shape_to_string(shape), " has more elements than int64 can count"));
+      throw Error(detail::str_cat(op, ": shape ", shape_to_string(shape), " has more elements than int64 can count"));
     }
   }
   if (infer_at && known == 0) {
-    throw ValueError(detail::str_cat(op, ": cannot reshape a tensor of ", numel, " elements into shape ",
+    throw Error(detail::str_cat(op, ": cannot reshape a tensor of ", numel, " elements into shape ",
                                      shape_to_string(shape), " because the unspecified dimension size -1 can be any value"));
   }
   const bool fits = infer_at ? (known != 0 && numel % known == 0) : known == numel;
   if (!fits) {
-    throw ValueError(detail::str_cat(op, ": shape '", shape_to_string(shape), "' is invalid for input of size ", numel));
+    throw Error(detail::str_cat(op, ": shape '", shape_to_string(shape), "' is invalid for input of size ", numel));
   }
   if (infer_at) out[*infer_at] = numel / known;
   return out;

@@ -47,7 +47,7 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   const DimVector sizes = infer_view_size(size, self.numel(), "view");
   const std::optional<DimVector> strides = view_strides(self.sizes(), self.strides(), sizes);
   if (!strides) {
-    throw ValueError(detail::str_cat(
+    throw Error(detail::str_cat(
         "view: shape ", shape_to_string(sizes), " is not compatible with the input's ", geometry_string(self),
         " (at least one dimension spans across two contiguous subspaces); use .reshape(...) instead"));
   }
@@ -72,7 +72,7 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
 
 Tensor t(const Tensor& self) {
   if (self.dim() > 2) {
-    throw ValueError(detail::str_cat("t: expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D"));
+    throw Error(detail::str_cat("t: expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D"));
   }
   return glassbox::transpose(self, 0, self.dim() < 2 ? 0 : 1);
 }
@@ -80,14 +80,14 @@ Tensor t(const Tensor& self) {
 Tensor permute(const Tensor& self, IntArrayRef dims) {
   const int64_t n = self.dim();
   if (static_cast<int64_t>(dims.size()) != n) {
-    throw ValueError(detail::str_cat("permute: the number of dims (", dims.size(), ", ", shape_to_string(dims),
+    throw Error(detail::str_cat("permute: the number of dims (", dims.size(), ", ", shape_to_string(dims),
                                      ") does not match the tensor's number of dimensions (", n, ")"));
   }
   DimVector sizes(n), strides(n);
   std::vector<bool> seen(n, false);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t d = wrap_dim(dims[i], n, "permute");
-    if (seen[d]) throw ValueError(detail::str_cat("permute: duplicate dims are not allowed: ", shape_to_string(dims)));
+    if (seen[d]) throw Error(detail::str_cat("permute: duplicate dims are not allowed: ", shape_to_string(dims)));
     seen[d] = true;
     sizes[i] = self.sizes()[d];
     strides[i] = self.strides()[d];
@@ -98,7 +98,7 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
 Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
   const int64_t n = static_cast<int64_t>(size.size()), old = self.dim();
   if (n < old) {
-    throw ValueError(detail::str_cat("expand: the number of sizes provided (", n,
+    throw Error(detail::str_cat("expand: the number of sizes provided (", n,
                                      ") must be greater or equal to the number of dimensions in the tensor (", old,
                                      ")"));
   }
@@ -110,16 +110,16 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
     int64_t want = size[i];
     if (want == -1) {
       if (d < 0) {
-        throw ValueError(detail::str_cat("expand: the expanded size of the tensor (-1) isn't allowed in a leading, "
+        throw Error(detail::str_cat("expand: the expanded size of the tensor (-1) isn't allowed in a leading, "
                                          "non-existing dimension ", i));
       }
       want = have;
     } else if (want < 0) {
-      throw ValueError(detail::str_cat("expand: invalid size ", want, " in ", shape_to_string(size)));
+      throw Error(detail::str_cat("expand: invalid size ", want, " in ", shape_to_string(size)));
     }
     if (want != have) {
       if (have != 1) {
-        throw ValueError(detail::str_cat("expand: the expanded size of the tensor (", want,
+        throw Error(detail::str_cat("expand: the expanded size of the tensor (", want,
                                          ") must match the existing size (", have, ") at non-singleton dimension ", i,
                                          ".  Target sizes: ", shape_to_string(size), ".  Tensor sizes: ",
                                          shape_to_string(self.sizes())));
@@ -162,9 +162,9 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 }
 
 Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  if (self.dim() == 0) throw ValueError("slice: cannot be applied to a 0-dim tensor");
+  if (self.dim() == 0) throw Error("slice: cannot be applied to a 0-dim tensor");
   const int64_t d = wrap_dim(dim, self.dim(), "slice");
-  if (step <= 0) throw ValueError(detail::str_cat("slice: step must be positive, got ", step));
+  if (step <= 0) throw Error(detail::str_cat("slice: step must be positive, got ", step));
   const int64_t len = self.sizes()[d];
   // Python slice semantics: negative bounds count from the end, and bounds are clamped.
   int64_t lo = start.value_or(0), hi = end.value_or(std::numeric_limits<int64_t>::max());
@@ -181,11 +181,11 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
 }
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
-  if (self.dim() == 0) throw ValueError("select: cannot be applied to a 0-dim tensor");
+  if (self.dim() == 0) throw Error("select: cannot be applied to a 0-dim tensor");
   const int64_t d = wrap_dim(dim, self.dim(), "select");
   const int64_t len = self.sizes()[d];
   if (index < -len || index >= len) {
-    throw ValueError(detail::str_cat("select: index ", index, " out of range for tensor of size ",
+    throw IndexError(detail::str_cat("select: index ", index, " out of range for tensor of size ",
                                      shape_to_string(self.sizes()), " at dimension ", d));
   }
   const int64_t i = index < 0 ? index + len : index;
@@ -196,15 +196,15 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
 }
 
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
-  if (self.dim() == 0) throw ValueError("narrow: cannot be applied to a 0-dim tensor");
+  if (self.dim() == 0) throw Error("narrow: cannot be applied to a 0-dim tensor");
   const int64_t d = wrap_dim(dim, self.dim(), "narrow");
   const int64_t len = self.sizes()[d];
   if (start < -len || start > len) {
-    throw ValueError(detail::str_cat("narrow: start (", start, ") out of range for dimension ", d, " of size ", len));
+    throw IndexError(detail::str_cat("narrow: start (", start, ") out of range for dimension ", d, " of size ", len));
   }
   const int64_t s = start < 0 ? start + len : start;
   if (length < 0 || length > len - s) {
-    throw ValueError(detail::str_cat("narrow: start (", s, ") + length (", length, ") exceeds dimension size (", len,
+    throw Error(detail::str_cat("narrow: start (", s, ") + length (", length, ") exceeds dimension size (", len,
                                      ")"));
   }
   return glassbox::slice(self, d, s, s + length, 1);
@@ -214,10 +214,10 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   const int64_t d = wrap_dim(dimension, self.dim(), "unfold");
   const int64_t len = self.dim() == 0 ? 1 : self.sizes()[d];
   if (size < 0 || size > len) {
-    throw ValueError(detail::str_cat("unfold: maximum size for tensor at dimension ", d, " is ", len, " but size is ",
+    throw Error(detail::str_cat("unfold: maximum size for tensor at dimension ", d, " is ", len, " but size is ",
                                      size));
   }
-  if (step <= 0) throw ValueError(detail::str_cat("unfold: step is ", step, " but must be > 0"));
+  if (step <= 0) throw Error(detail::str_cat("unfold: step is ", step, " but must be > 0"));
   DimVector sizes = self.sizes(), strides = self.strides();
   if (self.dim() == 0) return make_view(self, DimVector{size}, DimVector{1}, self.storage_offset());
   // Dim d now counts windows; a new last dim walks inside one window.
@@ -231,15 +231,15 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
 
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   if (size.size() != stride.size()) {
-    throw ValueError(detail::str_cat("as_strided: mismatch in length of strides and shape: ", shape_to_string(size),
+    throw Error(detail::str_cat("as_strided: mismatch in length of strides and shape: ", shape_to_string(size),
                                      " and ", shape_to_string(stride)));
   }
   for (int64_t s : size)
-    if (s < 0) throw ValueError(detail::str_cat("as_strided: negative size in ", shape_to_string(size)));
+    if (s < 0) throw Error(detail::str_cat("as_strided: negative size in ", shape_to_string(size)));
   for (int64_t s : stride)
-    if (s < 0) throw ValueError(detail::str_cat("as_strided: negative strides are not supported, got ", shape_to_string(stride)));
+    if (s < 0) throw Error(detail::str_cat("as_strided: negative strides are not supported, got ", shape_to_string(stride)));
   const int64_t offset = storage_offset.value_or(self.storage_offset());
-  if (offset < 0) throw ValueError(detail::str_cat("as_strided: negative storage offset ", offset));
+  if (offset < 0) throw Error(detail::str_cat("as_strided: negative storage offset ", offset));
   return make_view(self, size, stride, offset);
 }
 
@@ -251,7 +251,7 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
     return glassbox::reshape(self, one);
   }
   const int64_t s = wrap_dim(start_dim, self.dim(), "flatten"), e = wrap_dim(end_dim, self.dim(), "flatten");
-  if (s > e) throw ValueError("flatten: start_dim cannot come after end_dim");
+  if (s > e) throw Error("flatten: start_dim cannot come after end_dim");
   if (s == e) return self;
   DimVector shape;
   int64_t merged = 1;

@@ -31,6 +31,7 @@ IValue element(py::handle h, BaseType base, const std::string& what, IntOverflow
     case BaseType::Int:
     case BaseType::SymInt:
       if (is_python_int(h)) return IValue(int64_from_python(h, overflow, what.c_str()));
+      if (py::isinstance<py::bool_>(h)) return IValue(int64_t{h.ptr() == Py_True});  // bool is an int, as for torch.ops
       break;
     case BaseType::Float:
       if ((py::isinstance<py::int_>(h) && !py::isinstance<py::bool_>(h)) || py::isinstance<py::float_>(h))
@@ -43,6 +44,8 @@ IValue element(py::handle h, BaseType base, const std::string& what, IntOverflow
       break;
     case BaseType::Bool:
       if (py::isinstance<py::bool_>(h)) return IValue(h.cast<bool>());
+      if (is_python_int(h)) return IValue(PyObject_IsTrue(h.ptr()) == 1);  // torch.ops takes 0 and 1 for a bool too
+      if (is_numpy_bool(h)) return IValue(PyObject_IsTrue(h.ptr()) == 1);
       break;
     case BaseType::Str:
       if (py::isinstance<py::str>(h)) return IValue(h.cast<std::string>());

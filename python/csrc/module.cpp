@@ -1,9 +1,12 @@
 // glassbox._C: the engine's Python bindings. Errors arrive in Python as exceptions with the same
-// text: glassbox::TypeError/IndexError/ValueError as TypeError/IndexError/ValueError, every other glassbox::Error as RuntimeError.
+// text: glassbox::TypeError/IndexError/ValueError/NotImplementedError as the Python class of that name, every other glassbox::Error as RuntimeError.
 #include <pybind11/pybind11.h>
+
+#include <cstdio>
 
 #include "engine/core/error.h"
 #include "engine/core/tensor.h"
+#include "engine/core/warning.h"
 #include "engine/cuda/cuda_device.h"
 
 namespace py = pybind11;
@@ -25,6 +28,19 @@ void bind_library(py::module_& m);
 void bind_trace(py::module_& m);
 void bind_profiler(py::module_& m);
 
+namespace {
+// glassbox::warn as Python's warnings.warn(UserWarning), as PyTorch's warnings arrive. Kernels run with the
+// GIL released, so it is taken here; a warning filter set to "error" raises from the operator call.
+void warn_in_python(const std::string& message) {
+  if (!Py_IsInitialized()) {
+    std::fprintf(stderr, "glassbox warning: %s\n", message.c_str());
+    return;
+  }
+  py::gil_scoped_acquire gil;
+  if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) != 0) throw py::error_already_set();
+}
+}  // namespace
+
 PYBIND11_MODULE(_C, m) {
   m.doc() = "glassbox engine bindings";
   py::register_local_exception_translator([](std::exception_ptr p) {
@@ -36,10 +52,13 @@ PYBIND11_MODULE(_C, m) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const glassbox::ValueError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const glassbox::NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const glassbox::Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }
   });
+  glassbox::set_warning_handler(&warn_in_python);
   bind_registry(m);
   bind_tensor(m);
   bind_op_calls(m);

@@ -84,6 +84,9 @@ Tensor from_numpy(const py::array& a) {
 
 py::array to_numpy(const Tensor& t) {
   if (!t.defined()) throw ValueError("numpy(): undefined tensor");
+  // As in PyTorch: the array would not carry the tensor's history, so say so instead of dropping it.
+  if (t.requires_grad())
+    throw Error("numpy(): can't call numpy() on a tensor that requires grad; use tensor.detach().numpy() instead");
   if (t.device().type != DeviceType::CPU)
     throw TypeError("numpy(): can't convert a " + t.device().to_string() + " tensor to NumPy; use .cpu() first");
   py::dtype dt = numpy_dtype(t.dtype());
@@ -101,8 +104,15 @@ void bind_numpy(py::module_& m) {
   m.def("from_numpy", &from_numpy, py::arg("array"),
         "A tensor sharing the NumPy array's memory (writes through either are seen by both).");
   auto tensor = py::type::of<Tensor>();
-  tensor.attr("numpy") = py::cpp_function(&to_numpy, py::is_method(tensor), py::name("numpy"),
-                                          "A NumPy array sharing this CPU tensor's memory.");
+  tensor.attr("numpy") = py::cpp_function(
+      [](const Tensor& t, bool force) {
+        if (!force || !t.defined()) return to_numpy(t);
+        const Tensor d = t.detach();
+        return to_numpy(d.device().type == DeviceType::CPU ? d : py::cast(d).attr("cpu")().cast<Tensor>());
+      },
+      py::is_method(tensor),
+      py::name("numpy"), py::arg("force") = false,
+      "A NumPy array sharing this CPU tensor's memory; force=True detaches and copies to the CPU first.");
   tensor.attr("__array__") = py::cpp_function(
       [](const Tensor& t, py::object dtype, py::object copy) {
         py::object a = to_numpy(t);

@@ -134,7 +134,9 @@ py::object call(const std::string& qualified, const py::tuple& args, const py::d
     for (size_t i = 0; i < stack.size(); ++i) out[i] = ivalue_to_python(stack[i]);
     return out;
   }
-  throw py::type_error(qualified + "(): no overload accepts these arguments;" + tried);
+  // A RuntimeError, as torch.ops raises for arguments that match no schema (the Python functions and
+  // methods, whose signatures are Python's, raise TypeError instead).
+  throw Error(qualified + "(): no overload accepts these arguments;" + tried);
 }
 }  // namespace
 

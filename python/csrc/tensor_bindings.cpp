@@ -86,7 +86,7 @@ void bind_tensor(py::module_& m) {
       .def("tolist", &to_list)
       .def("item", [](const Tensor& t) {
         if (t.numel() != 1)
-          throw ValueError("a Tensor with " + std::to_string(t.numel()) + " elements cannot be converted to Scalar");
+          throw Error("a Tensor with " + std::to_string(t.numel()) + " elements cannot be converted to Scalar");
         py::object v = to_list(t);
         while (py::isinstance<py::list>(v)) v = py::reinterpret_borrow<py::list>(v)[0];
         return v;

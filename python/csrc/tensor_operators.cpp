@@ -110,6 +110,13 @@ void bind_tensor_operators(py::module_&) {
       .def("__gt__", [](const Tensor& a, const Scalar& b) { return glassbox::gt(a, b); }, op, kNoGil)
       .def("__ge__", [](const Tensor& a, const Tensor& b) { return glassbox::ge(a, b); }, op, kNoGil)
       .def("__ge__", [](const Tensor& a, const Scalar& b) { return glassbox::ge(a, b); }, op, kNoGil);
+  // Reflected forms called with a tensor (a.__rsub__(b) is b - a), as Python never does but code may.
+  t.def("__radd__", [](const Tensor& a, const Tensor& b) { return glassbox::add(b, a); }, op, kNoGil)
+      .def("__rsub__", [](const Tensor& a, const Tensor& b) { return glassbox::sub(b, a); }, op, kNoGil)
+      .def("__rmul__", [](const Tensor& a, const Tensor& b) { return glassbox::mul(b, a); }, op, kNoGil)
+      .def("__rtruediv__", [](const Tensor& a, const Tensor& b) { return glassbox::div(b, a); }, op, kNoGil)
+      .def("__rpow__", [](const Tensor& a, const Tensor& b) { return glassbox::pow(b, a); }, op, kNoGil)
+      .def("__rmatmul__", [](const Tensor& a, const Tensor& b) { return glassbox::matmul(b, a); }, op, kNoGil);
   // Python's & | ^ on numbers: a Scalar operand as a wrapped number (t & True).
   t.def("__and__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_and(a, number(b)); }, op, kNoGil)
       .def("__or__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_or(a, number(b)); }, op, kNoGil)

@@ -140,32 +140,37 @@ class _WeightsUnpickler(_pickle.Unpickler):
             "if you trust the file")
 
 
-def save(obj, f, pickle_protocol=2):
-    """Writes obj (tensors, state dicts, containers of them) to a path or a binary file object."""
+def save(obj, f, pickle_module=_pickle, pickle_protocol=2):
+    """Writes obj (tensors, state dicts, containers of them) to a path or a binary file object
+    (torch.save's argument order: pickle_module, then pickle_protocol)."""
     if isinstance(f, (str, _os.PathLike)):
         with open(f, "wb") as out:
-            _pickle.dump(obj, out, protocol=pickle_protocol)
-    else:
-        _pickle.dump(obj, f, protocol=pickle_protocol)
+            pickle_module.dump(obj, out, protocol=pickle_protocol)
+        return
+    if not callable(getattr(f, "write", None)):  # AttributeError, as torch.save raises
+        raise AttributeError(f"save: expected a path or a file object opened for writing; a {type(f).__name__} "
+                             "has no 'write' method")
+    pickle_module.dump(obj, f, protocol=pickle_protocol)
 
 
-def load(f, map_location=None, weights_only=True):
+def load(f, map_location=None, pickle_module=None, *, weights_only=True):
     """Reads what gb.save wrote. map_location: a device ("cpu"), a dict {saved: new} or a callable
     of the saved device. weights_only=False allows any pickled object (trusted files only)."""
     if map_location is not None and not isinstance(map_location, (str, dict)) and not callable(map_location):
-        raise TypeError(f"load: map_location must be a device string, a dict or a callable, not "
-                        f"{type(map_location).__name__}")
+        raise AttributeError(f"load: map_location must be a device string, a dict or a callable, not "
+                             f"{type(map_location).__name__}")
     if isinstance(f, (str, _os.PathLike)):
         with open(f, "rb") as source:
             data = source.read()
     elif callable(getattr(f, "read", None)):
         data = f.read()
-    else:
-        raise TypeError(f"load: expected a path or a file object opened for reading, got {type(f).__name__}")
+    else:  # AttributeError, as torch.load raises
+        raise AttributeError(f"load: expected a path or a file object opened for reading; a {type(f).__name__} "
+                             "has no 'read' method")
     previous = getattr(_state, "map_location", None)
     _state.map_location = map_location
     try:
-        unpickler = _WeightsUnpickler if weights_only else _pickle.Unpickler
+        unpickler = _WeightsUnpickler if weights_only else (pickle_module or _pickle).Unpickler
         return unpickler(_io.BytesIO(data)).load()
     finally:
         _state.map_location = previous

@@ -21,12 +21,19 @@ def _contains(self, element):
     return bool((self == element).sum().item())
 
 
+def _one_element(self):
+    # int(t), float(t): Python's conversions raise ValueError (item() itself raises RuntimeError), as in PyTorch.
+    if self.numel() != 1:
+        raise ValueError(f"only one element tensors can be converted to Python scalars (this one has {self.numel()})")
+    return self.item()
+
+
 def _int(self):
-    return int(self.item())  # item() raises ValueError unless there is exactly one element
+    return int(_one_element(self))
 
 
 def _float(self):
-    return float(self.item())
+    return float(_one_element(self))
 
 
 def _index(self):
@@ -35,7 +42,15 @@ def _index(self):
     return int(self.item())
 
 
+def _array_wrap(self, array, context=None, return_scalar=False):
+    """NumPy's functions on a tensor (np.exp(t)) return a tensor, as in PyTorch."""
+    if return_scalar:
+        return array[()]
+    return _C.from_numpy(array if array.flags.writeable else array.copy())
+
+
 _C.Tensor.__bool__ = _bool
+_C.Tensor.__array_wrap__ = _array_wrap
 _C.Tensor.__contains__ = _contains
 _C.Tensor.__int__ = _int
 _C.Tensor.__float__ = _float

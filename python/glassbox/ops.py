@@ -19,7 +19,7 @@ class OpOverloadPacket:
     def __call__(self, *args, **kwargs):
         try:
             return _C._ops.call(self._qualified, args, kwargs, self._names)
-        except (TypeError, AttributeError):
+        except (RuntimeError, AttributeError):  # perhaps an overload registered since
             fresh = _C._ops.overload_names(self._qualified)
             if fresh == self._names:
                 raise
@@ -29,8 +29,10 @@ class OpOverloadPacket:
     def __getattr__(self, overload):
         if overload.startswith("__"):
             raise AttributeError(overload)
-        name = self._qualified + "." + overload
-        if overload not in _C._ops.overload_names(self._qualified):
+        # The overload with no name is spelled `default`, as in torch.ops.aten.relu.default.
+        key = "" if overload == "default" else overload
+        name = self._qualified + ("." + key if key else "")
+        if key not in _C._ops.overload_names(self._qualified):
             raise AttributeError("%s has no overload %r; overloads: %s" % (
                 self._qualified, overload, ", ".join(repr(o) for o in self.overloads())))
         return OpOverload(name)

@@ -150,8 +150,15 @@ def test_load_refuses_other_globals_unless_told():
         gb.load(buffer)
     buffer.seek(0)
     assert gb.load(buffer, weights_only=False) == {"x": None}
-    with pytest.raises(TypeError, match="map_location"):
+    with pytest.raises(AttributeError, match="map_location"):  # torch.load's class
         gb.load(io.BytesIO(), map_location=3)
+
+
+def test_save_and_load_refuse_non_files_with_torchs_class():
+    with pytest.raises(AttributeError, match="'write'"):
+        gb.save(gb.ones(2), gb.ones(2))
+    with pytest.raises(AttributeError, match="'read'"):
+        gb.load([1, 2])
 
 
 def test_cuda_tensors_are_read_through_the_cpu():

@@ -2,6 +2,8 @@
 tensor is refused by every in-place operator and out= but fill_ and masked_fill_; an out= of another shape
 is resized (with a warning when it had elements); a number written as such (fill_, full, masked_fill_,
 t[i] = v) must fit the tensor's dtype."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -77,22 +79,23 @@ def test_fill_and_masked_fill_may_write_an_expanded_tensor():
     assert expanded().triu_(1).cpu().tolist() == [[0.0, 0.0], [0.0, 0.0]]
 
 
-def test_out_of_another_shape_is_resized_with_a_warning(capfd):
+def test_out_of_another_shape_is_resized_with_a_warning():
     out = ones(2, 3)
-    r = gb.add(ones(3), ones(3), out=out)
+    with pytest.warns(UserWarning, match=r"add.out: out= had shape \[2, 3\] and holds elements; it was resized to \[3\]"):
+        r = gb.add(ones(3), ones(3), out=out)
     assert list(r.shape) == list(out.shape) == [3]
     assert out.cpu().tolist() == [2.0, 2.0, 2.0]
-    assert "add.out: out= had shape [2, 3] and holds elements; it was resized to [3]" in capfd.readouterr().err
 
 
-def test_empty_out_is_resized_silently(capfd):
+def test_empty_out_is_resized_silently():
     out = empty(0)
-    gb.add(ones(3), ones(3), out=out)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning for an out= without elements
+        gb.add(ones(3), ones(3), out=out)
     assert list(out.shape) == [3] and out.cpu().tolist() == [2.0, 2.0, 2.0]
     out = empty(0)
     gb.eq(tensor(1.0), 1.0, out=out)  # the issue's case: a 0-d result into an empty float out
     assert list(out.shape) == [] and out.dtype == gb.float32 and out.cpu().item() == 1.0
-    assert "resized" not in capfd.readouterr().err
 
 
 @pytest.mark.parametrize("call, want", [
@@ -122,7 +125,7 @@ def test_an_expanded_out_of_another_shape_is_resized_first():
 
 
 def test_in_place_ops_cannot_resize_self():
-    with pytest.raises(ValueError, match=r"add_: output of shape \[3\] does not match the broadcast shape \[2, 3\]"):
+    with pytest.raises(RuntimeError, match=r"add_: output of shape \[3\] does not match the broadcast shape \[2, 3\]"):
         ones(3).add_(ones(2, 3))
 
 

@@ -113,7 +113,7 @@ Tensor& masked_fill_tensor_meta_(Tensor& self, const Tensor& mask, const Tensor&
 Tensor one_hot_meta(const Tensor& self, int64_t num_classes) {
   if (num_classes == -1) {
     one_hot_shape(self, 0);  // the dtype check first
-    throw ValueError("one_hot: on the meta device num_classes must be given (inferring it reads the values)");
+    throw Error("one_hot: on the meta device num_classes must be given (inferring it reads the values)");
   }
   return meta_tensor(one_hot_shape(self, num_classes), ScalarType::Int64);
 }

@@ -48,7 +48,7 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, x):
-        return F.gelu(x, self.approximate)
+        return F.gelu(x, approximate=self.approximate)
 
 
 class Sigmoid(Module):

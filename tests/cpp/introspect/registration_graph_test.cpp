@@ -304,7 +304,7 @@ TEST(RegistrationGraph, KeyFilterKeepsWhatFillsTheKeysSlot) {
   try {
     build_registration_view(three.inputs(), {"", "Cpu"});
     ADD_FAILURE() << "no error for an unknown key";
-  } catch (const ValueError& e) {
+  } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("\"Cpu\" (keys registered: AutogradCPU, CPU, CompositeImplicitAutograd, Meta)"),
               std::string::npos) << e.what();
   }

@@ -36,8 +36,8 @@ TEST(Factories, EmptyZerosOnesFull) {
   EXPECT_EQ(f.dtype(), ScalarType::Int64);  // the fill value decides when no dtype is given
   EXPECT_EQ(full({2}, Scalar(true)).dtype(), ScalarType::Bool);
   EXPECT_EQ(values<double>(full({3}, Scalar(0.5), ScalarType::Float64)), std::vector<double>(3, 0.5));
-  EXPECT_THROW(empty({2, -1}), ValueError);
-  EXPECT_THROW(empty({int64_t{1} << 40, int64_t{1} << 40}), ValueError);
+  EXPECT_THROW(empty({2, -1}), Error);
+  EXPECT_THROW(empty({int64_t{1} << 40, int64_t{1} << 40}), Error);
 }
 
 TEST(Arithmetic, BroadcastAddSubMulDivAgainstLoops) {
@@ -81,7 +81,7 @@ TEST(Arithmetic, MethodsInPlaceAndOut) {
   add_out(out, iota({2, 3}), b);
   EXPECT_EQ(values<float>(out), (std::vector<float>{0, 2, 4, 3, 5, 7}));
   Tensor small = iota({3});
-  EXPECT_THROW(small.add_(iota({2, 3})), ValueError);  // in-place cannot grow self
+  EXPECT_THROW(small.add_(iota({2, 3})), Error);  // in-place cannot grow self
   EXPECT_EQ(values<float>(neg(b)), (std::vector<float>{-0.0f, -1, -2}));
   EXPECT_EQ(values<int64_t>(b.to(ScalarType::Int64)), (std::vector<int64_t>{0, 1, 2}));
   EXPECT_TRUE(b.to(ScalarType::Float32).is_same(b));
@@ -91,11 +91,11 @@ TEST(Arithmetic, ErrorsNameTheOperatorAndShapes) {
   try {
     add(iota({2, 3}), iota({4}));
     FAIL();
-  } catch (const ValueError& e) {
+  } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "add: shapes [2, 3] and [4] cannot be broadcast together (dimension 1: 3 vs 4)");
   }
-  EXPECT_THROW(sub(ones({2}, ScalarType::Bool), ones({2}, ScalarType::Bool)), ValueError);
-  EXPECT_THROW(add(iota({2}, ScalarType::Int64), iota({2}, ScalarType::Int64), Scalar(0.5)), ValueError);
+  EXPECT_THROW(sub(ones({2}, ScalarType::Bool), ones({2}, ScalarType::Bool)), NotImplementedError);
+  EXPECT_THROW(add(iota({2}, ScalarType::Int64), iota({2}, ScalarType::Int64), Scalar(0.5)), Error);
   try {
     add(iota({2}), empty({2}, ScalarType::Float32, Device::parse("meta")));
     FAIL();
@@ -113,7 +113,7 @@ TEST(Meta, ShapesAndDtypesWithoutData) {
   EXPECT_EQ(c.dtype(), ScalarType::Float16);
   EXPECT_EQ(c.data_ptr(), nullptr);
   EXPECT_EQ(div(a, a).dtype(), ScalarType::Float32);
-  EXPECT_THROW(add(a, empty({4}, ScalarType::Int32, meta)), ValueError);
+  EXPECT_THROW(add(a, empty({4}, ScalarType::Int32, meta)), Error);
 }
 
 TEST(Dispatch, GeneratedRegistrationsAreVisible) {
@@ -187,7 +187,7 @@ TEST(Arithmetic, StreamedOutputsMatchTheOrdinaryLoop) {
       }
     }
   }
-  EXPECT_THROW(cpu::set_streaming_store_threshold(0), ValueError);
+  EXPECT_THROW(cpu::set_streaming_store_threshold(0), Error);
   set_num_threads(saved_threads);
 }
 
@@ -218,5 +218,5 @@ TEST(Arithmetic, SmallSameShapeOperandsMatchTheIteratorPath) {
       }
     }
   }
-  EXPECT_THROW(add(iota({2}, ScalarType::Int32), iota({2}, ScalarType::Int32), Scalar(0.5)), ValueError);
+  EXPECT_THROW(add(iota({2}, ScalarType::Int32), iota({2}, ScalarType::Int32), Scalar(0.5)), Error);
 }

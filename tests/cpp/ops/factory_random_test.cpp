@@ -53,8 +53,8 @@ TEST(EmptyStrided, GeometryMetaAndErrors) {
   EXPECT_EQ(m.data_ptr(), nullptr);
   EXPECT_EQ(error_of([] { empty_strided({2, 3}, {1}); }),
             "empty_strided: size [2, 3] and stride [1] must have the same length");
-  EXPECT_THROW(empty_strided({-1}, {1}), ValueError);
-  EXPECT_THROW(empty_strided({2}, {-1}, std::nullopt, kMeta), ValueError);
+  EXPECT_THROW(empty_strided({-1}, {1}), Error);
+  EXPECT_THROW(empty_strided({2}, {-1}, std::nullopt, kMeta), Error);
 }
 
 TEST(Arange, ValuesDtypesAndOverloads) {
@@ -97,13 +97,13 @@ TEST(Arange, OutMetaAndErrors) {
             "arange: the sign of step leads away from end (start=0, end=5, step=-1)");
   EXPECT_EQ(error_of([] { arange_start_step(1.5, 0.0, 0.5, std::nullopt, kMeta); }),
             "arange: the sign of step leads away from end (start=1.5, end=0, step=0.5)");
-  EXPECT_THROW(arange(0.0, INFINITY), ValueError);
-  EXPECT_THROW(arange_start_step(0.0, 1e300, 1e-300), ValueError);  // more elements than int64 counts
+  EXPECT_THROW(arange(0.0, INFINITY), Error);
+  EXPECT_THROW(arange_start_step(0.0, 1e300, 1e-300), Error);  // more elements than int64 counts
   Tensor grown = empty({3});  // an out of another shape is resized, as in PyTorch (here its storage grows)
   arange_out(grown, 0, 4);
   EXPECT_EQ(grown.sizes(), DimVector({4}));
   EXPECT_EQ(values<float>(grown), (std::vector<float>{0, 1, 2, 3}));
-  EXPECT_THROW(arange(3, ScalarType::Bool), TypeError);
+  EXPECT_THROW(arange(3, ScalarType::Bool), Error);
 }
 
 TEST(Linspace, ValuesEndpointsAndErrors) {
@@ -306,7 +306,7 @@ TEST(Random, Dropout) {
 
 TEST(Random, ErrorsNameTheOperator) {
   EXPECT_EQ(error_of([] { rand({2}, ScalarType::Int32); }), "rand: expected a floating-point dtype, but got int32");
-  EXPECT_THROW(randn({2}, ScalarType::Bool), TypeError);
+  EXPECT_THROW(randn({2}, ScalarType::Bool), NotImplementedError);
   Tensor i = empty({3}, ScalarType::Int64);
   EXPECT_EQ(error_of([&] { uniform_(i); }), "uniform_: expected a floating-point dtype, but got int64");
   Tensor f = empty({3});
@@ -318,11 +318,11 @@ TEST(Random, ErrorsNameTheOperator) {
   EXPECT_EQ(error_of([] { randint(0, 1000, {2}, ScalarType::Int8); }),
             "randint: the range [0, 1000) does not fit in int8 (its values must lie in [-128, 127])");
   Tensor m = empty({3}, ScalarType::Int64, kMeta);
-  EXPECT_THROW(uniform_(m), TypeError);  // the Meta kernel checks the same
-  EXPECT_THROW(random_(m, 3, 1), ValueError);
+  EXPECT_THROW(uniform_(m), NotImplementedError);  // the Meta kernel checks the same
+  EXPECT_THROW(random_(m, 3, 1), Error);
   Tensor p = full({2}, Scalar(1.5));
-  EXPECT_THROW(bernoulli(p), ValueError);
-  EXPECT_THROW(bernoulli(ones({2}, ScalarType::Int64)), TypeError);
+  EXPECT_THROW(bernoulli(p), Error);
+  EXPECT_THROW(bernoulli(ones({2}, ScalarType::Int64)), NotImplementedError);
 }
 
 TEST(ToDevice, CopiesConvertsAndRefuses) {

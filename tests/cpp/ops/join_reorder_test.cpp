@@ -75,7 +75,7 @@ TEST(Cat, Errors) {
             "for tensor [2, 4] (float32) at position 1");
   EXPECT_EQ(error_of([] { cat({iota({2}), empty({2}, ScalarType::Float32, kMeta)}); }),
             "cat: expected all tensors on the same device, but got cpu at position 0 and meta at position 1");
-  EXPECT_THROW(cat({iota({2, 3})}, 2), ValueError);
+  EXPECT_THROW(cat({iota({2, 3})}, 2), IndexError);
 }
 
 TEST(Stack, NewDimensionAndErrors) {
@@ -132,9 +132,9 @@ TEST(Split, ChunkAndErrors) {
   EXPECT_EQ(error_of([] { split(iota({}), 1); }), "split: cannot split a 0-dim tensor (float32)");
   EXPECT_EQ(error_of([&] { split_with_sizes(a, {3, 3}); }),
             "split_with_sizes: split_sizes [3, 3] sum to 6 but dimension 0 of the input [7] has size 7");
-  EXPECT_THROW(split_with_sizes(a, {8, -1}), ValueError);
+  EXPECT_THROW(split_with_sizes(a, {8, -1}), Error);
   EXPECT_EQ(error_of([&] { chunk(a, 0); }), "chunk: the number of chunks must be greater than 0, but got 0");
-  EXPECT_THROW(chunk(a, 1, 1), ValueError);
+  EXPECT_THROW(chunk(a, 1, 1), IndexError);
 }
 
 TEST(Flip, DimsDtypesNonContiguous) {
@@ -151,7 +151,7 @@ TEST(Flip, DimsDtypesNonContiguous) {
   EXPECT_EQ(flip(empty({2, 5}, ScalarType::Int16, kMeta), {1}).dtype(), ScalarType::Int16);
   EXPECT_EQ(error_of([&] { flip(a, {1, -1}); }),
             "flip: dim 1 appears more than once in dims [1, -1] (input [2, 3] (float32))");
-  EXPECT_THROW(flip(a, {2}), ValueError);
+  EXPECT_THROW(flip(a, {2}), IndexError);
 }
 
 TEST(Roll, DimsFlattenedAndErrors) {

@@ -86,13 +86,13 @@ TEST(ViewOps, ViewOfNonContiguousTensorsFollowsTheGroupRule) {
   EXPECT_NE(err.find("shape [3, 2, 4]"), std::string::npos) << err;
   EXPECT_NE(err.find("strides [4, 12, 1]"), std::string::npos) << err;
   EXPECT_NE(err.find("reshape"), std::string::npos) << err;
-  EXPECT_THROW(t.view({6, 4}), ValueError);
+  EXPECT_THROW(t.view({6, 4}), Error);
   // A sliced tensor keeps its offset and merges only what is still contiguous.
   const Tensor s = a.slice(2, 1, 3);  // (2, 3, 2), strides (12, 4, 1), offset 1
   EXPECT_GEOMETRY(s.view({6, 2}), V({6, 2}), V({4, 1}), 1);
   EXPECT_GEOMETRY(s.view({2, 3, 2, 1}), V({2, 3, 2, 1}), V({12, 4, 1, 1}), 1);
   EXPECT_EQ(logical(s.view({6, 2})), logical(s));
-  EXPECT_THROW(s.view({12}), ValueError);
+  EXPECT_THROW(s.view({12}), Error);
 }
 
 TEST(ViewOps, ViewErrorsNameShapes) {
@@ -100,10 +100,10 @@ TEST(ViewOps, ViewErrorsNameShapes) {
   EXPECT_NE(error_of([&] { a.view({4, -1}); }).find("shape '[4, -1]' is invalid for input of size 6"), std::string::npos);
   EXPECT_NE(error_of([&] { a.view({-1, -1}); }).find("only one dimension can be inferred"), std::string::npos);
   EXPECT_NE(error_of([&] { a.view({5}); }).find("invalid for input of size 6"), std::string::npos);
-  EXPECT_THROW(a.view({-2, -3}), ValueError);
+  EXPECT_THROW(a.view({-2, -3}), Error);
   const Tensor e = iota({3, 1}).expand({3, 4});
   EXPECT_GEOMETRY(e.view({3, 2, 2}), V({3, 2, 2}), V({1, 0, 0}), 0);
-  EXPECT_THROW(e.view({12}), ValueError);
+  EXPECT_THROW(e.view({12}), Error);
 }
 
 TEST(ReshapeOps, ViewWhenPossibleElseCopy) {
@@ -122,7 +122,7 @@ TEST(ReshapeOps, ViewWhenPossibleElseCopy) {
       for (int k = 0; k < 3; ++k) expected.push_back(static_cast<float>(i * 12 + k * 4 + j));
   EXPECT_EQ(logical(c), expected);
   EXPECT_TRUE(shares_storage(t.reshape({2, 2, 2, 3}), a));  // splitting a dim is always a view
-  EXPECT_THROW(a.reshape({5, 5}), ValueError);
+  EXPECT_THROW(a.reshape({5, 5}), Error);
 }
 
 TEST(ViewTranspose, SwapsSizesAndStrides) {
@@ -190,7 +190,7 @@ TEST(ViewSqueeze, SqueezeAndUnsqueeze) {
   EXPECT_GEOMETRY(a.squeeze(2), V({1, 3, 2}), V({6, 2, 1}), 0);
   EXPECT_GEOMETRY(a.squeeze(-3), V({1, 3, 1, 2}), V({6, 2, 2, 1}), 0);  // not size 1: unchanged
   EXPECT_GEOMETRY(iota({}).squeeze(0), V({}), V({}), 0);
-  EXPECT_THROW(a.squeeze(4), ValueError);
+  EXPECT_THROW(a.squeeze(4), IndexError);
   const Tensor b = iota({3, 2});
   EXPECT_GEOMETRY(unsqueeze(b, 0), V({1, 3, 2}), V({6, 2, 1}), 0);
   EXPECT_GEOMETRY(b.unsqueeze(1), V({3, 1, 2}), V({2, 2, 1}), 0);
@@ -238,7 +238,7 @@ TEST(ViewSlice, StepsBoundsAndNegativeIndices) {
   EXPECT_NE(error_of([&] { a.slice(0, 0, 5, 0); }).find("step must be positive"), std::string::npos);
   EXPECT_NE(error_of([&] { a.slice(0, 0, 5, -1); }).find("step must be positive"), std::string::npos);
   EXPECT_EQ(error_of([&] { m.slice(2); }), "slice: dimension out of range (expected to be in range of [-2, 1], but got 2)");
-  EXPECT_THROW(iota({}).slice(0), ValueError);
+  EXPECT_THROW(iota({}).slice(0), Error);
 }
 
 TEST(ViewSelect, SelectAndNarrow) {
@@ -251,8 +251,8 @@ TEST(ViewSelect, SelectAndNarrow) {
   EXPECT_GEOMETRY(a.select(0, 2).select(0, 3).select(0, 4), V({}), V({}), 59);
   EXPECT_NE(error_of([&] { a.select(1, 4); }).find("index 4 out of range for tensor of size [3, 4, 5] at dimension 1"),
             std::string::npos);
-  EXPECT_THROW(a.select(1, -5), ValueError);
-  EXPECT_THROW(iota({}).select(0, 0), ValueError);
+  EXPECT_THROW(a.select(1, -5), IndexError);
+  EXPECT_THROW(iota({}).select(0, 0), Error);
 
   const Tensor n = narrow(a, 2, 1, 3);
   EXPECT_GEOMETRY(n, V({3, 4, 3}), V({20, 5, 1}), 1);
@@ -290,13 +290,13 @@ TEST(ViewAsStrided, ArbitraryGeometryInsideTheStorage) {
   EXPECT_GEOMETRY(a.slice(0, 2).as_strided({2}, {5}), V({2}), V({5}), 2);  // offset defaults to self's
   EXPECT_GEOMETRY(a.as_strided({4, 4}, {1, 1}), V({4, 4}), V({1, 1}), 0);  // overlapping is allowed
   EXPECT_THROW(a.as_strided({4, 4}, {4, 1}), Error);                      // reaches element 15 of 12
-  EXPECT_THROW(a.as_strided({2}, {1, 1}), ValueError);
-  EXPECT_THROW(a.as_strided({2}, {-1}), ValueError);
+  EXPECT_THROW(a.as_strided({2}, {1, 1}), Error);
+  EXPECT_THROW(a.as_strided({2}, {-1}), Error);
   // Offsets past int64 must not wrap around into the storage.
   const int64_t huge = int64_t{1} << 62;
   EXPECT_NE(error_of([&] { a.as_strided({2, 3}, {huge, huge}); }).find("reaches past the largest int64 offset"),
             std::string::npos);
-  EXPECT_THROW(a.as_strided({3}, {huge}, huge), ValueError);
+  EXPECT_THROW(a.as_strided({3}, {huge}, huge), Error);
 }
 
 TEST(ViewContiguous, ContiguousAndFlatten) {
@@ -335,5 +335,5 @@ TEST(ViewOps, MetaTensorsGetGeometryWithoutData) {
   EXPECT_GEOMETRY(m.transpose(0, 2).reshape({-1}), V({24}), V({1}), 0);  // a copy, on meta too
   EXPECT_EQ(m.transpose(0, 2).reshape({-1}).device().type, DeviceType::Meta);
   EXPECT_GEOMETRY(m.unfold(2, 2, 2), V({2, 3, 2, 2}), V({12, 4, 2, 1}), 0);
-  EXPECT_THROW(m.view({5, -1}), ValueError);
+  EXPECT_THROW(m.view({5, -1}), Error);
 }

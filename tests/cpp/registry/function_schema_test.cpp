@@ -174,11 +174,11 @@ TEST(OperatorName, ParseRejectsBadText) {
   for (const char* bad : {"", "aten::", "::add", "add.", ".out", "a::b::c", "add.Tensor.x", "1add",
                           "add-x", "aten::add (", " add", "add.Tensor(Tensor self) -> Tensor"}) {
     SCOPED_TRACE(bad);
-    EXPECT_THROW(OperatorName::parse(bad), ValueError);
+    EXPECT_THROW(OperatorName::parse(bad), Error);
   }
   try {
     OperatorName::parse("aten::");
-  } catch (const ValueError& e) {
+  } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("'aten::'"), std::string::npos) << e.what();
   }
 }

@@ -418,8 +418,8 @@ TEST(SchemaParser, MalformedSchemasReportColumnAndReason) {
   }
 }
 
-TEST(SchemaParser, ErrorIsAValueError) {
-  EXPECT_THROW(parse_schema("f(Tensr a) -> Tensor"), ValueError);
+TEST(SchemaParser, ErrorIsAnError) {  // RuntimeError in Python, as torch raises for a bad schema
+  EXPECT_THROW(parse_schema("f(Tensr a) -> Tensor"), SchemaParseError);
   EXPECT_THROW(parse_schema("f(Tensr a) -> Tensor"), Error);
 }
 

@@ -1,0 +1,128 @@
+"""Bad input raises the Python exception class PyTorch raises for the same mistake: RuntimeError for most
+argument errors (shapes, dtypes, values), IndexError for a dimension or index out of range,
+NotImplementedError for a dtype an operator has no kernel for, ValueError and TypeError where Python's own
+conversions and signatures decide. Where PyTorch is installed, each case is also checked against it."""
+import io
+import warnings
+
+import numpy as np
+import pytest
+
+import glassbox as gb
+import glassbox.nn.functional as F
+
+# (description, call with the library as `m` (glassbox or torch), the class PyTorch raises)
+CASES = [
+    ("shapes that do not broadcast", lambda m: m.ones(2, 3) + m.ones(7, 1), RuntimeError),
+    ("mm of a vector", lambda m: m.mm(m.ones(3), m.ones(3, 3)), RuntimeError),
+    ("reshape to a wrong size", lambda m: m.ones(6).reshape(4, 2), RuntimeError),
+    ("where with a float condition", lambda m: m.where(m.ones(2), m.ones(2), m.zeros(2)), RuntimeError),
+    ("masked_fill with a float mask", lambda m: m.ones(2).masked_fill(m.ones(2), 0.0), RuntimeError),
+    ("integer result into an int out", lambda m: m.ones(2, dtype=m.int32).sqrt_(), RuntimeError),
+    ("negative size", lambda m: m.empty(-1), RuntimeError),
+    ("item of two elements", lambda m: m.ones(2).item(), RuntimeError),
+    ("transpose past the dims", lambda m: m.ones(2, 3).transpose(0, 5), IndexError),
+    ("flatten past the dims", lambda m: m.ones(2, 3).flatten(0, 4), IndexError),
+    ("select past the end", lambda m: m.ones(2, 3).select(0, 5), IndexError),
+    ("sum over a dim past the dims", lambda m: m.ones(2).sum(3), IndexError),
+    ("var of integers", lambda m: m.ones(3, dtype=m.int64).var(), NotImplementedError),
+    ("softmax of integers", lambda m: m.ones(3, dtype=m.int32).softmax(0), NotImplementedError),
+    ("relu of bools", lambda m: m.ones(3, dtype=m.bool).relu(), NotImplementedError),
+    ("negation of bools", lambda m: -m.ones(3, dtype=m.bool), NotImplementedError),
+    ("float() of two elements", lambda m: float(m.ones(2)), ValueError),
+    ("a reduction that does not exist", lambda m: m.nn.functional.mse_loss(m.ones(2), m.ones(2), reduction="all"),
+     ValueError),
+    ("dropout probability past 1", lambda m: m.nn.functional.dropout(m.ones(2), p=1.5), ValueError),
+    ("binary_cross_entropy target of another size",
+     lambda m: m.nn.functional.binary_cross_entropy(m.full((2,), 0.5), m.ones(3)), ValueError),
+]
+
+
+@pytest.mark.parametrize("what,call,expected", CASES, ids=[c[0] for c in CASES])
+def test_glassbox_raises_pytorchs_class(what, call, expected):
+    with pytest.raises(Exception) as info:
+        call(gb)
+    assert type(info.value) is expected, f"{what}: {type(info.value).__name__}: {info.value}"
+
+
+@pytest.mark.parametrize("what,call,expected", CASES, ids=[c[0] for c in CASES])
+def test_pytorch_raises_the_class_this_table_says(what, call, expected):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(Exception) as info:
+        call(torch)
+    assert isinstance(info.value, expected), f"{what}: {type(info.value).__name__}: {info.value}"
+
+
+def test_operator_calls_that_match_no_schema_raise_runtime_error():
+    with pytest.raises(RuntimeError, match="no overload accepts"):
+        gb.ops.glassbox.add.Tensor(gb.ones(2), "two")
+    with pytest.raises(RuntimeError, match="no overload accepts"):
+        gb.ops.glassbox.add(gb.ones(2), "two")
+
+
+def test_the_unnamed_overload_is_spelled_default():
+    x = gb.tensor([-1.0, 2.0])
+    assert gb.ops.glassbox.relu.default(x).tolist() == [0.0, 2.0]
+    assert "default" in gb.ops.glassbox.relu.overloads()
+
+
+def test_reflected_operators_take_tensors():
+    a, b = gb.tensor([1.0, 2.0]), gb.tensor([4.0, 8.0])
+    assert a.__rsub__(b).tolist() == [3.0, 6.0]
+    assert a.__rtruediv__(b).tolist() == [4.0, 4.0]
+    assert a.__rpow__(b).tolist() == [4.0, 64.0]
+    assert a.__radd__(b).tolist() == [5.0, 10.0]
+    assert a.__rmul__(b).tolist() == [4.0, 16.0]
+
+
+def test_numpy_of_a_tensor_that_requires_grad_is_refused_unless_forced():
+    x = gb.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        x.numpy()
+    with pytest.raises(RuntimeError, match="requires grad"):
+        np.asarray(x)
+    assert x.numpy(force=True).tolist() == [1.0, 1.0]
+    assert x.detach().numpy().tolist() == [1.0, 1.0]
+
+
+def test_numpy_functions_of_a_tensor_return_a_tensor():
+    y = np.exp(gb.tensor([0.0, 1.0]))
+    assert isinstance(y, gb.Tensor)
+    assert np.allclose(y.tolist(), [1.0, np.e])
+    assert isinstance(np.add(gb.ones(2), 1), gb.Tensor)
+
+
+def test_engine_warnings_are_python_user_warnings():
+    out = gb.empty(5)
+    with pytest.warns(UserWarning, match="resized"):
+        gb.add(gb.ones(3), gb.ones(3), out=out)
+    assert out.shape == (3,)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UserWarning, match="resized"):
+            gb.add(gb.ones(3), gb.ones(3), out=gb.empty(5))
+
+
+def test_save_and_load_take_torchs_arguments():
+    buffer = io.BytesIO()
+    gb.save({"w": gb.ones(2)}, buffer, pickle_protocol=4)
+    buffer.seek(0)
+    assert gb.load(buffer)["w"].tolist() == [1.0, 1.0]
+
+
+def test_losses_take_the_legacy_reduction_arguments():
+    x, y = gb.tensor([1.0, 2.0]), gb.tensor([0.0, 0.0])
+    with pytest.warns(UserWarning, match="deprecated"):
+        total = F.mse_loss(x, y, size_average=False)
+    assert total.item() == 5.0
+    with pytest.warns(UserWarning, match="deprecated"):
+        each = F.mse_loss(x, y, reduce=False)
+    assert each.tolist() == [1.0, 4.0]
+
+
+def test_operator_calls_take_ints_for_bools_and_bools_for_ints_as_torch_ops_does():
+    x = gb.tensor([[1.0, 2.0], [3.0, 5.0]])
+    assert gb.ops.glassbox.var(x, unbiased=0).item() == pytest.approx(np.var([1.0, 2.0, 3.0, 5.0]))
+    assert gb.ops.glassbox.topk(x, 1, True)[0].tolist() == [[2.0], [5.0]]  # dim=True is dim 1
+    with pytest.raises(RuntimeError, match="no overload accepts"):
+        gb.ops.glassbox.var(x, unbiased="yes")
