@@ -1,4 +1,5 @@
 """scripts/check-layering: passes on this tree, fails on a copy with one include that breaks the layering."""
+
 import os
 import shutil
 import subprocess
@@ -19,8 +20,11 @@ def run(*args):
 def tree(tmp_path):
     """A copy of the layers' folders (not a git checkout: the script walks the files)."""
     for folder in LAYER_FOLDERS:
-        shutil.copytree(os.path.join(ROOT, folder), tmp_path / folder,
-                        ignore=shutil.ignore_patterns("*.py", "*.yaml", "*.md", "*.txt", "__pycache__"))
+        shutil.copytree(
+            os.path.join(ROOT, folder),
+            tmp_path / folder,
+            ignore=shutil.ignore_patterns("*.py", "*.yaml", "*.md", "*.txt", "__pycache__"),
+        )
     return tmp_path
 
 
@@ -48,8 +52,10 @@ def test_core_including_the_dispatcher_fails(tree):
     line = add_include(tree, "engine/core/tensor_impl.h", "registry/dispatcher.h")
     result = run("--root", str(tree))
     assert result.returncode == 1
-    assert (f"engine/core/tensor_impl.h:{line}: layer core includes registry/dispatcher.h (layer registry): "
-            "a lower layer may not include a higher one") in result.stdout
+    assert (
+        f"engine/core/tensor_impl.h:{line}: layer core includes registry/dispatcher.h (layer registry): "
+        "a lower layer may not include a higher one"
+    ) in result.stdout
     assert "1 include(s) break the layering" in result.stdout
 
 
@@ -64,8 +70,10 @@ def test_sibling_layers_stay_apart(tree):
     line = add_include(tree, "engine/autograd/node.h", "engine/cpu/loops.h")
     result = run("--root", str(tree))
     assert result.returncode == 1
-    assert (f"engine/autograd/node.h:{line}: layer autograd includes engine/cpu/loops.h (layer cpu): "
-            "the two layers are independent") in result.stdout
+    assert (
+        f"engine/autograd/node.h:{line}: layer autograd includes engine/cpu/loops.h (layer cpu): "
+        "the two layers are independent"
+    ) in result.stdout
 
 
 def test_tools_never_include_the_engine(tree):
@@ -79,15 +87,19 @@ def test_generated_headers_count_as_their_layer(tree):
     line = add_include(tree, "engine/core/tensor_impl.h", "glassbox/ops/Functions.h")
     result = run("--root", str(tree))
     assert result.returncode == 1
-    assert f"engine/core/tensor_impl.h:{line}: layer core includes glassbox/ops/Functions.h (layer ops)" in result.stdout
+    assert (
+        f"engine/core/tensor_impl.h:{line}: layer core includes glassbox/ops/Functions.h (layer ops)" in result.stdout
+    )
 
 
 def test_an_include_relative_to_its_file_is_resolved(tree):
     line = add_include(tree, "registry/dispatcher.h", "../engine/cuda/cuda_error.h")
     result = run("--root", str(tree))
     assert result.returncode == 1
-    assert f"registry/dispatcher.h:{line}: layer registry includes ../engine/cuda/cuda_error.h (layer cuda)" \
+    assert (
+        f"registry/dispatcher.h:{line}: layer registry includes ../engine/cuda/cuda_error.h (layer cuda)"
         in result.stdout
+    )
 
 
 def test_a_missing_root_is_named():
