@@ -6,7 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include "engine/core/empty.h"
-#include "engine/cpu/parallel.h"
+#include "engine/core/parallel.h"
 #include "glassbox/ops/Functions.h"
 
 using namespace glassbox;

@@ -12,10 +12,10 @@
 
 #include "engine/core/array_ref.h"
 #include "engine/core/device.h"
+#include "engine/core/dispatch_key_set.h"
 #include "engine/core/scalar.h"
 #include "engine/core/scalar_type.h"
 #include "engine/core/tensor.h"
-#include "registry/dispatch_key_set.h"
 #include "registry/function_schema.h"
 
 namespace glassbox {

@@ -2,7 +2,7 @@
 // Stable places for a debugger to break: the registry calls registration_event() after every
 // registration, and a traced dispatch calls dispatch_event() (scripts/gdb uses both). They do
 // nothing; they are compiled without optimisation so their arguments can always be read.
-#include "registry/dispatch_key_set.h"
+#include "engine/core/dispatch_key_set.h"
 #include "registry/function_schema.h"
 #include "registry/operator_name.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "registry/dispatch_key_set.h"
+#include "engine/core/dispatch_key_set.h"
 #include "registry/operator_name.h"
 
 namespace glassbox {

@@ -14,8 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/core/local_dispatch_key_set.h"
 #include "registry/dispatch_trace.h"
-#include "registry/local_dispatch_key_set.h"
 #include "registry/operator_entry.h"
 #include "registry/registry_info.h"
 

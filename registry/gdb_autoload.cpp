@@ -2,7 +2,7 @@
 // pretty-printers and commands with libglassbox_core.so (where auto-loading is allowed:
 // `add-auto-load-safe-path <repo>`).
 #ifndef GLASSBOX_GDB_SCRIPT
-#error "GLASSBOX_GDB_SCRIPT must name the gdb script (set by registry/CMakeLists.txt)"
+#error "GLASSBOX_GDB_SCRIPT must name the gdb script (set by engine/core/CMakeLists.txt)"
 #endif
 
 // Entry kind 1: a Python script file name. The section is mergeable so every library that

@@ -10,10 +10,10 @@
 #include <type_traits>
 #include <utility>
 
+#include "engine/core/dispatch_key_set.h"
 #include "engine/core/error.h"
 #include "registry/boxing.h"
 #include "registry/cpp_signature.h"
-#include "registry/dispatch_key_set.h"
 #include "registry/ivalue.h"
 
 namespace glassbox {

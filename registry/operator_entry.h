@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/dispatch_key_set.h"
 #include "registry/cpp_signature.h"
-#include "registry/dispatch_key_set.h"
 #include "registry/function_schema.h"
 #include "registry/kernel_function.h"
 #include "registry/registry_info.h"

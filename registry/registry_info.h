@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "registry/dispatch_key.h"
+#include "engine/core/dispatch_key.h"
 #include "registry/operator_name.h"
 
 namespace glassbox {

@@ -10,7 +10,7 @@ from .yaml_loader import YNode, load_yaml
 
 NAMESPACE = "glassbox"
 
-# registry/dispatch_key.h, in priority order: runtime keys, then alias keys.
+# engine/core/dispatch_key.h, in priority order: runtime keys, then alias keys.
 DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "AutogradCPU", "AutogradCUDA", "Trace", "Python", "Autograd",
                  "CompositeImplicitAutograd", "CompositeExplicitAutograd")
 ENTRY_KEYS = ("func", "variants", "dispatch", "tags")

@@ -12,7 +12,7 @@
 #include "engine/autograd/grad_mode.h"
 #include "engine/autograd/node.h"
 #include "engine/autograd/saved_variable.h"
-#include "registry/local_dispatch_key_set.h"
+#include "engine/core/local_dispatch_key_set.h"
 
 namespace glassbox::autograd {
 

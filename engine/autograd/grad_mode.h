@@ -2,7 +2,7 @@
 // Grad mode: whether operations record the autograd graph on this thread. Turning it off
 // excludes the Autograd dispatch keys, so calls go straight to the backend kernels (and cost
 // nothing extra), as no_grad does in PyTorch.
-#include "registry/local_dispatch_key_set.h"
+#include "engine/core/local_dispatch_key_set.h"
 
 namespace glassbox::autograd {
 

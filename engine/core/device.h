@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "registry/dispatch_key.h"
+#include "engine/core/dispatch_key.h"
 
 namespace glassbox {
 

@@ -10,11 +10,11 @@
 
 #include "engine/core/device.h"
 #include "engine/core/dim_vector.h"
+#include "engine/core/dispatch_key_set.h"
 #include "engine/core/intrusive_ptr.h"
 #include "engine/core/object_cache.h"
 #include "engine/core/scalar_type.h"
 #include "engine/core/storage.h"
-#include "registry/dispatch_key_set.h"
 
 namespace glassbox {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/parallel.h"
 #include "engine/cpu/loops.h"
-#include "engine/cpu/parallel.h"
 
 #ifdef GLASSBOX_HAVE_OPENBLAS
 #include <cblas.h>

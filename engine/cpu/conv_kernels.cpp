@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "engine/core/empty.h"
+#include "engine/core/parallel.h"
 #include "engine/cpu/blas.h"
-#include "engine/cpu/parallel.h"
 #include "engine/ops/linalg_shape.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/conv2d.h"

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "engine/core/empty.h"
+#include "engine/core/parallel.h"
 #include "engine/cpu/loops.h"
-#include "engine/cpu/parallel.h"
 #include "engine/ops/layer_norm_operands.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/native_layer_norm.h"

@@ -8,9 +8,9 @@
 
 #include "engine/core/error.h"
 #include "engine/core/generator.h"
+#include "engine/core/parallel.h"
 #include "engine/core/philox.h"
 #include "engine/cpu/loops.h"
-#include "engine/cpu/parallel.h"
 #include "engine/ops/copy.h"
 #include "engine/ops/random_ops.h"
 #include "glassbox/ops/Functions.h"

@@ -5,7 +5,7 @@
 
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
-#include "engine/cpu/parallel.h"
+#include "engine/core/parallel.h"
 #include "engine/ops/copy.h"
 #include "engine/ops/factories.h"
 #include "engine/ops/factory_options.h"

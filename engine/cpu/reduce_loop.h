@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "engine/core/parallel.h"
 #include "engine/cpu/loops.h"
-#include "engine/cpu/parallel.h"
 
 namespace glassbox::cpu {
 

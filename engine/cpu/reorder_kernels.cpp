@@ -6,7 +6,7 @@
 
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
-#include "engine/cpu/parallel.h"
+#include "engine/core/parallel.h"
 #include "engine/ops/join_reorder_copy.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/flip.h"

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/core/parallel.h"
 #include "engine/core/tensor.h"
-#include "engine/cpu/parallel.h"
 
 namespace glassbox {
 

@@ -7,11 +7,11 @@
 #include <mutex>
 
 #include "engine/core/error.h"
+#include "engine/core/local_dispatch_key_set.h"
 #include "engine/core/memory_observer.h"
 #include "engine/core/tensor.h"
 #include "registry/dispatch_trace.h"
 #include "registry/dispatcher.h"
-#include "registry/local_dispatch_key_set.h"
 
 namespace glassbox::profiler {
 

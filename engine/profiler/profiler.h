@@ -14,8 +14,8 @@
 
 #include "engine/core/device.h"
 #include "engine/core/dim_vector.h"
+#include "engine/core/dispatch_key_set.h"
 #include "engine/core/scalar_type.h"
-#include "registry/dispatch_key_set.h"
 
 namespace glassbox::profiler {
 

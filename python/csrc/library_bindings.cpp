@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/local_dispatch_key_set.h"
 #include "python/csrc/python_kernels.h"
 #include "registry/dispatcher.h"
 #include "registry/library.h"
-#include "registry/local_dispatch_key_set.h"
 
 namespace py = pybind11;
 using namespace glassbox;

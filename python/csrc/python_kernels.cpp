@@ -3,8 +3,8 @@
 #include <memory>
 #include <optional>
 
+#include "engine/core/local_dispatch_key_set.h"
 #include "python/csrc/ivalue_conversion.h"
-#include "registry/local_dispatch_key_set.h"
 
 namespace py = pybind11;
 

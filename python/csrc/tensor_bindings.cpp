@@ -8,7 +8,7 @@
 #include "engine/autograd/node.h"
 #include "engine/core/error.h"
 #include "engine/core/tensor.h"
-#include "engine/core/tensor_printing.h"
+#include "engine/ops/tensor_printing.h"
 
 namespace py = pybind11;
 using namespace glassbox;

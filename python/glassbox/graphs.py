@@ -15,7 +15,7 @@ from __future__ import annotations
 import shutil as _shutil
 import subprocess as _subprocess
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence
 
 __all__ = ["AutogradGraph", "autograd_graph"]
 

@@ -450,7 +450,7 @@ class RegistrationsCommand(gdb.Command):
         try:
             registry = json.loads(_inferior_string("glassbox::registry_to_json(0)"))
         except gdb.error as e:
-            raise gdb.GdbError("gb-registrations needs a running process with libglassbox_core loaded (%s)" % e)
+            raise gdb.GdbError("gb-registrations needs a running process with libglassbox_core loaded (%s)" % e) from e
         shown = 0
         for op in registry["operators"]:
             if pattern and not pattern.search(op["name"]):

@@ -8,8 +8,6 @@ import textwrap
 import threading
 import time
 
-import numpy as np
-import pytest
 
 import glassbox as gb
 

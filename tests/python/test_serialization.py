@@ -104,7 +104,7 @@ def test_copy_and_deepcopy():
 def test_deepcopy_of_a_module():
     model = gb.nn.Sequential(gb.nn.Linear(3, 2), gb.nn.ReLU())
     twin = copy.deepcopy(model)
-    for (name, a), (_, b) in zip(model.state_dict().items(), twin.state_dict().items()):
+    for (_, a), (_, b) in zip(model.state_dict().items(), twin.state_dict().items()):
         assert_same(a, b)
     with gb.no_grad():
         twin[0].weight.fill_(0.0)

@@ -8,7 +8,7 @@ from ..autograd import no_grad
 def _no_elements(tensor):
     """A tensor with no elements has nothing to fill (and fans of 0): PyTorch warns and leaves it."""
     if tensor.numel() == 0:
-        warnings.warn("Initializing zero-element tensors is a no-op")
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
         return True
     return False
 

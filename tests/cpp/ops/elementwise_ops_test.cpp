@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/core/error.h"
-#include "engine/cpu/parallel.h"
+#include "engine/core/parallel.h"
 #include "engine/cpu/streaming_store.h"
 #include "glassbox/ops/Functions.h"
 #include "registry/dispatch_trace.h"

@@ -9,8 +9,8 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/core/generator.h"
+#include "engine/core/parallel.h"
 #include "engine/core/philox.h"
-#include "engine/cpu/parallel.h"
 #include "glassbox/ops/Functions.h"
 #include "tests/cpp/ops/error_text.h"
 

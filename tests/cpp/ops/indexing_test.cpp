@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
-#include "engine/cpu/parallel.h"
+#include "engine/core/parallel.h"
 #include "engine/ops/tensor_index.h"
 #include "glassbox/ops/Functions.h"
 #include "tests/cpp/ops/error_text.h"

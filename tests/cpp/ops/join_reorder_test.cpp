@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/core/error.h"
-#include "engine/cpu/parallel.h"
+#include "engine/core/parallel.h"
 #include "glassbox/ops/Functions.h"
 #include "tests/cpp/ops/error_text.h"
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/parallel.h"
 #include "engine/cpu/blas.h"
-#include "engine/cpu/parallel.h"
 #include "glassbox/ops/Functions.h"
 #include "tests/cpp/ops/error_text.h"
 

@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "engine/core/error.h"
-#include "engine/cpu/parallel.h"
+#include "engine/core/parallel.h"
 #include "glassbox/ops/Functions.h"
 #include "registry/registry_dump.h"
 #include "tests/cpp/ops/error_text.h"

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <vector>
 
-#include "engine/core/tensor_printing.h"
+#include "engine/ops/tensor_printing.h"
 #include "glassbox/ops/Functions.h"
 
 using namespace glassbox;

@@ -6,10 +6,10 @@
 #include <cmath>
 
 #include "engine/core/error.h"
-#include "engine/cpu/parallel.h"
+#include "engine/core/parallel.h"
 #include "glassbox/ops/Functions.h"
-#include "tests/cpp/ops/reduction_test_util.h"
 #include "tests/cpp/ops/error_text.h"
+#include "tests/cpp/ops/reduction_test_util.h"
 
 using namespace glassbox;
 using glassbox::testing::error_of;

@@ -1,7 +1,7 @@
 #pragma once
 // Thread-local keys every call on this thread adds (included) or skips (excluded): how
 // no_grad turns autograd off and how a tracing scope turns the Trace key on.
-#include "registry/dispatch_key_set.h"
+#include "engine/core/dispatch_key_set.h"
 
 namespace glassbox {
 

@@ -1,4 +1,4 @@
-#include "registry/dispatch_key_set.h"
+#include "engine/core/dispatch_key_set.h"
 
 namespace glassbox {
 

@@ -1,4 +1,4 @@
-#include "engine/core/tensor_printing.h"
+#include "engine/ops/tensor_printing.h"
 
 #include <algorithm>
 #include <cmath>

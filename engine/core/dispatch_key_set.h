@@ -5,7 +5,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "registry/dispatch_key.h"
+#include "engine/core/dispatch_key.h"
 
 namespace glassbox {
 

@@ -1,4 +1,4 @@
-#include "registry/dispatch_key.h"
+#include "engine/core/dispatch_key.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "engine/cpu/parallel.h"
+#include "engine/core/parallel.h"
 
 #include <algorithm>
 #include <condition_variable>

@@ -1,4 +1,4 @@
-#include "registry/local_dispatch_key_set.h"
+#include "engine/core/local_dispatch_key_set.h"
 
 namespace glassbox {
 
