@@ -22,6 +22,13 @@ Allocator& allocator_for(DeviceType type) {
   return *a;
 }
 
+namespace {
+// A meta tensor's storage has a size and no memory, so views of it are bounds-checked as on the CPU.
+Allocator* memory_for(Device device) {
+  return device.type == DeviceType::Meta ? nullptr : &allocator_for(device.type);
+}
+}  // namespace
+
 Tensor empty_strided_tensor(std::span<const int64_t> sizes, std::span<const int64_t> strides, ScalarType dtype,
                             Device device) {
   GB_CHECK(sizes.size() == strides.size(), "empty_strided: ", sizes.size(), " sizes but ", strides.size(), " strides");
@@ -34,9 +41,7 @@ Tensor empty_strided_tensor(std::span<const int64_t> sizes, std::span<const int6
   int64_t nbytes = 0;
   if (__builtin_mul_overflow(extent, static_cast<int64_t>(element_size(dtype)), &nbytes))
     throw Error("empty_strided: the tensor would need more bytes than int64 can count");
-  Storage storage;
-  if (device.type != DeviceType::Meta)
-    storage = Storage::make(static_cast<size_t>(nbytes), &allocator_for(device.type), device);
+  Storage storage = Storage::make(static_cast<size_t>(nbytes), memory_for(device), device);
   auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), default_key_set(device.type), dtype, device, sizes);
   impl->set_geometry(sizes, strides, 0);
   return Tensor(std::move(impl));
@@ -47,9 +52,7 @@ Tensor empty_tensor(std::span<const int64_t> sizes, ScalarType dtype, Device dev
   int64_t nbytes = 0;
   if (__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &nbytes))
     throw Error("empty: the tensor would need more bytes than int64 can count");
-  Storage storage;
-  if (device.type != DeviceType::Meta)
-    storage = Storage::make(static_cast<size_t>(nbytes), &allocator_for(device.type), device);
+  Storage storage = Storage::make(static_cast<size_t>(nbytes), memory_for(device), device);
   return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), default_key_set(device.type), dtype, device, sizes));
 }
 

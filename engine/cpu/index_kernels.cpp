@@ -1,135 +1,147 @@
-// Advanced indexing on the CPU: index (self[indices]), index_put_ (self[indices] = values),
-// masked_fill, one_hot and embedding_dense_backward. Shapes come from engine/ops/index_shape.cpp,
-// the functions the Meta kernels use; bool masks become integer indices (engine/ops/index_masks.h:
-// their true count is data the Meta key does not have).
+// The indexing family's CPU computes (the front end is engine/ops/indexing.cpp). The operand the
+// kernel reads or writes through an index is a "restrided" view (engine/ops/index_layout.h: the
+// indexed dim given stride 0, so every operand walks one shape), and TensorIterator runs a loop over
+// (destination, source, index) that adds index * dim_stride bytes to that operand's address.
+#include <cstring>
+#include <limits>
 #include <vector>
 
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
-#include "engine/cpu/index_loops.h"
-#include "engine/ops/fill_value.h"
-#include "engine/ops/index_masks.h"
-#include "glassbox/ops/Functions.h"
-#include "glassbox/ops/native/embedding_dense_backward.h"
-#include "glassbox/ops/native/index.h"
-#include "glassbox/ops/native/index_put.h"
-#include "glassbox/ops/native/masked_fill.h"
-#include "glassbox/ops/native/one_hot.h"
+#include "engine/cpu/loops.h"
+#include "engine/cpu/parallel.h"
+#include "engine/ops/indexing.h"
 
-namespace glassbox::native {
+namespace glassbox::cpu {
 
 namespace {
-// For each position of the broadcast index shape, the byte offset into self that the index tensors
-// pick (the sum of index * stride over the indexed dims). Every index is range-checked here.
-Tensor index_offsets(const char* op, const Tensor& self, const AdvancedIndexing& a) {
+// raw wrapped into [0, size), or the op's IndexError.
+int64_t checked(const char* op, int64_t raw, const IndexedAlong& d) {
+  const int64_t v = raw < 0 ? raw + d.size : raw;
+  if (v < 0 || v >= d.size) throw_index_out_of_range(op, raw, d.dim, d.size);
+  return v;
+}
+template <class I>
+int64_t index_at(const char* p) {
+  I raw;
+  std::memcpy(&raw, p, sizeof(I));
+  return static_cast<int64_t>(raw);
+}
+
+// A Scalar as the value type a kernel of T computes in.
+template <class T>
+compute_t<T> scalar_as(const Scalar& v) {
+  if (v.is_floating_point()) return static_cast<compute_t<T>>(v.to_double());
+  if (v.is_bool()) return static_cast<compute_t<T>>(v.to_bool());
+  return static_cast<compute_t<T>>(v.to_int());
+}
+
+// The first value of an index tensor out of range throws, before a kernel writes anything.
+void check_range(const char* op, const Tensor& index, const IndexedAlong& d) {
+  const Tensor idx = index.contiguous();
+  visit_index_type(idx.dtype(), [&]<class I>() {
+    const I* p = idx.data<I>();
+    for (int64_t i = 0; i < idx.numel(); ++i) checked(op, static_cast<int64_t>(p[i]), d);
+  });
+}
+
+// (out, src, index): out = src at index, moved as bytes (one instantiation per element size);
+// indices are checked as they are read (only out, a fresh tensor, is written).
+void gather(const char* op, TensorIterator& it, const Tensor&, const IndexedAlong& d) {
+  visit_element_size(d.dtype, [&]<size_t B>() {
+    visit_index_type(d.index_dtype, [&]<class I>() {
+      it.for_each([op, &d](char** data, const int64_t* s, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t v = checked(op, index_at<I>(data[2] + i * s[2]), d);
+          std::memcpy(data[0] + i * s[0], data[1] + i * s[1] + v * d.stride_bytes, B);
+        }
+      });
+    });
+  });
+}
+
+// (dst, src, index): dst at index = src, or += alpha * src. One thread when accumulating: two
+// elements may land on one destination.
+void scatter(const char* op, TensorIterator& it, const Tensor& index_values, const IndexedAlong& d, bool accumulate,
+             const Scalar& alpha) {
+  if (index_values.defined()) check_range(op, index_values, d);
+  const auto wrapped = [&d](int64_t raw) { return raw < 0 ? raw + d.size : raw; };
+  if (!accumulate) {
+    visit_element_size(d.dtype, [&]<size_t B>() {
+      visit_index_type(d.index_dtype, [&]<class I>() {
+        it.for_each([&](char** data, const int64_t* s, int64_t n) {
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t v = wrapped(index_at<I>(data[2] + i * s[2]));
+            std::memcpy(data[0] + i * s[0] + v * d.stride_bytes, data[1] + i * s[1], B);
+          }
+        });
+      });
+    });
+    return;
+  }
+  visit_scalar_type(d.dtype, [&]<class T>() {
+    const compute_t<T> a = scalar_as<T>(alpha);
+    visit_index_type(d.index_dtype, [&]<class I>() {
+      it.for_each(
+          [&](char** data, const int64_t* s, int64_t n) {
+            for (int64_t i = 0; i < n; ++i) {
+              char* p = data[0] + i * s[0] + wrapped(index_at<I>(data[2] + i * s[2])) * d.stride_bytes;
+              if constexpr (std::is_same_v<T, bool>) store<T>(p, load<T>(p) || (a && load<T>(data[1] + i * s[1])));
+              else store<T>(p, load<T>(p) + a * load<T>(data[1] + i * s[1]));
+            }
+          },
+          std::numeric_limits<int64_t>::max());
+    });
+  });
+}
+
+// For each position of the broadcast index shape, the sum of index * stride over the indexed dims.
+void index_offsets(const char* op, const Tensor& self, const AdvancedIndexing& a, Tensor& offsets) {
+  std::vector<IndexedAlong> dims;
   std::vector<Tensor> idx;
-  std::vector<cpu::IndexedDim> dims;
-  const int64_t item = static_cast<int64_t>(element_size(self.dtype()));
   for (size_t j = 0; j < a.indices.size(); ++j) {
     idx.push_back(a.indices[j].dtype() == ScalarType::Int64 ? a.indices[j] : a.indices[j].to(ScalarType::Int64));
     const int64_t d = a.indexed_dims[j];
-    dims.push_back({self.strides()[d] * item, self.sizes()[d], op, d});
+    dims.push_back({self.strides()[d] * static_cast<int64_t>(element_size(self.dtype())), self.sizes()[d], d,
+                    self.dtype(), ScalarType::Int64});
   }
-  Tensor offsets = empty_tensor(a.index_shape, ScalarType::Int64, self.device());
   TensorIteratorConfig config(op);
   config.add_output(&offsets).keep_dtypes();
   for (const Tensor& t : idx) config.add_input(t);
   TensorIterator it = config.build();
-  it.for_each([&dims](char** data, const int64_t* s, int64_t n) {
+  it.for_each([op, &dims](char** data, const int64_t* s, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
       int64_t offset = 0;
       for (size_t j = 0; j < dims.size(); ++j)
-        offset += cpu::checked_index<int64_t>(data[1 + j] + i * s[1 + j], dims[j]) * dims[j].stride_bytes;
+        offset += checked(op, index_at<int64_t>(data[1 + j] + i * s[1 + j]), dims[j]) * dims[j].stride_bytes;
       std::memcpy(data[0] + i * s[0], &offset, sizeof(offset));
     }
   });
-  return offsets;
 }
 
-// Offsets are byte offsets already checked: the loops add them with a stride of one byte.
-constexpr cpu::IndexedDim kByteOffsets{1, std::numeric_limits<int64_t>::max(), "index", 0};
-
-Tensor& put_at_indices(const char* op, Tensor& self, OptionalTensorList indices, const Tensor& values, bool accumulate) {
-  const std::vector<std::optional<Tensor>> expanded = expand_index_masks(op, self, indices);
-  const AdvancedIndexing a = advanced_indexing(op, self, expanded);
-  check_index_put_values(op, self, values, a.result_shape);
-  IndexResultOperands r = index_result_operands(self, a, index_offsets(op, self, a));
-  TensorIterator it =
-      TensorIteratorConfig(op).add_output(&r.self).add_input(values).add_input(r.offsets).keep_dtypes().build();
-  if (accumulate) {
-    visit_scalar_type(self.dtype(), [&]<class T>() { cpu::scatter_add_values<T, int64_t>(it, kByteOffsets, 1); });
-  } else {
-    visit_element_size(self.dtype(), [&]<size_t B>() { cpu::scatter_bytes<B, int64_t>(it, kByteOffsets); });
-  }
-  cpu::bump_version(self);
-  return self;
-}
-
-Tensor& fill_masked(const char* op, Tensor& self, const Tensor& mask, const Scalar& value) {
-  check_fill_value(op, value, self.dtype());
-  TensorIterator it = TensorIteratorConfig(op).add_output(&self).add_input(mask).keep_dtypes().build();
-  visit_scalar_type(self.dtype(), [&]<class T>() {
-    const T v = static_cast<T>(cpu::scalar_as<T>(value));
+void fill_masked(TensorIterator& it, const Scalar& value) {
+  visit_scalar_type(it.operand(0).dtype(), [&]<class T>() {
+    const T v = static_cast<T>(scalar_as<T>(value));
     it.for_each([v](char** data, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
         if (*reinterpret_cast<const bool*>(data[1] + i * s[1])) std::memcpy(data[0] + i * s[0], &v, sizeof(T));
     });
   });
-  cpu::bump_version(self);
-  return self;
 }
 
-Tensor broadcast_copy(const Tensor& self, std::span<const int64_t> shape) {
-  Tensor out = empty_tensor(shape, self.dtype(), self.device());
-  return glassbox::copy_(out, self);
-}
-}  // namespace
-
-Tensor index_cpu(const Tensor& self, OptionalTensorList indices) {
-  const std::vector<std::optional<Tensor>> expanded = expand_index_masks("index", self, indices);
-  const AdvancedIndexing a = advanced_indexing("index", self, expanded);
-  Tensor out = empty_tensor(a.result_shape, self.dtype(), self.device());
-  const IndexResultOperands r = index_result_operands(self, a, index_offsets("index", self, a));
-  TensorIterator it =
-      TensorIteratorConfig("index").add_output(&out).add_input(r.self).add_input(r.offsets).keep_dtypes().build();
-  visit_element_size(self.dtype(), [&]<size_t B>() { cpu::gather_bytes<B, int64_t>(it, kByteOffsets); });
-  return out;
+Scalar item(const Tensor& t) {
+  return visit_scalar_type(t.dtype(), [&]<class T>() -> Scalar {
+    const compute_t<T> v = load<T>(static_cast<const char*>(t.data_ptr()));
+    if constexpr (std::is_same_v<T, bool>) return Scalar(v);
+    else if constexpr (std::is_floating_point_v<compute_t<T>>) return Scalar(static_cast<double>(v));
+    else return Scalar(static_cast<int64_t>(v));
+  });
 }
 
-Tensor& index_put_cpu_(Tensor& self, OptionalTensorList indices, const Tensor& values, bool accumulate) {
-  return put_at_indices("index_put_", self, indices, values, accumulate);
-}
-Tensor index_put_cpu(const Tensor& self, OptionalTensorList indices, const Tensor& values, bool accumulate) {
-  Tensor out = glassbox::clone(self);
-  return put_at_indices("index_put", out, indices, values, accumulate);
-}
-
-Tensor& masked_fill_scalar_cpu_(Tensor& self, const Tensor& mask, const Scalar& value) {
-  masked_fill_shape("masked_fill_", self, mask, nullptr, /*in_place=*/true);
-  return fill_masked("masked_fill_", self, mask, value);
-}
-Tensor& masked_fill_tensor_cpu_(Tensor& self, const Tensor& mask, const Tensor& value) {
-  masked_fill_shape("masked_fill_", self, mask, &value, /*in_place=*/true);
-  return fill_masked("masked_fill_", self, mask, cpu::tensor_item(value));
-}
-Tensor masked_fill_scalar_cpu(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  Tensor out = broadcast_copy(self, masked_fill_shape("masked_fill", self, mask, nullptr, /*in_place=*/false));
-  return fill_masked("masked_fill", out, mask, value);
-}
-Tensor masked_fill_tensor_cpu(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  Tensor out = broadcast_copy(self, masked_fill_shape("masked_fill", self, mask, &value, /*in_place=*/false));
-  return fill_masked("masked_fill", out, mask, cpu::tensor_item(value));
-}
-
-Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
-  one_hot_shape(self, num_classes == -1 ? 0 : num_classes);  // dtype and num_classes checks
-  const Tensor classes = self.contiguous().to(ScalarType::Int64);
+Tensor one_hot(const Tensor& self, const Tensor& classes, int64_t num_classes) {
   const int64_t* v = classes.data<int64_t>();
   const int64_t n = classes.numel();
-  if (num_classes == -1) {
-    if (n == 0) throw_one_hot_no_classes(self);
-    num_classes = *std::max_element(v, v + n) + 1;
-  }
+  if (num_classes == -1) num_classes = *std::max_element(v, v + n) + 1;
   Tensor out = empty_tensor(one_hot_shape(self, num_classes), ScalarType::Int64, self.device());
   int64_t* o = out.data<int64_t>();
   parallel_for(0, n, kDefaultGrain / std::max<int64_t>(num_classes, 1) + 1, [&](int64_t lo, int64_t hi) {
@@ -142,22 +154,17 @@ Tensor one_hot_cpu(const Tensor& self, int64_t num_classes) {
   return out;
 }
 
-Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
-                                    int64_t padding_idx, bool scale_grad_by_freq) {
-  const char* op = "embedding_dense_backward";
-  const DimVector shape = embedding_backward_shape(grad_output, indices, num_weights);
-  const Tensor ids = indices.contiguous().to(ScalarType::Int64);
+void embedding_backward(const Tensor& grad, const Tensor& ids, int64_t padding_idx, bool scale_grad_by_freq,
+                        Tensor& out) {
   const int64_t* id = ids.data<int64_t>();
-  const int64_t n = ids.numel(), width = shape[1];
+  const int64_t n = ids.numel(), num_weights = out.sizes()[0], width = out.sizes()[1];
   std::vector<int64_t> counts(scale_grad_by_freq ? num_weights : 0);
   for (int64_t i = 0; i < n; ++i) {
-    if (id[i] < 0 || id[i] >= num_weights) throw_index_out_of_range(op, id[i], 0, num_weights);
+    if (id[i] < 0 || id[i] >= num_weights) throw_index_out_of_range("embedding_dense_backward", id[i], 0, num_weights);
     if (scale_grad_by_freq) ++counts[id[i]];
   }
-  const Tensor grad = grad_output.contiguous();
-  Tensor out = empty_tensor(shape, grad.dtype(), grad.device());
   visit_scalar_type(grad.dtype(), [&]<class T>() {
-    using C = cpu::compute_t<T>;
+    using C = compute_t<T>;
     if constexpr (std::is_floating_point_v<C>) {  // grad_output's dtype was checked: the others never run
       std::vector<C> sum(static_cast<size_t>(num_weights * width), C(0));  // half types accumulate in float
       const T* g = grad.data<T>();
@@ -175,7 +182,10 @@ Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& ind
       for (size_t k = 0; k < sum.size(); ++k) o[k] = static_cast<T>(sum[k]);
     }
   });
-  return out;
 }
 
-}  // namespace glassbox::native
+const IndexBackend kIndexing{gather, scatter, index_offsets, fill_masked, item, one_hot, embedding_backward};
+const IndexBackends::Registration kRegistered(DeviceType::CPU, kIndexing);
+}  // namespace
+
+}  // namespace glassbox::cpu

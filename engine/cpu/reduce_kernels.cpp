@@ -1,16 +1,8 @@
-// Reductions on the CPU: sum, mean, prod, amax, amin, max, min. The front end
-// (engine/ops/reduction_shape.h) decides shape and dtype; reduce_loop.h does the work.
+// Reductions on the CPU: sum, mean, prod, amax, amin, max, min, and the table of the family's CPU
+// computes. The front end (engine/ops/reductions.cpp) checks and allocates; reduce_loop.h does the work.
 #include "engine/core/error.h"
 #include "engine/cpu/reduce_ops.h"
-#include "engine/ops/reduction_shape.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/native/amax.h"
-#include "glassbox/ops/native/amin.h"
-#include "glassbox/ops/native/max.h"
-#include "glassbox/ops/native/mean.h"
-#include "glassbox/ops/native/min.h"
-#include "glassbox/ops/native/prod.h"
-#include "glassbox/ops/native/sum.h"
 
 namespace glassbox::cpu {
 
@@ -58,112 +50,45 @@ ReduceGeometry dim_geometry(const Tensor& self, int64_t dim) {
 
 }  // namespace glassbox::cpu
 
-namespace glassbox::native {
+namespace glassbox::cpu {
 
 namespace {
-using cpu::converted;
+using R = ReduceKind;
 
-enum class Kind { Sum, Mean, Prod, Max, Min };
-
-// One reduction of self (already checked by the front end) into result, a fresh contiguous
-// tensor of the result's shape and dtype. Sums and products compute in the result dtype when it
-// is floating point (sum(x, dtype=float64) sums in float64); integers accumulate in int64. A floating
-// input with an integer dtype is converted first, as PyTorch does (sum([0.6, 0.6], dtype=int64) is 0).
-void reduce_into(Kind kind, const Tensor& self, const ReductionShape& shape, Tensor& result) {
-  const bool accumulate = kind == Kind::Sum || kind == Kind::Prod || kind == Kind::Mean;
+// One reduction of self into result, a fresh contiguous tensor of the result's shape and dtype.
+// Sums and products compute in the result dtype when it is floating point (sum(x, dtype=float64)
+// sums in float64); integers accumulate in int64. A floating input with an integer dtype is
+// converted first, as PyTorch does (sum([0.6, 0.6], dtype=int64) is 0).
+void reduce_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
+  const ReductionShape& shape = plan.shape;
+  if (plan.kind == R::Var || plan.kind == R::Std) return variance_into(plan, self, result);
+  if (plan.kind == R::LogSumExp) return logsumexp_into(plan, self, result);
+  const bool accumulate = plan.kind == R::Sum || plan.kind == R::Prod || plan.kind == R::Mean;
   const bool convert = is_floating_point(shape.dtype) || is_floating_point(self.dtype());
   const Tensor in = accumulate && convert ? converted(self, shape.dtype) : self;
-  const cpu::ReduceGeometry g = cpu::reduce_geometry(in, shape.reduced);
+  const ReduceGeometry g = reduce_geometry(in, shape.reduced);
   const double n = static_cast<double>(shape.reduced_numel);
   visit_scalar_type(in.dtype(), [&]<class T>() {
-    using S = cpu::sum_acc_t<T>;
+    using S = sum_acc_t<T>;
     // Extremes compare in the compute type (bool as uint8_t: std::vector<bool> has no data()).
-    using C = std::conditional_t<std::is_same_v<T, bool>, uint8_t, cpu::compute_t<T>>;
-    switch (kind) {
-      case Kind::Sum:
-        cpu::write_values(result, cpu::reduce_values<T>(g, cpu::SumOp<S>{}), [](S v, size_t) { return v; });
+    using C = std::conditional_t<std::is_same_v<T, bool>, uint8_t, compute_t<T>>;
+    switch (plan.kind) {
+      case R::Sum: write_values(result, reduce_values<T>(g, SumOp<S>{}), [](S v, size_t) { return v; }); break;
+      case R::Mean:
+        write_values(result, reduce_values<T>(g, SumOp<S>{}),
+                     [n](S v, size_t) { return static_cast<S>(static_cast<double>(v) / n); });
         break;
-      case Kind::Mean:
-        cpu::write_values(result, cpu::reduce_values<T>(g, cpu::SumOp<S>{}),
-                          [n](S v, size_t) { return static_cast<S>(static_cast<double>(v) / n); });
-        break;
-      case Kind::Prod:
-        cpu::write_values(result, cpu::reduce_values<T>(g, cpu::ProdOp<S>{}), [](S v, size_t) { return v; });
-        break;
-      case Kind::Max:
-        cpu::write_values(result, cpu::reduce_values<T>(g, cpu::MaxOp<C>{}), [](C v, size_t) { return v; });
-        break;
-      case Kind::Min:
-        cpu::write_values(result, cpu::reduce_values<T>(g, cpu::MinOp<C>{}), [](C v, size_t) { return v; });
-        break;
+      case R::Prod: write_values(result, reduce_values<T>(g, ProdOp<S>{}), [](S v, size_t) { return v; }); break;
+      case R::Max: write_values(result, reduce_values<T>(g, MaxOp<C>{}), [](C v, size_t) { return v; }); break;
+      case R::Min: write_values(result, reduce_values<T>(g, MinOp<C>{}), [](C v, size_t) { return v; }); break;
+      default: break;
     }
   });
 }
 
-Tensor reduce(const char* op, Kind kind, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
-              std::optional<ScalarType> dtype) {
-  const ReductionDtype rule = kind == Kind::Mean                       ? ReductionDtype::Mean
-                              : kind == Kind::Sum || kind == Kind::Prod ? ReductionDtype::Accumulate
-                                                                        : ReductionDtype::Same;
-  const ReductionShape shape = reduction_shape(op, self, dim, keepdim, reduction_dtype(op, self, dtype, rule));
-  if (kind == Kind::Max || kind == Kind::Min) check_reduction_nonempty(op, self, shape);
-  Tensor result = empty_tensor(shape.out_shape, shape.dtype, self.device());
-  reduce_into(kind, self, shape, result);
-  return result;
-}
-
-// out= variants: the same result, copied into out after its shape and dtype are checked.
-Tensor& reduce_out(const char* op, Kind kind, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
-                   std::optional<ScalarType> dtype, Tensor& out) {
-  const Tensor result = reduce(op, kind, self, dim, keepdim, dtype);
-  check_out(op, out, result.sizes(), result.dtype(), self.device());
-  glassbox::copy_(out, result, false);
-  return out;
-}
-
-std::optional<IntArrayRef> all_dims() { return std::nullopt; }
+const ReductionBackend kReductions{reduce_into,  arg_extreme_into,      cumsum_into,
+                                   softmax_into, softmax_backward_into, sort_into};
+const ReductionBackends::Registration kRegistered(DeviceType::CPU, kReductions);
 }  // namespace
 
-Tensor sum_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
-  return reduce("sum", Kind::Sum, self, all_dims(), false, dtype);
-}
-Tensor sum_dim_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return reduce("sum", Kind::Sum, self, dim, keepdim, dtype);
-}
-Tensor& sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
-                    Tensor& out) {
-  return reduce_out("sum.out", Kind::Sum, self, dim, keepdim, dtype, out);
-}
-Tensor mean_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
-  return reduce("mean", Kind::Mean, self, all_dims(), false, dtype);
-}
-Tensor mean_dim_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return reduce("mean", Kind::Mean, self, dim, keepdim, dtype);
-}
-Tensor& mean_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
-                     Tensor& out) {
-  return reduce_out("mean.out", Kind::Mean, self, dim, keepdim, dtype, out);
-}
-Tensor prod_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
-  return reduce("prod", Kind::Prod, self, all_dims(), false, dtype);
-}
-Tensor prod_dim_cpu(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  const int64_t dims[] = {dim};
-  return reduce("prod", Kind::Prod, self, IntArrayRef(dims), keepdim, dtype);
-}
-Tensor amax_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  return reduce("amax", Kind::Max, self, dim, keepdim, std::nullopt);
-}
-Tensor& amax_out_cpu(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
-  return reduce_out("amax.out", Kind::Max, self, dim, keepdim, std::nullopt, out);
-}
-Tensor amin_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  return reduce("amin", Kind::Min, self, dim, keepdim, std::nullopt);
-}
-Tensor& amin_out_cpu(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
-  return reduce_out("amin.out", Kind::Min, self, dim, keepdim, std::nullopt, out);
-}
-Tensor max_cpu(const Tensor& self) { return reduce("max", Kind::Max, self, all_dims(), false, std::nullopt); }
-Tensor min_cpu(const Tensor& self) { return reduce("min", Kind::Min, self, all_dims(), false, std::nullopt); }
-
-}  // namespace glassbox::native
+}  // namespace glassbox::cpu

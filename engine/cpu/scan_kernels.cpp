@@ -2,15 +2,13 @@
 // sum in int64 (the result's dtype); float16/bfloat16 accumulate in float32.
 #include "engine/core/error.h"
 #include "engine/cpu/reduce_ops.h"
-#include "engine/ops/reduction_shape.h"
-#include "glassbox/ops/native/cumsum.h"
 
-namespace glassbox::native {
+namespace glassbox::cpu {
 
 namespace {
 template <class T, class R>
-void cumsum_loop(const cpu::ReduceGeometry& g, R* out) {
-  using A = cpu::sum_acc_t<T>;
+void cumsum_loop(const ReduceGeometry& g, R* out) {
+  using A = sum_acc_t<T>;
   const T* x = g.data.template data<T>();
   const int64_t n = g.reduced, I = g.inner;
   constexpr int64_t kTile = 256;
@@ -24,7 +22,7 @@ void cumsum_loop(const cpu::ReduceGeometry& g, R* out) {
                    for (int64_t r = 0; r < n; ++r) {
                      const int64_t at = (o * n + r) * I + c0;
                      for (int64_t j = 0; j < w; ++j) {
-                       acc[j] += cpu::load_as<T, A>(x + at + j);
+                       acc[j] += load_as<T, A>(x + at + j);
                        out[at + j] = convert_value<R>(acc[j]);
                      }
                    }
@@ -32,34 +30,14 @@ void cumsum_loop(const cpu::ReduceGeometry& g, R* out) {
                });
 }
 
-Tensor cumsum_impl(const char* op, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  const int64_t d = wrap_dim(op, dim, self);
-  const ScalarType out_dtype = cumsum_dtype(self, dtype);
-  const Tensor in = cpu::converted(self, is_floating_point(out_dtype)      ? out_dtype
-                                         : is_floating_point(self.dtype()) ? ScalarType::Int64
-                                                                           : self.dtype());
-  // Integers run in int64 and convert at the end when another integer dtype is asked for.
-  const ScalarType run_dtype = is_floating_point(out_dtype) ? out_dtype : ScalarType::Int64;
-  Tensor result = empty_tensor(self.sizes(), run_dtype, self.device());
-  if (result.numel() == 0) return cpu::converted(result, out_dtype);
-  const cpu::ReduceGeometry g = cpu::dim_geometry(in, self.dim() == 0 ? 0 : d);
-  visit_scalar_type(in.dtype(), [&]<class T>() {
-    if constexpr (std::is_floating_point_v<cpu::compute_t<T>>) cumsum_loop<T, T>(g, result.data<T>());
-    else cumsum_loop<T, int64_t>(g, result.data<int64_t>());
-  });
-  result = cpu::converted(result, out_dtype);
-  return result;
-}
 }  // namespace
 
-Tensor cumsum_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return cumsum_impl("cumsum", self, dim, dtype);
-}
-Tensor& cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
-  const Tensor result = cumsum_impl("cumsum.out", self, dim, dtype);
-  check_out("cumsum.out", out, result.sizes(), result.dtype(), self.device());
-  glassbox::copy_(out, result, false);
-  return out;
+// self is floating point (the result's dtype) or int64 (the front end converted it).
+void cumsum_into(const Tensor& self, int64_t dim, Tensor& result) {
+  const ReduceGeometry g = dim_geometry(self, dim);
+  visit_scalar_type(self.dtype(), [&]<class T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>> || std::is_same_v<T, int64_t>) cumsum_loop<T, T>(g, result.data<T>());
+  });
 }
 
-}  // namespace glassbox::native
+}  // namespace glassbox::cpu

@@ -6,21 +6,16 @@
 
 #include "engine/core/error.h"
 #include "engine/cpu/reduce_ops.h"
-#include "engine/ops/reduction_shape.h"
-#include "glassbox/ops/native/_log_softmax_backward_data.h"
-#include "glassbox/ops/native/_softmax_backward_data.h"
-#include "glassbox/ops/native/log_softmax.h"
-#include "glassbox/ops/native/softmax.h"
 
-namespace glassbox::native {
+namespace glassbox::cpu {
 
 namespace {
 // One contiguous row. The maximum and the sum run in kLanes independent accumulators so that
 // they vectorise (a single running sum would be a serial chain). buf (n values) holds the exp
 // values of log_softmax and of float16/bfloat16 rows; softmax of float rows writes them to y.
 template <class T, bool kLog>
-inline void softmax_row(const T* x, T* y, int64_t n, cpu::compute_t<T>* buf) {
-  using A = cpu::compute_t<T>;
+inline void softmax_row(const T* x, T* y, int64_t n, compute_t<T>* buf) {
+  using A = compute_t<T>;
   constexpr int64_t kLanes = 16;
   const int64_t body = n - n % kLanes;
   A lanes[kLanes];
@@ -36,7 +31,7 @@ inline void softmax_row(const T* x, T* y, int64_t n, cpu::compute_t<T>* buf) {
   // No finite maximum (all -inf, or +inf present): x - m is NaN somewhere and the whole row NaN, as in PyTorch.
   // exp(x - m) as a plain map (it vectorises), then summed in lanes.
   A* e = std::is_same_v<T, A> && !kLog ? reinterpret_cast<A*>(y) : buf;
-  for (int64_t i = 0; i < n; ++i) e[i] = cpu::exp_acc<A>(static_cast<A>(x[i]) - m);
+  for (int64_t i = 0; i < n; ++i) e[i] = exp_acc<A>(static_cast<A>(x[i]) - m);
   for (A& l : lanes) l = 0;
   for (int64_t i = 0; i < body; i += kLanes)
     for (int64_t k = 0; k < kLanes; ++k) lanes[k] += e[i + k];
@@ -55,7 +50,7 @@ inline void softmax_row(const T* x, T* y, int64_t n, cpu::compute_t<T>* buf) {
 
 #ifdef GLASSBOX_X86_DISPATCH
 template <class T, bool kLog>
-__attribute__((target("avx2"))) void softmax_row_avx2(const T* x, T* y, int64_t n, cpu::compute_t<T>* buf) {
+__attribute__((target("avx2"))) void softmax_row_avx2(const T* x, T* y, int64_t n, compute_t<T>* buf) {
   softmax_row<T, kLog>(x, y, n, buf);
 }
 #endif
@@ -63,7 +58,7 @@ __attribute__((target("avx2"))) void softmax_row_avx2(const T* x, T* y, int64_t 
 // x[o, :, i] for a tile of columns i: the same three passes, vectorised across columns.
 template <class T, bool kLog>
 void softmax_columns(const T* x, T* y, int64_t n, int64_t I, int64_t w) {
-  using A = cpu::compute_t<T>;
+  using A = compute_t<T>;
   constexpr int64_t kTile = 256;
   A m[kTile], s[kTile];
   for (int64_t j = 0; j < w; ++j) m[j] = -std::numeric_limits<A>::infinity(), s[j] = 0;
@@ -73,26 +68,22 @@ void softmax_columns(const T* x, T* y, int64_t n, int64_t I, int64_t w) {
       m[j] = v > m[j] ? v : m[j];
     }
   for (int64_t r = 0; r < n; ++r)
-    for (int64_t j = 0; j < w; ++j) s[j] += cpu::exp_acc<A>(static_cast<A>(x[r * I + j]) - m[j]);
+    for (int64_t j = 0; j < w; ++j) s[j] += exp_acc<A>(static_cast<A>(x[r * I + j]) - m[j]);
   for (int64_t j = 0; j < w; ++j) s[j] = kLog ? std::log(s[j]) : A(1) / s[j];
   for (int64_t r = 0; r < n; ++r)
     for (int64_t j = 0; j < w; ++j) {
       const A v = static_cast<A>(x[r * I + j]);
-      y[r * I + j] = static_cast<T>(kLog ? (v - m[j]) - s[j] : cpu::exp_acc<A>(v - m[j]) * s[j]);
+      y[r * I + j] = static_cast<T>(kLog ? (v - m[j]) - s[j] : exp_acc<A>(v - m[j]) * s[j]);
     }
 }
 
 template <bool kLog>
-Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  const int64_t d = wrap_dim(op, dim, self);
-  const Tensor in = cpu::converted(self, softmax_dtype(op, self, dtype));
-  Tensor result = empty_tensor(self.sizes(), in.dtype(), self.device());
-  if (result.numel() == 0) return result;
-  const cpu::ReduceGeometry g = cpu::dim_geometry(in, self.dim() == 0 ? 0 : d);
+void softmax_impl(const Tensor& in, int64_t d, Tensor& result) {
+  const ReduceGeometry g = dim_geometry(in, d);
   const int64_t n = g.reduced, I = g.inner;
   visit_scalar_type(in.dtype(), [&]<class T>() {
-    if constexpr (std::is_floating_point_v<cpu::compute_t<T>>) {
-      using A = cpu::compute_t<T>;
+    if constexpr (std::is_floating_point_v<compute_t<T>>) {
+      using A = compute_t<T>;
       const T* x = g.data.template data<T>();
       T* y = result.data<T>();
       constexpr int64_t kTile = 256;
@@ -103,7 +94,7 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::option
         for (int64_t t = lo; t < hi; ++t) {
           if (I == 1) {
 #ifdef GLASSBOX_X86_DISPATCH
-            if (cpu::cpu_has_avx2()) {
+            if (cpu_has_avx2()) {
               softmax_row_avx2<T, kLog>(x + t * n, y + t * n, n, buf.data());
               continue;
             }
@@ -117,24 +108,18 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::option
       });
     }
   });
-  return result;
 }
 
 // grad_input from grad_output g and the forward's output y along the dim:
 //   softmax: y * (g - sum(g * y));  log_softmax: g - exp(y) * sum(g).
 template <bool kLog>
-Tensor softmax_backward_impl(const char* op, const Tensor& grad, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  softmax_backward_shape(op, grad, output, dim, input_dtype);
-  const int64_t d = wrap_dim(op, dim, grad);
-  const Tensor y_in = cpu::converted(output, grad.dtype());
-  Tensor result = empty_tensor(grad.sizes(), grad.dtype(), grad.device());
-  if (result.numel() == 0) return cpu::converted(result, input_dtype);
-  const cpu::ReduceGeometry gg = cpu::dim_geometry(grad, grad.dim() == 0 ? 0 : d);
-  const cpu::ReduceGeometry gy = cpu::dim_geometry(y_in, grad.dim() == 0 ? 0 : d);
+void softmax_backward_impl(const Tensor& grad, const Tensor& output, int64_t d, Tensor& result) {
+  const ReduceGeometry gg = dim_geometry(grad, d);
+  const ReduceGeometry gy = dim_geometry(output, d);
   const int64_t n = gg.reduced, I = gg.inner;
   visit_scalar_type(grad.dtype(), [&]<class T>() {
-    if constexpr (std::is_floating_point_v<cpu::compute_t<T>>) {
-      using A = cpu::compute_t<T>;
+    if constexpr (std::is_floating_point_v<compute_t<T>>) {
+      using A = compute_t<T>;
       const T* g = gg.data.template data<T>();
       const T* y = gy.data.template data<T>();
       T* out = result.data<T>();
@@ -154,21 +139,14 @@ Tensor softmax_backward_impl(const char* op, const Tensor& grad, const Tensor& o
       });
     }
   });
-  return cpu::converted(result, input_dtype);
 }
 }  // namespace
 
-Tensor softmax_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl<false>("softmax", self, dim, dtype);
+void softmax_into(const Tensor& self, int64_t dim, bool log, Tensor& result) {
+  log ? softmax_impl<true>(self, dim, result) : softmax_impl<false>(self, dim, result);
 }
-Tensor log_softmax_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl<true>("log_softmax", self, dim, dtype);
-}
-Tensor softmax_backward_data_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  return softmax_backward_impl<false>("_softmax_backward_data", grad_output, output, dim, input_dtype);
-}
-Tensor log_softmax_backward_data_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  return softmax_backward_impl<true>("_log_softmax_backward_data", grad_output, output, dim, input_dtype);
+void softmax_backward_into(const Tensor& grad, const Tensor& output, int64_t dim, bool log, Tensor& result) {
+  log ? softmax_backward_impl<true>(grad, output, dim, result) : softmax_backward_impl<false>(grad, output, dim, result);
 }
 
-}  // namespace glassbox::native
+}  // namespace glassbox::cpu

@@ -7,11 +7,8 @@
 
 #include "engine/core/error.h"
 #include "engine/cpu/reduce_ops.h"
-#include "engine/ops/reduction_shape.h"
-#include "glassbox/ops/native/sort.h"
-#include "glassbox/ops/native/topk.h"
 
-namespace glassbox::native {
+namespace glassbox::cpu {
 
 namespace {
 template <class C>
@@ -22,8 +19,8 @@ bool greater_nan_high(C a, C b) {
 
 // For every slice x[o, :, i]: the first k of its values in order (all of them when k == n).
 template <class T>
-void sorted_slices(const cpu::ReduceGeometry& g, int64_t k, bool descending, T* values, int64_t* indices) {
-  using C = cpu::compute_t<T>;
+void sorted_slices(const ReduceGeometry& g, int64_t k, bool descending, T* values, int64_t* indices) {
+  using C = compute_t<T>;
   const T* x = g.data.template data<T>();
   const int64_t n = g.reduced, I = g.inner;
   parallel_for(0, g.outer * I, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(n, 1)), [&](int64_t lo, int64_t hi) {
@@ -51,27 +48,11 @@ void sorted_slices(const cpu::ReduceGeometry& g, int64_t k, bool descending, T* 
   });
 }
 
-std::tuple<Tensor, Tensor> sort_impl(const Tensor& self, int64_t k, int64_t dim, bool descending, DimVector shape) {
-  Tensor values = empty_tensor(shape, self.dtype(), self.device());
-  Tensor indices = empty_tensor(shape, ScalarType::Int64, self.device());
-  if (values.numel() == 0) return {values, indices};
-  const cpu::ReduceGeometry g = cpu::dim_geometry(self, self.dim() == 0 ? 0 : dim);
-  visit_scalar_type(self.dtype(), [&]<class T>() { sorted_slices<T>(g, k, descending, values.data<T>(), indices.data<int64_t>()); });
-  return {values, indices};
-}
 }  // namespace
 
-std::tuple<Tensor, Tensor> sort_cpu(const Tensor& self, int64_t dim, bool descending) {
-  const int64_t d = wrap_dim("sort", dim, self);
-  return sort_impl(self, self.dim() == 0 ? 1 : self.sizes()[d], d, descending, self.sizes());
+void sort_into(const Tensor& self, int64_t k, int64_t dim, bool descending, Tensor& values, Tensor& indices) {
+  const ReduceGeometry g = dim_geometry(self, dim);
+  visit_scalar_type(self.dtype(), [&]<class T>() { sorted_slices<T>(g, k, descending, values.data<T>(), indices.data<int64_t>()); });
 }
 
-// sorted=False still returns them sorted: any order is allowed, and this one is reproducible.
-std::tuple<Tensor, Tensor> topk_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  (void)sorted;
-  const DimVector shape = topk_shape(self, k, dim);
-  // A 0-d tensor is its own top-k for k = 0 and k = 1 alike (PyTorch's answer): its one element.
-  return sort_impl(self, self.dim() == 0 ? 1 : k, wrap_dim("topk", dim, self), largest, shape);
-}
-
-}  // namespace glassbox::native
+}  // namespace glassbox::cpu

@@ -1,28 +1,79 @@
-// Advanced indexing on CUDA: index (self[indices]), index_put_ (self[indices] = values, or +=),
-// masked_fill, one_hot and embedding_dense_backward, laid out as the CPU kernels are
-// (engine/cpu/index_kernels.cpp). The index tensors become one int64 byte offset per position of
-// their broadcast shape, range-checked on the device first so that a bad index throws the CPU's
-// IndexError before anything is written. A bool mask becomes integer indices on the host
-// (engine/ops/index_masks.h): how many elements it picks decides the result's shape.
+// The indexing family's CUDA computes (the front end is engine/ops/indexing.cpp), laid out as the
+// CPU's (engine/cpu/index_kernels.cpp): the operand read or written along the indexed dim gets
+// stride 0 there, TensorIterator walks (destination, source, index) over one shape, and each thread
+// adds index * dim_stride bytes itself. Indices are range-checked on the device first, so a bad one
+// throws the CPU's IndexError before anything is written; adds are atomic.
 #include <algorithm>
 #include <vector>
 
 #include "engine/cuda/index_launch.cuh"
-#include "engine/ops/fill_value.h"
-#include "engine/ops/index_masks.h"
+#include "engine/ops/indexing.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/native/embedding_dense_backward.h"
-#include "glassbox/ops/native/index.h"
-#include "glassbox/ops/native/index_put.h"
-#include "glassbox/ops/native/masked_fill.h"
-#include "glassbox/ops/native/one_hot.h"
 
-namespace glassbox::native {
+namespace glassbox::cuda {
 
 namespace {
-using namespace glassbox::cuda;
-
 const Device kHost(DeviceType::CPU);
+
+// The indexed dim: its byte stride and size (the index is known to be within [-size, size)).
+struct Along {
+  int64_t stride_bytes;
+  int64_t size;
+  __device__ int64_t offset(int64_t raw) const { return (raw < 0 ? raw + size : raw) * stride_bytes; }
+};
+
+// (out, src, index): out = src at index.
+template <size_t B, class I>
+struct GatherFn {
+  Along d;
+  __device__ void operator()(char* (&p)[3]) const {
+    const int64_t off = d.offset(static_cast<int64_t>(*reinterpret_cast<const I*>(p[2])));
+    *reinterpret_cast<word_t<B>*>(p[0]) = *reinterpret_cast<const word_t<B>*>(p[1] + off);
+  }
+};
+// (dst, src, index): dst at index = src.
+template <size_t B, class I>
+struct ScatterFn {
+  Along d;
+  __device__ void operator()(char* (&p)[3]) const {
+    const int64_t off = d.offset(static_cast<int64_t>(*reinterpret_cast<const I*>(p[2])));
+    *reinterpret_cast<word_t<B>*>(p[0] + off) = *reinterpret_cast<const word_t<B>*>(p[1]);
+  }
+};
+// (dst, src, index): dst at index += alpha * src.
+template <class T, class I>
+struct ScatterAddFn {
+  Along d;
+  opmath_t<T> alpha;
+  __device__ void operator()(char* (&p)[3]) const {
+    const int64_t off = d.offset(static_cast<int64_t>(*reinterpret_cast<const I*>(p[2])));
+    const opmath_t<T> v = to_opmath(*reinterpret_cast<const T*>(p[1]));
+    if constexpr (std::is_same_v<T, bool>) atomic_add(reinterpret_cast<T*>(p[0] + off), alpha && v);
+    else atomic_add(reinterpret_cast<T*>(p[0] + off), static_cast<opmath_t<T>>(alpha * v));
+  }
+};
+
+void gather(const char* op, TensorIterator& it, const Tensor& index_values, const IndexedAlong& d) {
+  if (index_values.defined()) check_index_range(op, index_values, d.dim, d.size);
+  visit_element_size(d.dtype, [&]<size_t B>() {
+    visit_index_type(d.index_dtype, [&]<class I>() { launch_with_operands<3>(it, GatherFn<B, I>{{d.stride_bytes, d.size}}); });
+  });
+}
+
+void scatter(const char* op, TensorIterator& it, const Tensor& index_values, const IndexedAlong& d, bool accumulate,
+             const Scalar& alpha) {
+  if (index_values.defined()) check_index_range(op, index_values, d.dim, d.size);
+  const Along a{d.stride_bytes, d.size};
+  if (accumulate) {
+    visit_device_type(d.dtype, [&]<class T>() {
+      visit_index_type(d.index_dtype, [&]<class I>() { launch_with_operands<3>(it, ScatterAddFn<T, I>{a, scalar_as<T>(alpha)}); });
+    });
+  } else {
+    visit_element_size(d.dtype, [&]<size_t B>() {
+      visit_index_type(d.index_dtype, [&]<class I>() { launch_with_operands<3>(it, ScatterFn<B, I>{a}); });
+    });
+  }
+}
 
 // offset + (index, wrapped) * stride_bytes.
 template <class I>
@@ -34,15 +85,13 @@ struct AddIndexOffset {
   }
 };
 
-// For each position of the broadcast index shape, the byte offset into self that the index tensors
-// pick (the sum of index * stride over the indexed dims). Every index is range-checked first.
-Tensor index_offsets(const char* op, const Tensor& self, const AdvancedIndexing& a) {
+// Every index is range-checked first, then the offsets summed one index tensor at a time.
+void index_offsets(const char* op, const Tensor& self, const AdvancedIndexing& a, Tensor& offsets) {
   const int64_t item = static_cast<int64_t>(element_size(self.dtype()));
   for (size_t j = 0; j < a.indices.size(); ++j) {
     const int64_t d = a.indexed_dims[j];
     check_index_range(op, a.indices[j], d, self.sizes()[d]);
   }
-  Tensor offsets = empty_tensor(a.index_shape, ScalarType::Int64, self.device());
   glassbox::fill_(offsets, Scalar(int64_t{0}));
   for (size_t j = 0; j < a.indices.size(); ++j) {
     const int64_t d = a.indexed_dims[j];
@@ -53,45 +102,6 @@ Tensor index_offsets(const char* op, const Tensor& self, const AdvancedIndexing&
       launch_elementwise<int64_t, int64_t, I>(it, AddIndexOffset<I>{self.sizes()[d], self.strides()[d] * item});
     });
   }
-  return offsets;
-}
-
-// (out, self, offset): out = self at offset.
-template <size_t B>
-struct ReadAtOffset {
-  __device__ void operator()(char* (&p)[3]) const {
-    *reinterpret_cast<word_t<B>*>(p[0]) = *reinterpret_cast<const word_t<B>*>(p[1] + *reinterpret_cast<const int64_t*>(p[2]));
-  }
-};
-// (self, values, offset): self at offset = values.
-template <size_t B>
-struct WriteAtOffset {
-  __device__ void operator()(char* (&p)[3]) const {
-    *reinterpret_cast<word_t<B>*>(p[0] + *reinterpret_cast<const int64_t*>(p[2])) = *reinterpret_cast<const word_t<B>*>(p[1]);
-  }
-};
-// (self, values, offset): self at offset += values.
-template <class T>
-struct AddAtOffset {
-  __device__ void operator()(char* (&p)[3]) const {
-    atomic_add(reinterpret_cast<T*>(p[0] + *reinterpret_cast<const int64_t*>(p[2])), to_opmath(*reinterpret_cast<const T*>(p[1])));
-  }
-};
-
-Tensor& put_at_indices(const char* op, Tensor& self, OptionalTensorList indices, const Tensor& values, bool accumulate) {
-  const std::vector<std::optional<Tensor>> expanded = expand_index_masks(op, self, indices);
-  const AdvancedIndexing a = advanced_indexing(op, self, expanded);
-  check_index_put_values(op, self, values, a.result_shape);
-  IndexResultOperands r = index_result_operands(self, a, index_offsets(op, self, a));
-  TensorIterator it =
-      TensorIteratorConfig(op).add_output(&r.self).add_input(values).add_input(r.offsets).keep_dtypes().build();
-  if (accumulate) {
-    visit_device_type(self.dtype(), [&]<class T>() { launch_with_operands<3>(it, AddAtOffset<T>{}); });
-  } else {
-    visit_element_size(self.dtype(), [&]<size_t B>() { launch_with_operands<3>(it, WriteAtOffset<B>{}); });
-  }
-  mark_written(self);
-  return self;
 }
 
 // (self, mask): self = value where mask.
@@ -103,16 +113,12 @@ struct FillWhere {
   }
 };
 
-Tensor& fill_masked(const char* op, Tensor& self, const Tensor& mask, const Scalar& value) {
-  check_fill_value(op, value, self.dtype());
-  TensorIterator it = TensorIteratorConfig(op).add_output(&self).add_input(mask).keep_dtypes().build();
-  visit_device_type(self.dtype(), [&]<class T>() { launch_with_operands<2>(it, FillWhere<T>{scalar_to_device<T>(value)}); });
-  mark_written(self);
-  return self;
+void fill_masked(TensorIterator& it, const Scalar& value) {
+  visit_device_type(it.operand(0).dtype(), [&]<class T>() { launch_with_operands<2>(it, FillWhere<T>{scalar_to_device<T>(value)}); });
 }
 
-// The value of a 0-d tensor (on either device) as a Scalar: int64 for integers, so nothing is rounded.
-Scalar tensor_item(const Tensor& t) {
+// The value of a 0-d device tensor, read back: int64 for integers, so nothing is rounded.
+Scalar item(const Tensor& t) {
   const Tensor h = t.to(kHost);
   return visit_scalar_type(h.dtype(), [&]<class H>() -> Scalar {
     const H v = *h.data<H>();
@@ -121,11 +127,6 @@ Scalar tensor_item(const Tensor& t) {
     else if constexpr (std::is_same_v<H, Half> || std::is_same_v<H, BFloat16>) return Scalar(static_cast<double>(static_cast<float>(v)));
     else return Scalar(static_cast<double>(v));
   });
-}
-
-Tensor broadcast_copy(const Tensor& self, std::span<const int64_t> shape) {
-  Tensor out = empty_tensor(shape, self.dtype(), self.device());
-  return glassbox::copy_(out, self);
 }
 
 // out[i, classes[i]] = 1 (out zeroed, classes range-checked).
@@ -158,53 +159,11 @@ __global__ void count_ids_kernel(const int64_t* ids, int64_t n, int64_t* counts)
 unsigned grid_for(int64_t n) {
   return static_cast<unsigned>(std::clamp<int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 1, 65536));
 }
-}  // namespace
 
-Tensor index_cuda(const Tensor& self, OptionalTensorList indices) {
-  const std::vector<std::optional<Tensor>> expanded = expand_index_masks("index", self, indices);
-  const AdvancedIndexing a = advanced_indexing("index", self, expanded);
-  Tensor out = empty_tensor(a.result_shape, self.dtype(), self.device());
-  const IndexResultOperands r = index_result_operands(self, a, index_offsets("index", self, a));
-  TensorIterator it =
-      TensorIteratorConfig("index").add_output(&out).add_input(r.self).add_input(r.offsets).keep_dtypes().build();
-  visit_element_size(self.dtype(), [&]<size_t B>() { launch_with_operands<3>(it, ReadAtOffset<B>{}); });
-  return out;
-}
-
-Tensor& index_put_cuda_(Tensor& self, OptionalTensorList indices, const Tensor& values, bool accumulate) {
-  return put_at_indices("index_put_", self, indices, values, accumulate);
-}
-Tensor index_put_cuda(const Tensor& self, OptionalTensorList indices, const Tensor& values, bool accumulate) {
-  Tensor out = glassbox::clone(self);
-  return put_at_indices("index_put", out, indices, values, accumulate);
-}
-
-Tensor& masked_fill_scalar_cuda_(Tensor& self, const Tensor& mask, const Scalar& value) {
-  masked_fill_shape("masked_fill_", self, mask, nullptr, /*in_place=*/true);
-  return fill_masked("masked_fill_", self, mask, value);
-}
-Tensor& masked_fill_tensor_cuda_(Tensor& self, const Tensor& mask, const Tensor& value) {
-  masked_fill_shape("masked_fill_", self, mask, &value, /*in_place=*/true);
-  return fill_masked("masked_fill_", self, mask, tensor_item(value));
-}
-Tensor masked_fill_scalar_cuda(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  Tensor out = broadcast_copy(self, masked_fill_shape("masked_fill", self, mask, nullptr, /*in_place=*/false));
-  return fill_masked("masked_fill", out, mask, value);
-}
-Tensor masked_fill_tensor_cuda(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  Tensor out = broadcast_copy(self, masked_fill_shape("masked_fill", self, mask, &value, /*in_place=*/false));
-  return fill_masked("masked_fill", out, mask, tensor_item(value));
-}
-
-Tensor one_hot_cuda(const Tensor& self, int64_t num_classes) {
-  one_hot_shape(self, num_classes == -1 ? 0 : num_classes);  // dtype and num_classes checks
-  const Tensor classes = self.contiguous().to(ScalarType::Int64);
+Tensor one_hot(const Tensor& self, const Tensor& classes, int64_t num_classes) {
   const int64_t n = classes.numel();
-  if (num_classes == -1) {
-    if (n == 0) throw_one_hot_no_classes(self);
-    // The largest class, read back; a negative one is reported below as out of range.
-    num_classes = glassbox::amax(classes).to(kHost).data<int64_t>()[0] + 1;
-  }
+  // The largest class, read back; a negative one is reported below as out of range.
+  if (num_classes == -1) num_classes = glassbox::amax(classes).to(kHost).data<int64_t>()[0] + 1;
   if (const std::optional<int64_t> bad = first_out_of_range(classes, 0, num_classes))
     throw_one_hot_class_out_of_range(*bad, num_classes);
   Tensor out = empty_tensor(one_hot_shape(self, num_classes), ScalarType::Int64, self.device());
@@ -218,14 +177,12 @@ Tensor one_hot_cuda(const Tensor& self, int64_t num_classes) {
   return out;
 }
 
-Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
-                                     int64_t padding_idx, bool scale_grad_by_freq) {
-  const char* op = "embedding_dense_backward";
-  const DimVector shape = embedding_backward_shape(grad_output, indices, num_weights);
-  const Tensor ids = indices.contiguous().to(ScalarType::Int64);
-  const int64_t n = ids.numel(), width = shape[1];
-  if (const std::optional<int64_t> bad = first_out_of_range(ids, 0, num_weights)) throw_index_out_of_range(op, *bad, 0, num_weights);
-  const int device = grad_output.device().index;
+void embedding_backward(const Tensor& grad, const Tensor& ids, int64_t padding_idx, bool scale_grad_by_freq,
+                        Tensor& out) {
+  const int64_t n = ids.numel(), num_weights = out.sizes()[0], width = out.sizes()[1];
+  if (const std::optional<int64_t> bad = first_out_of_range(ids, 0, num_weights))
+    throw_index_out_of_range("embedding_dense_backward", *bad, 0, num_weights);
+  const int device = grad.device().index;
   DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device).handle();
   Tensor counts;
@@ -237,10 +194,9 @@ Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& in
       GB_CUDA_KERNEL_LAUNCH_CHECK();
     }
   }
-  const Tensor grad = grad_output.contiguous();
   // Half types accumulate in float32, as on the CPU, and are rounded once at the end.
   const ScalarType acc_dtype = grad.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
-  Tensor sum = empty_tensor(shape, acc_dtype, grad.device());
+  Tensor sum = acc_dtype == out.dtype() ? out : empty_tensor(out.sizes(), acc_dtype, grad.device());
   glassbox::fill_(sum, Scalar(int64_t{0}));
   visit_float_device_type(grad.dtype(), [&]<class T>() {
     using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
@@ -251,7 +207,11 @@ Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& in
       GB_CUDA_KERNEL_LAUNCH_CHECK();
     }
   });
-  return acc_dtype == grad.dtype() ? sum : sum.to(grad.dtype());
+  if (!sum.is_same(out)) copy_between(out, sum);
 }
 
-}  // namespace glassbox::native
+const IndexBackend kIndexing{gather, scatter, index_offsets, fill_masked, item, one_hot, embedding_backward};
+const IndexBackends::Registration kRegistered(DeviceType::CUDA, kIndexing);
+}  // namespace
+
+}  // namespace glassbox::cuda

@@ -1,5 +1,5 @@
 #pragma once
-// What the CUDA indexing kernels share (index_kernels.cu, scatter_gather_kernels.cu), beside the
+// What the CUDA indexing kernels (index_kernels.cu) use, beside the
 // "restrided" views of engine/ops/index_layout.h that lay every operand over one shape: a
 // launcher that hands a functor each element's operand addresses, a range check of index tensors
 // on the device that throws the CPU's error before anything is written, and atomic adds for every

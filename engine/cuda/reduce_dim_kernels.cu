@@ -2,8 +2,8 @@
 // argmin (value and index), var/std (two passes: the mean, then the squared deviations from it)
 // and logsumexp (the maximum, then the sum of exp(x - max)), and cumsum. The input is laid out as
 // contiguous rows [outer, len] (a permuted copy when the reduced dims are not already last) and
-// each row is combined by one group of threads, as in reduce_kernels.cu. Shapes, dtypes and
-// errors come from engine/ops/reduction_shape.h, as on the CPU.
+// each row is combined by one group of threads, as in reduce_kernels.cu. Checks, shapes, dtypes and
+// errors are the front end's (engine/ops/reductions.cpp); the family's CUDA table is at the end.
 #include <cuda/std/limits>
 
 #include <limits>
@@ -12,12 +12,17 @@
 #include "engine/core/error.h"
 #include "engine/cuda/block_reduce.cuh"
 #include "engine/cuda/elementwise.cuh"
-#include "engine/ops/out_arguments.h"
-#include "engine/ops/reduction_shape.h"
+#include "engine/ops/reductions.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
 
-namespace glassbox::native {
+namespace glassbox::cuda {
+
+// The rest of the family's CUDA computes, defined next to their kernels.
+void sum_max_min_into(const ReducePlan& plan, const Tensor& self, Tensor& result);  // reduce_kernels.cu
+void softmax_into(const Tensor& self, int64_t dim, bool log, Tensor& result);      // softmax_kernels.cu
+void softmax_backward_into(const Tensor& grad, const Tensor& output, int64_t dim, bool log, Tensor& result);
+void sort_into(const Tensor& self, int64_t k, int64_t dim, bool descending, Tensor& values,
+               Tensor& indices);                                                   // sort_kernels.cu
 
 namespace {
 using namespace glassbox::cuda;
@@ -207,18 +212,9 @@ using extreme_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>> || st
 
 cudaStream_t stream_of(const Tensor& t) { return current_stream(t.device().index).handle(); }
 
-Tensor& copy_out(const char* op, const Tensor& result, Tensor& out) {
-  check_out(op, out, result.sizes(), result.dtype(), result.device());
-  copy_between(out, result);
-  return out;
-}
-
-Tensor prod_impl(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
-  const ReductionShape shape =
-      reduction_shape("prod", self, dim, keepdim, reduction_dtype("prod", self, dtype, ReductionDtype::Accumulate));
+void prod_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
+  const ReductionShape& shape = plan.shape;
   DeviceGuard guard(self.device().index);
-  Tensor result = empty_tensor(shape.out_shape, shape.dtype, self.device());
-  if (result.numel() == 0) return result;
   // Floating-point results multiply in the result dtype (prod(x, dtype=float64) in float64); a floating
   // input with an integer dtype is converted first, as PyTorch does.
   const bool convert = is_floating_point(shape.dtype) || is_floating_point(self.dtype());
@@ -233,86 +229,55 @@ Tensor prod_impl(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdi
     GB_CUDA_KERNEL_LAUNCH_CHECK();
     if (!acc.is_same(result)) copy_between(result, acc);
   });
-  return result;
 }
 
-std::tuple<Tensor, Tensor> extreme_dim(const char* op, bool largest, const Tensor& self, std::optional<int64_t> dim,
-                                       bool keepdim, bool want_values) {
-  std::optional<IntArrayRef> dims;
-  const int64_t d[] = {dim.value_or(0)};
-  if (dim) dims = IntArrayRef(d);
-  const ReductionShape shape = reduction_shape(op, self, dims, keepdim, dim ? self.dtype() : ScalarType::Int64);
-  check_reduction_nonempty(op, self, shape);
+void arg_extreme_into(const Tensor& self, std::optional<int64_t> dim, const DimVector& reduced, bool largest,
+                      Tensor& values, Tensor& indices) {
   DeviceGuard guard(self.device().index);
-  Tensor values = want_values ? empty_tensor(shape.out_shape, self.dtype(), self.device()) : Tensor();
-  Tensor indices = empty_tensor(shape.out_shape, ScalarType::Int64, self.device());
-  if (indices.numel() == 0) return {values, indices};
   // No dim: the index into the flattened tensor (row-major order of self).
-  const Rows r = dim ? rows_of(self, shape.reduced) : Rows{self.contiguous(), 1, self.numel()};
+  const Rows r = dim ? rows_of(self, reduced) : Rows{self.contiguous(), 1, self.numel()};
   const RowLaunch l = row_launch(r.outer, r.len);
   visit_device_type(self.dtype(), [&]<class T>() {
     arg_extreme_rows_kernel<T, extreme_t<T>><<<l.grid, l.block, 0, stream_of(self)>>>(
-        r.data.template data<T>(), want_values ? values.template data<T>() : nullptr, indices.data<int64_t>(), r.outer,
-        r.len, largest);
+        r.data.template data<T>(), values.defined() ? values.template data<T>() : nullptr, indices.data<int64_t>(),
+        r.outer, r.len, largest);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
-  return {values, indices};
 }
 
-double correction_of(const std::optional<Scalar>& correction) {
-  return correction ? (correction->is_floating_point() ? correction->to_double() : static_cast<double>(correction->to_int()))
-                    : 1.0;
-}
-
-Tensor variance(const char* op, const Tensor& self, std::optional<IntArrayRef> dim, double correction, bool keepdim,
-                bool take_sqrt) {
-  const ReductionShape shape =
-      reduction_shape(op, self, dim, keepdim, reduction_dtype(op, self, std::nullopt, ReductionDtype::Floating));
+void variance_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   DeviceGuard guard(self.device().index);
-  Tensor result = empty_tensor(shape.out_shape, shape.dtype, self.device());
-  if (result.numel() == 0) return result;
-  const Rows r = rows_of(self, shape.reduced);
+  const Rows r = rows_of(self, plan.shape.reduced);
   const RowLaunch l = row_launch(r.outer, r.len);
-  const double divisor = std::max(0.0, static_cast<double>(shape.reduced_numel) - correction);
   visit_float_device_type(self.dtype(), [&]<class T>() {
     var_rows_kernel<T><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), result.template data<T>(),
-                                                                r.outer, r.len, divisor, take_sqrt);
+                                                                r.outer, r.len, plan.divisor,
+                                                                plan.kind == ReduceKind::Std);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
-  return result;
 }
 
-Tensor logsumexp_impl(const char* op, const Tensor& self, IntArrayRef dim, bool keepdim) {
-  const ReductionShape shape =
-      reduction_shape(op, self, dim, keepdim, reduction_dtype(op, self, std::nullopt, ReductionDtype::ToFloat));
+void logsumexp_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   DeviceGuard guard(self.device().index);
-  Tensor result = empty_tensor(shape.out_shape, shape.dtype, self.device());
-  if (result.numel() == 0) return result;
-  const Tensor in = self.dtype() == shape.dtype ? self : self.to(shape.dtype);
-  const Rows r = rows_of(in, shape.reduced);
+  const Tensor in = self.dtype() == plan.shape.dtype ? self : self.to(plan.shape.dtype);
+  const Rows r = rows_of(in, plan.shape.reduced);
   const RowLaunch l = row_launch(r.outer, r.len);
   visit_float_device_type(in.dtype(), [&]<class T>() {
     logsumexp_rows_kernel<T><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), result.template data<T>(),
                                                                       r.outer, r.len);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
-  return result;
 }
 
-Tensor cumsum_impl(const char* op, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  const int64_t d = wrap_dim(op, dim, self);
-  const ScalarType out_dtype = cumsum_dtype(self, dtype);
-  // Integers (and bool) run in int64 and convert at the end, floating point in the result dtype.
-  const ScalarType run_dtype = is_floating_point(out_dtype) ? out_dtype : ScalarType::Int64;
+// self is floating point (the result's dtype) or int64 (the front end converted it).
+void cumsum_into(const Tensor& self, int64_t d, Tensor& result) {
   DeviceGuard guard(self.device().index);
-  const Tensor in = self.dtype() == run_dtype ? self : self.to(run_dtype);
-  if (self.numel() == 0) return empty_tensor(self.sizes(), out_dtype, self.device());
   DimVector reduced(static_cast<size_t>(self.dim()), 0);
   if (self.dim() > 0) reduced[d] = 1;
-  const Rows r = rows_of(in, reduced);
-  Tensor rows = empty_tensor(r.data.sizes(), run_dtype, self.device());
+  const Rows r = rows_of(self, reduced);
+  Tensor rows = empty_tensor(r.data.sizes(), self.dtype(), self.device());
   const unsigned threads = r.len > 128 ? 256 : 32;
-  visit_device_type(run_dtype, [&]<class T>() {
+  visit_device_type(self.dtype(), [&]<class T>() {
     if constexpr (std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>) {
       cumsum_rows_kernel<T, acc_t<T>, T><<<static_cast<unsigned>(r.outer), threads, 0, stream_of(self)>>>(
           r.data.template data<T>(), rows.template data<T>(), r.len);
@@ -320,65 +285,26 @@ Tensor cumsum_impl(const char* op, const Tensor& self, int64_t dim, std::optiona
     }
   });
   // Back to self's dim order: rows has the cumsum dim last.
-  Tensor result = empty_tensor(self.sizes(), out_dtype, self.device());
   if (self.dim() > 1 && d != self.dim() - 1) {
     DimVector inverse;
     for (int64_t k = 0; k < self.dim(); ++k) inverse.push_back(k < d ? k : k == d ? self.dim() - 1 : k - 1);
     rows = glassbox::permute(rows, inverse);
   }
   copy_between(result, rows);
-  return result;
 }
+
+void reduce_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
+  switch (plan.kind) {
+    case ReduceKind::Prod: return prod_into(plan, self, result);
+    case ReduceKind::Var: case ReduceKind::Std: return variance_into(plan, self, result);
+    case ReduceKind::LogSumExp: return logsumexp_into(plan, self, result);
+    default: return sum_max_min_into(plan, self, result);
+  }
+}
+
+const ReductionBackend kReductions{reduce_into,  arg_extreme_into,      cumsum_into,
+                                   softmax_into, softmax_backward_into, sort_into};
+const ReductionBackends::Registration kRegistered(DeviceType::CUDA, kReductions);
 }  // namespace
 
-Tensor prod_cuda(const Tensor& self, std::optional<ScalarType> dtype) { return prod_impl(self, std::nullopt, false, dtype); }
-Tensor prod_dim_cuda(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  const int64_t dims[] = {dim};
-  return prod_impl(self, IntArrayRef(dims), keepdim, dtype);
-}
-
-std::tuple<Tensor, Tensor> max_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) {
-  return extreme_dim("max", true, self, dim, keepdim, true);
-}
-std::tuple<Tensor, Tensor> min_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) {
-  return extreme_dim("min", false, self, dim, keepdim, true);
-}
-Tensor argmax_cuda(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return std::get<1>(extreme_dim("argmax", true, self, dim, keepdim, false));
-}
-Tensor argmin_cuda(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return std::get<1>(extreme_dim("argmin", false, self, dim, keepdim, false));
-}
-
-Tensor var_cuda(const Tensor& self, bool unbiased) { return variance("var", self, std::nullopt, unbiased ? 1 : 0, false, false); }
-Tensor var_dim_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
-  return variance("var", self, dim, unbiased ? 1 : 0, keepdim, false);
-}
-Tensor var_correction_cuda(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
-                           bool keepdim) {
-  return variance("var", self, dim, correction_of(correction), keepdim, false);
-}
-Tensor std_cuda(const Tensor& self, bool unbiased) { return variance("std", self, std::nullopt, unbiased ? 1 : 0, false, true); }
-Tensor std_dim_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
-  return variance("std", self, dim, unbiased ? 1 : 0, keepdim, true);
-}
-Tensor std_correction_cuda(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
-                           bool keepdim) {
-  return variance("std", self, dim, correction_of(correction), keepdim, true);
-}
-
-Tensor logsumexp_cuda(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  return logsumexp_impl("logsumexp", self, dim, keepdim);
-}
-Tensor& logsumexp_out_cuda(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
-  return copy_out("logsumexp.out", logsumexp_impl("logsumexp", self, dim, keepdim), out);
-}
-
-Tensor cumsum_cuda(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return cumsum_impl("cumsum", self, dim, dtype);
-}
-Tensor& cumsum_out_cuda(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
-  return copy_out("cumsum.out", cumsum_impl("cumsum.out", self, dim, dtype), out);
-}
-
-}  // namespace glassbox::native
+}  // namespace glassbox::cuda

@@ -1,5 +1,5 @@
-// Reductions on CUDA: sum, mean, amax, amin, max, min. The front end (engine/ops/reduction_shape.h)
-// decides shape and dtype; the input is viewed as a contiguous [outer, reduced, inner] block
+// Reductions on CUDA: sum, mean, amax, amin, max, min. The front end (engine/ops/reductions.cpp)
+// checks, decides shape and dtype and allocates the result; the input is viewed as a contiguous [outer, reduced, inner] block
 // (permuted into one when the reduced dims are not a single run), and then
 //  * inner == 1 (rows): a warp or a block per row, 16-byte loads where aligned, warp shuffles and
 //    shared memory to combine; long rows with few outputs are shared by several blocks (interleaved)
@@ -14,11 +14,10 @@
 #include "engine/core/error.h"
 #include "engine/cuda/block_reduce.cuh"
 #include "engine/cuda/elementwise.cuh"
-#include "engine/ops/reduction_shape.h"
+#include "engine/ops/reductions.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
 
-namespace glassbox::native {
+namespace glassbox::cuda {
 
 namespace {
 using namespace glassbox::cuda;
@@ -221,15 +220,11 @@ A identity_of() {
 }
 
 template <Reduce OP>
-Tensor reduce(const char* op, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
-              std::optional<ScalarType> dtype, bool mean = false) {
-  const ReductionDtype rule = mean ? ReductionDtype::Mean : OP == Reduce::Sum ? ReductionDtype::Accumulate : ReductionDtype::Same;
-  const ReductionShape shape = reduction_shape(op, self, dim, keepdim, reduction_dtype(op, self, dtype, rule));
-  if (OP != Reduce::Sum) check_reduction_nonempty(op, self, shape);
+void reduce_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
+  const ReductionShape& shape = plan.shape;
+  const bool mean = plan.kind == ReduceKind::Mean;
   const int device = self.device().index;
   DeviceGuard guard(device);
-  Tensor result = empty_tensor(shape.out_shape, shape.dtype, self.device());
-  if (result.numel() == 0) return result;
   // Sums compute in a floating-point result dtype (sum(x, dtype=float64) adds in float64); a floating
   // input with an integer dtype is converted first, as PyTorch does (sum([0.6, 0.6], dtype=int64) is 0).
   Tensor in = self;
@@ -253,49 +248,15 @@ Tensor reduce(const char* op, const Tensor& self, std::optional<IntArrayRef> dim
     }
     if (!acc.is_same(result)) copy_between(result, acc);
   });
-  return result;
-}
-
-Tensor& reduce_out(const char* op, const Tensor& result, Tensor& out) {
-  check_out(op, out, result.sizes(), result.dtype(), result.device());
-  copy_between(out, result);
-  return out;
 }
 }  // namespace
 
-Tensor sum_cuda(const Tensor& self, std::optional<ScalarType> dtype) {
-  return reduce<Reduce::Sum>("sum", self, std::nullopt, false, dtype);
+void sum_max_min_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
+  switch (plan.kind) {
+    case ReduceKind::Max: return reduce_into<Reduce::Max>(plan, self, result);
+    case ReduceKind::Min: return reduce_into<Reduce::Min>(plan, self, result);
+    default: return reduce_into<Reduce::Sum>(plan, self, result);
+  }
 }
-Tensor sum_dim_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return reduce<Reduce::Sum>("sum", self, dim, keepdim, dtype);
-}
-Tensor& sum_out_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
-                     Tensor& out) {
-  return reduce_out("sum.out", reduce<Reduce::Sum>("sum.out", self, dim, keepdim, dtype), out);
-}
-Tensor mean_cuda(const Tensor& self, std::optional<ScalarType> dtype) {
-  return reduce<Reduce::Sum>("mean", self, std::nullopt, false, dtype, true);
-}
-Tensor mean_dim_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return reduce<Reduce::Sum>("mean", self, dim, keepdim, dtype, true);
-}
-Tensor& mean_out_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
-                      Tensor& out) {
-  return reduce_out("mean.out", reduce<Reduce::Sum>("mean.out", self, dim, keepdim, dtype, true), out);
-}
-Tensor amax_cuda(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  return reduce<Reduce::Max>("amax", self, dim, keepdim, std::nullopt);
-}
-Tensor& amax_out_cuda(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
-  return reduce_out("amax.out", reduce<Reduce::Max>("amax.out", self, dim, keepdim, std::nullopt), out);
-}
-Tensor amin_cuda(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  return reduce<Reduce::Min>("amin", self, dim, keepdim, std::nullopt);
-}
-Tensor& amin_out_cuda(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
-  return reduce_out("amin.out", reduce<Reduce::Min>("amin.out", self, dim, keepdim, std::nullopt), out);
-}
-Tensor max_cuda(const Tensor& self) { return reduce<Reduce::Max>("max", self, std::nullopt, false, std::nullopt); }
-Tensor min_cuda(const Tensor& self) { return reduce<Reduce::Min>("min", self, std::nullopt, false, std::nullopt); }
 
-}  // namespace glassbox::native
+}  // namespace glassbox::cuda

@@ -11,10 +11,8 @@
 #include "engine/core/error.h"
 #include "engine/cuda/block_reduce.cuh"
 #include "engine/cuda/elementwise.cuh"
-#include "engine/ops/reduction_shape.h"
-#include "glassbox/ops/NativeFunctions.h"
 
-namespace glassbox::native {
+namespace glassbox::cuda {
 
 namespace {
 using namespace glassbox::cuda;
@@ -175,13 +173,10 @@ dim3 row_block(int64_t n, int vec) {
 }
 
 template <bool kLog>
-Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  const int64_t d = wrap_dim(op, dim, self);
+void softmax_impl(const Tensor& self, int64_t d, Tensor& result) {
   DeviceGuard guard(self.device().index);
-  const Tensor in = contiguous_as(self, softmax_dtype(op, self, dtype));
-  Tensor result = empty_tensor(self.sizes(), in.dtype(), self.device());
-  if (result.numel() == 0) return result;
-  const DimSplit s = split_at(in, self.dim() == 0 ? 0 : d);
+  const Tensor in = contiguous_as(self, self.dtype());
+  const DimSplit s = split_at(in, d);
   const cudaStream_t stream = current_stream(self.device().index).handle();
   visit_float_device_type(in.dtype(), [&]<class T>() {
     const T* x = in.template data<T>();
@@ -200,19 +195,15 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::option
     }
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
-  return result;
 }
 
 template <bool kLog>
-Tensor softmax_backward_impl(const char* op, const Tensor& grad, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  softmax_backward_shape(op, grad, output, dim, input_dtype);
-  const int64_t d = wrap_dim(op, dim, grad);
+void softmax_backward_impl(const Tensor& grad, const Tensor& output, int64_t d, Tensor& result) {
   DeviceGuard guard(grad.device().index);
   const Tensor g = contiguous_as(grad, grad.dtype());
   const Tensor y = contiguous_as(output, grad.dtype());
-  Tensor result = empty_tensor(grad.sizes(), grad.dtype(), grad.device());
-  if (result.numel() > 0) {
-    const DimSplit s = split_at(g, grad.dim() == 0 ? 0 : d);
+  {
+    const DimSplit s = split_at(g, d);
     const cudaStream_t stream = current_stream(grad.device().index).handle();
     visit_float_device_type(g.dtype(), [&]<class T>() {
       const T* gp = g.template data<T>();
@@ -230,21 +221,14 @@ Tensor softmax_backward_impl(const char* op, const Tensor& grad, const Tensor& o
       GB_CUDA_KERNEL_LAUNCH_CHECK();
     });
   }
-  return contiguous_as(result, input_dtype);
 }
 }  // namespace
 
-Tensor softmax_cuda(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl<false>("softmax", self, dim, dtype);
+void softmax_into(const Tensor& self, int64_t dim, bool log, Tensor& result) {
+  log ? softmax_impl<true>(self, dim, result) : softmax_impl<false>(self, dim, result);
 }
-Tensor log_softmax_cuda(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl<true>("log_softmax", self, dim, dtype);
-}
-Tensor softmax_backward_data_cuda(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  return softmax_backward_impl<false>("_softmax_backward_data", grad_output, output, dim, input_dtype);
-}
-Tensor log_softmax_backward_data_cuda(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  return softmax_backward_impl<true>("_log_softmax_backward_data", grad_output, output, dim, input_dtype);
+void softmax_backward_into(const Tensor& grad, const Tensor& output, int64_t dim, bool log, Tensor& result) {
+  log ? softmax_backward_impl<true>(grad, output, dim, result) : softmax_backward_impl<false>(grad, output, dim, result);
 }
 
-}  // namespace glassbox::native
+}  // namespace glassbox::cuda

@@ -8,11 +8,9 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cuda/elementwise.cuh"
-#include "engine/ops/reduction_shape.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
 
-namespace glassbox::native {
+namespace glassbox::cuda {
 
 namespace {
 using namespace glassbox::cuda;
@@ -72,12 +70,11 @@ Tensor device_buffer(int64_t n, ScalarType dtype, Device device) {
   return empty_tensor(sizes, dtype, device);
 }
 
-std::tuple<Tensor, Tensor> sort_impl(const Tensor& self, int64_t k, int64_t dim, bool descending, const DimVector& shape) {
+}  // namespace
+
+void sort_into(const Tensor& self, int64_t k, int64_t dim, bool descending, Tensor& values, Tensor& indices) {
   DeviceGuard guard(self.device().index);
   const Device device = self.device();
-  Tensor values = empty_tensor(shape, self.dtype(), device);
-  Tensor indices = empty_tensor(shape, ScalarType::Int64, device);
-  if (values.numel() == 0) return {values, indices};
   // The slices as contiguous rows: the dim moved last.
   const bool last = self.dim() == 0 || dim == self.dim() - 1;
   DimVector perm, inverse;
@@ -109,34 +106,18 @@ std::tuple<Tensor, Tensor> sort_impl(const Tensor& self, int64_t k, int64_t dim,
         temp.data_ptr(), temp_bytes, static_cast<const K*>(keys.data_ptr()), static_cast<K*>(sorted_keys.data_ptr()),
         positions.data<int64_t>(), order.data<int64_t>(), n, rows, begin, begin + 1, stream));
     // Results in row layout, then back to self's dim order.
+    // With the dim last, values and indices have the row layout and are written directly.
     DimVector row_shape;
     for (int64_t d : perm) row_shape.push_back(d == dim ? k : self.sizes()[d]);
-    Tensor v = empty_tensor(row_shape, self.dtype(), device), ix = empty_tensor(row_shape, ScalarType::Int64, device);
+    Tensor v = last ? values : empty_tensor(row_shape, self.dtype(), device);
+    Tensor ix = last ? indices : empty_tensor(row_shape, ScalarType::Int64, device);
     take_first_kernel<T><<<blocks_for(rows * k), 256, 0, stream>>>(x, order.data<int64_t>(), v.template data<T>(),
                                                                    ix.data<int64_t>(), rows, len, k);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
-    if (last) {
-      values = v, indices = ix;
-    } else {
+    if (!last) {
       copy_between(values, glassbox::permute(v, inverse));
       copy_between(indices, glassbox::permute(ix, inverse));
     }
   });
-  return {values, indices};
 }
-}  // namespace
-
-std::tuple<Tensor, Tensor> sort_cuda(const Tensor& self, int64_t dim, bool descending) {
-  const int64_t d = wrap_dim("sort", dim, self);
-  return sort_impl(self, self.dim() == 0 ? 1 : self.sizes()[d], d, descending, self.sizes());
-}
-
-// sorted=False still returns them sorted, as on the CPU.
-std::tuple<Tensor, Tensor> topk_cuda(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  (void)sorted;
-  const DimVector shape = topk_shape(self, k, dim);
-  // A 0-d tensor is its own top-k for k = 0 and k = 1 alike (PyTorch's answer): its one element.
-  return sort_impl(self, self.dim() == 0 ? 1 : k, wrap_dim("topk", dim, self), largest, shape);
-}
-
-}  // namespace glassbox::native
+}  // namespace glassbox::cuda

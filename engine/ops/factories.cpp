@@ -1,5 +1,6 @@
 // Front ends of arange, linspace and eye, and the inference they share with their kernels: the
 // length and dtype are decided here, then a fresh tensor is filled by the out= overload.
+#include "engine/core/empty.h"
 #include "engine/ops/factories.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "engine/ops/out_arguments.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/arange.h"
+#include "glassbox/ops/native/empty_strided.h"
 #include "glassbox/ops/native/eye.h"
 #include "glassbox/ops/native/linspace.h"
 
@@ -147,6 +149,26 @@ Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<
   const int64_t shape[] = {n, m};
   Tensor out = glassbox::empty(shape, dtype_or_default(dtype), device);
   return glassbox::eye_out(out, n, m);
+}
+
+// ---- Meta kernels: the checks above with no compute (a meta tensor has no values to write).
+Tensor empty_strided_meta(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                          std::optional<Device>) {
+  check_empty_strided(size, stride);
+  return empty_strided_tensor(size, stride, dtype_or_default(dtype), Device(DeviceType::Meta));
+}
+
+Tensor& arange_out_meta(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
+  check_arange_out(start, end, step, out);
+  return out;
+}
+Tensor& linspace_out_meta(const Scalar& start, const Scalar& end, int64_t steps, Tensor& out) {
+  check_linspace_out(start, end, steps, out);
+  return out;
+}
+Tensor& eye_out_meta(int64_t n, int64_t m, Tensor& out) {
+  check_eye_out(n, m, out);
+  return out;
 }
 
 }  // namespace native

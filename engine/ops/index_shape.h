@@ -1,7 +1,7 @@
 #pragma once
 // Shape and dtype inference of the indexing operators (index, index_put_, gather, scatter,
-// index_select, index_add_, masked_fill, one_hot, embedding_dense_backward). The Meta kernels
-// return what these compute; the CPU kernels call the same functions before touching data.
+// index_select, index_add_, masked_fill, one_hot, embedding_dense_backward), called by their front
+// end (indexing.cpp), which is every device's kernel, Meta's included.
 #include <cstdint>
 #include <vector>
 

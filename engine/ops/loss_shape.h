@@ -1,6 +1,6 @@
 #pragma once
-// Shape and dtype inference of the loss functions and their backward helpers, shared by the CPU
-// kernels and the Meta kernels. Every check names the operator and the arguments' shapes.
+// Shape and dtype inference of the loss functions and their backward helpers, for their front end
+// (losses.cpp, every device's kernel). Every check names the operator and the arguments' shapes.
 #include <optional>
 
 #include "engine/core/tensor.h"

@@ -1,5 +1,6 @@
 // Front ends of the random factories (rand, randn, randint) and dropout: an empty tensor filled
 // in place by uniform_, normal_, random_ or bernoulli_, whose kernels each backend provides.
+#include "engine/core/empty.h"
 #include "engine/ops/random_ops.h"
 
 #include <cmath>
@@ -7,10 +8,14 @@
 
 #include "engine/core/error.h"
 #include "glassbox/ops/Functions.h"
+#include "glassbox/ops/native/bernoulli.h"
 #include "glassbox/ops/native/dropout.h"
+#include "glassbox/ops/native/normal.h"
 #include "glassbox/ops/native/rand.h"
 #include "glassbox/ops/native/randint.h"
 #include "glassbox/ops/native/randn.h"
+#include "glassbox/ops/native/random.h"
+#include "glassbox/ops/native/uniform.h"
 
 namespace glassbox {
 
@@ -104,6 +109,30 @@ Tensor dropout(const Tensor& input, double p, bool train) {
   glassbox::bernoulli_(mask, 1.0 - p);
   if (p < 1.0) mask = glassbox::mul(mask, Scalar(1.0 / (1.0 - p)));
   return glassbox::mul(input, mask);
+}
+
+// ---- Meta kernels of the random fills: the argument checks only (a meta tensor has no values to draw)
+Tensor& uniform_meta_(Tensor& self, double from, double to) {
+  check_floating_dtype("uniform_", self.dtype());
+  check_uniform_range("uniform_", from, to);
+  return self;
+}
+Tensor& normal_meta_(Tensor& self, double, double std) {
+  check_floating_dtype("normal_", self.dtype());
+  check_normal_std("normal_", std);
+  return self;
+}
+Tensor& bernoulli_float_meta_(Tensor& self, double p) {
+  check_probability("bernoulli_", p);
+  return self;
+}
+Tensor bernoulli_meta(const Tensor& self) {
+  check_floating_dtype("bernoulli", self.dtype());
+  return empty_tensor(self.sizes(), self.dtype(), Device(DeviceType::Meta));
+}
+Tensor& random_from_meta_(Tensor& self, int64_t from, int64_t to) {
+  check_random_range("random_", self.dtype(), from, to);
+  return self;
 }
 
 }  // namespace native

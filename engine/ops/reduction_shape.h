@@ -1,7 +1,7 @@
 #pragma once
 // The front end every reduction shares (sum, mean, amax, var, ...) and the dim checks of the
-// operators that work along one dim (cumsum, softmax, sort, topk). The CPU kernels and the Meta
-// kernels call the same functions, so a shape or dtype error reads the same on every device.
+// operators that work along one dim (cumsum, softmax, sort, topk), called by the family's front end
+// (reductions.cpp, every device's kernel), so a shape or dtype error reads the same on every device.
 #include <optional>
 
 #include "engine/core/tensor.h"

@@ -22,7 +22,7 @@ py::object to_list(const Tensor& self) {
     py::gil_scoped_release nogil;  // a device-to-host copy
     t = self.to(Device(DeviceType::CPU));
   }
-  if (!t.data_ptr() && t.numel() > 0)
+  if ((t.device().type == DeviceType::Meta || !t.data_ptr()) && t.numel() > 0)  // a meta storage has no memory
     throw ValueError("tolist: a tensor on " + t.device().to_string() + " has no data to read");
   return visit_scalar_type(t.dtype(), [&]<class T>() -> py::object {
     const char* base = static_cast<const char*>(t.data_ptr());
@@ -82,7 +82,8 @@ void bind_tensor(py::module_& m) {
       .def("numel", &Tensor::numel)
       .def("is_contiguous", &Tensor::is_contiguous)
       .def("storage_offset", &Tensor::storage_offset)
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("data_ptr",
+           [](const Tensor& t) { return t.device().type == DeviceType::Meta ? 0 : reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("tolist", &to_list)
       .def("item", [](const Tensor& t) {
         if (t.numel() != 1)
