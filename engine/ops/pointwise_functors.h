@@ -218,6 +218,12 @@ struct Minimum : BinaryOp<BinaryKind::Promote> {
   template <class C>
   GLASSBOX_HOST_DEVICE C operator()(C x, C y) const { return is_nan(x) ? x : is_nan(y) ? y : y < x ? y : x; }
 };
+struct Hypot : BinaryOp<BinaryKind::FloatOnly> {
+  static constexpr const char* name = "hypot";
+  static constexpr const char* formula = "sqrt(self^2 + other^2)";
+  template <class C>
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const { return std::hypot(x, y); }
+};
 
 // ---- pow. Floating point through pow, with exact shortcuts for a one-element exponent of 2 or -1;
 // integers multiply by squaring, wrapping on overflow, and a negative exponent gives 0 except for
