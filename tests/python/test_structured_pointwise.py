@@ -63,7 +63,7 @@ def test_meta_agrees_with_cpu(name, call):
 
 def test_integer_add_with_float_alpha_is_refused_on_every_device():
     for device in ("cpu", "meta"):
-        with pytest.raises(ValueError, match=r"^add: alpha must be an integer for integer tensors, got 1.5$"):
+        with pytest.raises(ValueError, match=r"^add: alpha must be an integer for integer tensors, got 1.5"):
             ops.add(t([1], "int64", device), t([1], "int64", device), alpha=1.5)
 
 
@@ -77,3 +77,20 @@ def test_in_place_and_out_forms_have_meta_kernels():
     r = ops.add(ops.empty([4, 1], device="meta"), ops.empty([5], device="meta"), out=out)
     assert tuple(r.shape) == (4, 5) and tuple(out.shape) == (4, 5)
 
+
+def test_hypot_on_meta_and_its_errors_match_the_cpu():
+    a, b = ops.empty([4, 1], device="meta"), ops.empty([3], device="meta", dtype=gb.float64)
+    r = ops.hypot(a, b)
+    assert tuple(r.shape) == (4, 3) and r.dtype == gb.float64 and r.device == "meta"
+    assert tuple(a.hypot_(ops.empty([1], device="meta")).shape) == (4, 1)
+    for device in ("cpu", "meta"):
+        with pytest.raises(TypeError, match=r"^hypot: expected floating-point tensors, got int64 of shape \[2\] and "):
+            ops.hypot(t([3, 4], "int64", device), t([3, 4], "int64", device))
+    assert outcome(lambda: ops.hypot(t(A, "float32"), t([1, 2], "float32"))) == \
+        outcome(lambda: ops.hypot(t(A, "float32", "meta"), t([1, 2], "float32", "meta")))
+
+
+def test_hypot_does_not_overflow_on_the_way():
+    a, b = np.array([3.0, -5.0, 1e200, 0.5]), np.array([4.0, 12.0, 1e200, -1.5])
+    r = ops.hypot(gb.from_numpy(a), gb.from_numpy(b))
+    np.testing.assert_allclose(np.asarray(r.tolist()), np.hypot(a, b), rtol=1e-15)
