@@ -44,7 +44,6 @@ inline void mark_written(const Tensor& out) {
 // The dtypes a family's loops are instantiated for.
 template <class Fn, class F>
 void visit_family_types(ScalarType t, F&& f) {
-  using functors::UnaryOp;
   if constexpr (Fn::arity == 1) {
     if constexpr (Fn::kind == UnaryKind::IntToFloat || Fn::kind == UnaryKind::FloatOnly) visit_floating_type(t, f);
     else if constexpr (Fn::kind == UnaryKind::Keep) visit_numeric_type(t, f);
