@@ -218,8 +218,11 @@ def _renamed(op: Op) -> str:
 
 
 def _resolution_order(ops: list[Op]) -> list[Op]:
-    """The overload without a name keeps the plain C++ name first; then YAML order."""
-    return sorted(ops, key=lambda op: (op.entry.overload != "", ops.index(op)))
+    """The overload without a name keeps the plain C++ name first; then the entries written out in
+    the YAML before the variants derived from a structured entry; then YAML order."""
+    def derived(op: Op) -> bool:
+        return op.entry.structured is not None and op.entry.structured.role != "functional"
+    return sorted(ops, key=lambda op: (op.entry.overload != "", derived(op), ops.index(op)))
 
 
 def _clashes(a: list[Variant], b: list[Variant]) -> bool:

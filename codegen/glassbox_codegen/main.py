@@ -11,7 +11,8 @@ import sys
 import time
 from types import ModuleType
 
-from . import render_autograd, render_methods, render_native, render_ops, render_python, render_register
+from . import (render_autograd, render_methods, render_native, render_ops, render_python, render_register,
+               render_structured)
 from .api import Plan, build_plan
 from .errors import CodegenError, CodegenErrors
 from .derivatives import load_derivatives
@@ -23,10 +24,10 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 # render_all(plan) -> {relative path: content}. Further outputs (Python bindings, autograd from
 # derivatives.yaml) are added as modules with the same two functions.
 RENDERERS: list[ModuleType] = [render_ops, render_native, render_register, render_methods, render_autograd,
-                                 render_python]
+                                 render_python, render_structured]
 
 # Outputs that hold CUDA kernels' registrations: built with the CUDA library, not the CPU one.
-CUDA_OUTPUTS = (render_register.register_file("CUDA"),)
+CUDA_OUTPUTS = (render_register.register_file("CUDA"), render_structured.BACKENDS["CUDA"][0])
 
 
 def display_path(path: str, source_root: str) -> str:
@@ -66,7 +67,7 @@ def render_outputs(plan: Plan) -> dict[str, str]:
 
 def split_outputs(files: list[str]) -> tuple[list[str], list[str], list[str], list[str]]:
     """(headers, sources, CUDA sources, Python binding sources)."""
-    headers = [f for f in files if not f.endswith(".cpp")]
+    headers = [f for f in files if not f.endswith((".cpp", ".cu"))]
     python = [f for f in files if f.endswith(".cpp") and f.startswith("python/")]
     sources = [f for f in files if f.endswith(".cpp") and f not in CUDA_OUTPUTS and f not in python]
     cuda = [f for f in files if f in CUDA_OUTPUTS]

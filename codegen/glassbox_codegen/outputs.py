@@ -7,7 +7,7 @@ import tempfile
 
 from .render_common import BANNER_PREFIX
 
-GENERATED_SUFFIXES = (".h", ".cpp", ".inc")
+GENERATED_SUFFIXES = (".h", ".cpp", ".cu", ".inc")
 
 
 def write_if_changed(path: str, content: str) -> bool:

@@ -1,10 +1,16 @@
 #pragma once
-// What the point-wise CPU kernel files share: visiting only the dtypes a family supports (so
-// float-only math is never instantiated for integers), running a unary functor in all three
-// operator forms (functional, in-place, out=), and marking written outputs.
+// The CPU compute of the structured element-wise operators: given the front end's iterator
+// (engine/ops/structured_pointwise.h), visit the dtypes the family supports (so float-only math is
+// never instantiated for integers) and run the operator's functor (engine/ops/pointwise_functors.h)
+// through the vectorised loops of loops.h. float32 math with a vectorisable form in vec_math.h
+// (exp, log, tanh, sigmoid, ...) computes through it; everything else calls the functor itself.
+#include <type_traits>
+
+#include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cpu/loops.h"
-#include "engine/ops/pointwise_iterator.h"
+#include "engine/cpu/vec_math.h"
+#include "engine/ops/pointwise_functors.h"
 
 namespace glassbox::cpu {
 
@@ -35,36 +41,129 @@ inline void mark_written(const Tensor& out) {
   if (out.unsafe_impl()->storage()) out.unsafe_impl()->storage()->bump_version();
 }
 
-// A unary functor: `Fn{}(x)` on the compute type; Fn::kind decides the dtypes.
-template <class Fn>
-Tensor& run_unary(const char* op, const Tensor& self, Tensor& out, const Fn& fn = Fn{}) {
-  const bool allocated = !out.defined();
-  TensorIterator it = unary_iterator(op, Fn::kind, self, out);
-  // Transcendentals (the functors with the transcendental grain) are bound by arithmetic: their
-  // loops get the AVX-512 copy too.
-  constexpr bool kWide = Fn::grain == kTranscendentalGrain;
-  auto body = [&]<class T>() {
-    if constexpr (Fn::kind == UnaryKind::Logical) vectorized_unary_loop<bool, T>(it, fn, Fn::grain);
-    else if constexpr (std::is_same_v<T, float> && requires { Fn::needs_exact(0.0f); })
-      guarded_unary_loop(it, fn, Fn::grain);
-    else vectorized_unary_loop<T, T, kWide>(it, fn, Fn::grain);
-  };
-  if constexpr (Fn::kind == UnaryKind::IntToFloat || Fn::kind == UnaryKind::FloatOnly) visit_floating_type(it.compute_dtype(), body);
-  else if constexpr (Fn::kind == UnaryKind::Keep) visit_numeric_type(it.compute_dtype(), body);
-  else visit_scalar_type(it.compute_dtype(), body);
-  if (!allocated) mark_written(out);
-  return out;
+// The dtypes a family's loops are instantiated for.
+template <class Fn, class F>
+void visit_family_types(ScalarType t, F&& f) {
+  if constexpr (Fn::arity == 1) {
+    if constexpr (Fn::kind == UnaryKind::IntToFloat || Fn::kind == UnaryKind::FloatOnly) visit_floating_type(t, f);
+    else if constexpr (Fn::kind == UnaryKind::Keep) visit_numeric_type(t, f);
+    else visit_scalar_type(t, f);
+  } else {
+    if constexpr (Fn::kind == BinaryKind::IntToFloat || Fn::kind == BinaryKind::FloatOnly) visit_floating_type(t, f);
+    else if constexpr (Fn::kind == BinaryKind::Numeric) visit_numeric_type(t, f);
+    else visit_scalar_type(t, f);
+  }
 }
 
-}  // namespace glassbox::cpu
+// The float32 forms of vec_math.h, by functor. FloatForm<F>::apply(x) computes what F{}(x) does.
+template <class F>
+struct FloatForm {};
+#define GB_FLOAT_FORM(Functor, expr)                                     \
+  template <>                                                            \
+  struct FloatForm<functors::Functor> {                                  \
+    static float apply(float x) { return expr; }                         \
+  };
+GB_FLOAT_FORM(Exp, exp_f32(x))
+GB_FLOAT_FORM(Log, log_f32(x))
+GB_FLOAT_FORM(Log1p, log1p_f32(x))
+GB_FLOAT_FORM(Expm1, expm1_f32(x))
+GB_FLOAT_FORM(Tanh, tanh_f32(x))
+GB_FLOAT_FORM(Sigmoid, sigmoid_f32(x))
+GB_FLOAT_FORM(Silu, x * sigmoid_f32(x))
+GB_FLOAT_FORM(GeluErf, x * normal_cdf_f32(x))
+// (1 + tanh(u)) / 2 = sigmoid(2u), which does not cancel for x << 0.
+GB_FLOAT_FORM(GeluTanh, x * sigmoid_f32(2.0f * float(functors::kSqrt2OverPi) *
+                                        (x + float(functors::kGeluTanhCubic) * x * x * x)))
+#undef GB_FLOAT_FORM
+// sin and cos: the float forms reduce arguments up to kTrigFastMax; larger ones (and infinities)
+// take the functor's (the C library's) path, a tile at a time (guarded_unary_loop).
+template <class F, float (*kFast)(float)>
+struct GuardedForm {
+  static bool needs_exact(float x) { return std::fabs(x) > kTrigFastMax; }
+  static float fast(float x) { return kFast(x); }
+  float operator()(float x) const { return needs_exact(x) ? F{}(x) : kFast(x); }
+};
+template <>
+struct FloatForm<functors::Sin> : GuardedForm<functors::Sin, sin_f32> {};
+template <>
+struct FloatForm<functors::Cos> : GuardedForm<functors::Cos, cos_f32> {};
 
-// The three forms of a unary operator `name` whose functor is `Fn`: name_cpu, name_cpu_ and
-// name_out_cpu, as ops.yaml registers them.
-#define GB_UNARY_CPU_KERNELS(name, Fn)                                                          \
-  Tensor name##_cpu(const Tensor& self) {                                                       \
-    Tensor out;                                                                                 \
-    cpu::run_unary<Fn>(#name, self, out);                                                       \
-    return out;                                                                                 \
-  }                                                                                             \
-  Tensor& name##_cpu_(Tensor& self) { return cpu::run_unary<Fn>(#name "_", self, self); }       \
-  Tensor& name##_out_cpu(const Tensor& self, Tensor& out) { return cpu::run_unary<Fn>(#name ".out", self, out); }
+template <class F>
+constexpr bool is_transcendental() {
+  if constexpr (requires { F::transcendental; }) return F::transcendental;
+  else return false;
+}
+
+// out[i] = f(in...) over the iterator, f an element functor of Fn on compute type compute_t<T>.
+template <class Fn, class T, class F>
+void run_loop(TensorIterator& it, const F& f) {
+  using C = compute_t<T>;
+  using Out = std::conditional_t<functors::has_bool_result<Fn>(), bool, T>;
+  constexpr bool kHeavy = is_transcendental<F>();
+  constexpr int64_t grain = kHeavy ? kTranscendentalGrain : kDefaultGrain;
+  if constexpr (std::is_invocable_v<const F&, C>) {
+    if constexpr (std::is_same_v<C, float> && requires { FloatForm<F>::needs_exact(0.0f); }) {
+      // The tile check reads float32 storage; float16/bfloat16 check element by element.
+      if constexpr (std::is_same_v<T, float>) guarded_unary_loop(it, FloatForm<F>{}, grain);
+      else vectorized_unary_loop<Out, T, kHeavy>(it, FloatForm<F>{}, grain);
+    } else if constexpr (std::is_same_v<C, float> && requires { FloatForm<F>::apply(0.0f); }) {
+      vectorized_unary_loop<Out, T, kHeavy>(it, [](float x) { return FloatForm<F>::apply(x); }, grain);
+    } else {
+      // Transcendentals (arithmetic-bound) get the AVX-512 copy too.
+      vectorized_unary_loop<Out, T, kHeavy>(it, f, grain);
+    }
+  } else if constexpr (std::is_invocable_v<const F&, C, C>) {
+    binary_loop_grain<Out, T>(it, f, grain);
+  } else {
+    ternary_loop<Out, T, T, T>(it, f, grain);
+  }
+}
+
+// Same-shape contiguous CPU operands of one dtype (no Python numbers), few enough for one thread:
+// nothing broadcasts, converts or splits, the result dtype is theirs (true division takes this path
+// for floating point only), and for a handful of elements building a TensorIterator would cost
+// several times the arithmetic.
+template <class Fn>
+bool direct_operands(const Tensor& self, const Tensor& other) {
+  const TensorImpl* a = self.unsafe_impl();
+  const TensorImpl* b = other.unsafe_impl();
+  return a && b && a->dtype() == b->dtype() && (Fn::kind != BinaryKind::IntToFloat || is_floating_point(a->dtype())) &&
+         a->device().type == DeviceType::CPU && b->device().type == DeviceType::CPU && a->is_contiguous() &&
+         b->is_contiguous() && !a->is_wrapped_number() && !b->is_wrapped_number() && a->numel() <= kDefaultGrain &&
+         a->sizes() == b->sizes();
+}
+
+struct PointwiseCompute {
+  template <class... Args>
+  static int guard(const Args&...) { return 0; }
+
+  // The small same-shape path of the functors that ask for it (arithmetic): true when it ran.
+  template <class Fn, class... Args>
+  static bool direct(Tensor& out, const Args&... args) {
+    if constexpr (Fn::direct) {
+      return [&](const Tensor& self, const Tensor& other, const auto&...) {
+        if (!direct_operands<Fn>(self, other)) return false;
+        out = empty_tensor(self.sizes(), self.dtype(), self.device());
+        visit_scalar_type(self.dtype(), [&]<class T>() {
+          functors::with_functor<Fn, compute_t<T>>(
+              [&](const auto& f) { binary_contiguous<T, T>(out.data<T>(), self.data<T>(), other.data<T>(), out.numel(), f); },
+              args...);
+        });
+        return true;
+      }(args...);
+    } else {
+      return false;
+    }
+  }
+
+  template <class Fn, class... Args>
+  static void compute(TensorIterator& it, const Args&... args) {
+    visit_family_types<Fn>(it.compute_dtype(), [&]<class T>() {
+      functors::with_functor<Fn, compute_t<T>>([&](const auto& f) { run_loop<Fn, T>(it, f); }, args...);
+    });
+  }
+
+  static void mark_written(const Tensor& out) { cpu::mark_written(out); }
+};
+
+}  // namespace glassbox::cpu

@@ -2,7 +2,7 @@
 // Shape and dtype inference of the linear-algebra and neural-network operators: one function per
 // family, called by the CPU and CUDA kernels before they touch data; with no compute after them they
 // are the Meta kernels (at the end of linalg_shape.cpp). Each throws
-// ValueError/TypeError naming the operator, the arguments' shapes or dtypes, and what is wrong.
+// Error naming the operator, the arguments' shapes or dtypes, and what is wrong.
 #include <array>
 #include <optional>
 #include <utility>

@@ -4,6 +4,7 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/ops/copy.h"
+#include "engine/ops/fill_value.h"
 #include "engine/ops/out_arguments.h"
 
 namespace glassbox {
@@ -186,6 +187,30 @@ bool gelu_uses_tanh(const char* op, std::string_view approximate) {
   if (approximate == "tanh") return true;
   if (approximate == "none") return false;
   throw Error(std::string(op) + ": approximate must be 'none' or 'tanh', got '" + std::string(approximate) + "'");
+}
+
+void check_not_bool_variant(const char* op, const Tensor& t, const char* alternative) {
+  if (t.dtype() != ScalarType::Bool || t.unsafe_impl()->is_wrapped_number()) return;
+  const std::string_view name(op);
+  const std::string hint = name.ends_with("_")      ? std::string(alternative) + "_ instead"
+                           : name.ends_with(".out") ? std::string(alternative) + " instead"
+                                                    : std::string(alternative) + " or ~ instead";
+  throw NotImplementedError(std::string(op) + ": not supported for bool tensors; use " + hint);
+}
+
+void check_alpha_of(const char* op, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (alpha.is_integral() && alpha.to_int() == 1) return;
+  const ScalarType t = binary_dtypes(op, BinaryKind::Promote, self, other).compute;
+  if (!is_floating_point(t) && alpha.is_floating_point())
+    throw Error(std::string(op) + ": alpha must be an integer for integer tensors, got " + alpha.to_string());
+  check_alpha(op, alpha, t);
+}
+
+std::optional<double> one_element_value(const Tensor& t) {
+  if (t.numel() != 1 || t.device().type != DeviceType::CPU) return std::nullopt;
+  double v = 0;
+  visit_scalar_type(t.dtype(), [&]<class T>() { v = convert_value<double>(*t.data<T>()); });
+  return v;
 }
 
 }  // namespace glassbox

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+#include "engine/core/scalar.h"
 #include "engine/ops/tensor_iterator.h"
 
 namespace glassbox {
@@ -92,5 +93,16 @@ bool gelu_uses_tanh(const char* op, std::string_view approximate);
 
 // "int64 of shape [2, 3]": how error messages describe a tensor.
 std::string describe(const Tensor& t);
+
+// Subtraction and negation are not defined for bool tensors (as in PyTorch). The hint names
+// `alternative` in the form of the variant `op` ("sub_" -> "use logical_xor_ instead").
+void check_not_bool_variant(const char* op, const Tensor& t, const char* alternative);
+
+// add/sub's alpha against the dtype they compute in: an integer for integer results, and a value
+// that fits (check_alpha). The default alpha of 1 passes at once.
+void check_alpha_of(const char* op, const Tensor& self, const Tensor& other, const Scalar& alpha);
+
+// The value of a one-element CPU tensor (0-d, or a number wrapped as a tensor), when it is one.
+std::optional<double> one_element_value(const Tensor& t);
 
 }  // namespace glassbox

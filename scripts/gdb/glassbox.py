@@ -86,7 +86,7 @@ def key_set_names(bits):
 
 
 def symbol_at(address):
-    """'glassbox::native::add_cpu(...) at engine/cpu/binary_kernels.cpp:62' for a code address:
+    """'glassbox::native::add_cpu(...) at engine/cpu/div_mode_kernels.cpp:51' for a code address:
     the function that contains it (not a function inlined into it) and where it is defined."""
     address = int(address)
     if address == 0:

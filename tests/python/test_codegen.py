@@ -283,7 +283,8 @@ def errors_of(text: str, parser: str) -> str:
     ("""\
      - func: relu(Tensor self) -> Tensor
        variant: method
-     """, "ops.yaml:2: error: unknown key 'variant' (an entry has func, variants, dispatch, tags)"),
+     """, "ops.yaml:2: error: unknown key 'variant' (an entry has func, variants, dispatch, tags, structured, "
+          "inplace, inplace_variants, out)"),
     ("""\
      # comment
      - func: relu(Tensor self) -> Tensor
@@ -374,7 +375,8 @@ def test_all_errors_are_reported(parser):
     assert message.splitlines() == [
         "ops.yaml:3: error: unknown dispatch key 'XLA' (keys: CPU, CUDA, Meta, AutogradCPU, AutogradCUDA, Trace, "
         "Python, Autograd, CompositeImplicitAutograd, CompositeExplicitAutograd)",
-        "ops.yaml:6: error: unknown key 'colour' (an entry has func, variants, dispatch, tags)",
+        "ops.yaml:6: error: unknown key 'colour' (an entry has func, variants, dispatch, tags, structured, inplace, "
+        "inplace_variants, out)",
         "ops.yaml:7: error: bad schema: expected ',' or ')' after an argument, found '->' at column 15 of "
         "'c(Tensor self -> Tensor'",
     ]
@@ -652,3 +654,99 @@ def test_derivative_errors_name_file_and_line(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises((CodegenError, CodegenErrors), match=message):
         codegen.generate(str(ENGINE_OPS), str(tmp_path / "ops"), str(tmp_path), "auto", str(path))
+
+
+# ---------------------------------------------------------------------------------------------
+# Structured operators: one entry, three operators, every backend's kernels generated
+
+STRUCTURED = """\
+- func: hypot(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  structured: Hypot
+  tags: [pointwise]
+- func: eq.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  variants: function, method
+  structured: Eq
+  inplace: none
+  out: eq.Tensor_out
+- func: gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
+  structured: GeluBackward
+  inplace: none
+  out: none
+"""
+
+
+def structured_entries(parser: str = "auto") -> dict:
+    return {e.full_name: e for e in ops_from_tree(parse_yaml(STRUCTURED, "ops.yaml", parser), "ops.yaml")}
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_structured_entry_derives_inplace_and_out(parser):
+    entries = structured_entries(parser)
+    assert list(entries) == ["hypot", "hypot_", "hypot.out", "eq.Tensor", "eq.Tensor_out", "gelu_backward"]
+    assert entries["hypot_"].schema.text == "hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)"
+    assert entries["hypot.out"].schema.text == "hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"
+    assert entries["eq.Tensor_out"].schema.text == (
+        "eq.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)")
+    assert entries["hypot_"].variants == ("function", "method") and entries["hypot.out"].variants == ("function",)
+    assert entries["hypot.out"].tags == ("pointwise",) and entries["hypot_"].line == entries["hypot"].line == 1
+    assert dict(entries["hypot"].dispatch) == {"CPU": "hypot_cpu", "CUDA": "hypot_cuda", "Meta": "hypot_meta"}
+    assert dict(entries["hypot_"].dispatch) == {"CPU": "hypot_cpu_", "CUDA": "hypot_cuda_", "Meta": "hypot_meta_"}
+    assert dict(entries["hypot.out"].dispatch)["CUDA"] == "hypot_out_cuda"
+    assert [entries[n].structured.op_name for n in ("hypot", "hypot_", "hypot.out")] == ["hypot", "hypot_", "hypot.out"]
+    assert {entries[n].structured.functor for n in ("hypot", "hypot_", "hypot.out")} == {"Hypot"}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("- func: relu(Tensor self) -> Tensor\n  structured: Relu\n  dispatch:\n    CPU: relu_cpu\n",
+     "ops.yaml:3: error: a 'structured:' entry has no 'dispatch:' (its kernels are generated)"),
+    ("- func: relu(Tensor self) -> Tensor\n  inplace: none\n", "ops.yaml:2: error: 'inplace' belongs to a 'structured:' entry"),
+    ("- func: relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: Relu\n",
+     "ops.yaml:1: error: relu.out: a structured entry is the functional form"),
+    ("- func: relu(Tensor self) -> Tensor\n  structured: 'not a name'\n",
+     "ops.yaml:2: error: 'structured' names a functor in glassbox::functors, found 'not a name'"),
+    ("- func: relu(Tensor self) -> Tensor\n  structured: Relu\n- func: relu_(Tensor(a!) self) -> Tensor(a!)\n",
+     "ops.yaml:3: error: duplicate operator relu_ (first declared at ops.yaml:1)"),
+])
+def test_structured_errors_name_file_and_line(text, message):
+    assert message in errors_of(text, "auto")
+
+
+def test_structured_kernels_are_rendered_per_backend(tmp_path):
+    path = tmp_path / "ops.yaml"
+    path.write_text(STRUCTURED)
+    ops_dir = tmp_path / "ops"
+    written = codegen.generate(str(path), str(ops_dir), str(tmp_path))
+    assert {"StructuredCPU.cpp", "StructuredCUDA.cu", "StructuredMeta.cpp"} <= set(written)
+    cpu = (ops_dir / "StructuredCPU.cpp").read_text()
+    assert '#include "engine/cpu/pointwise_kernel.h"' in cpu and '#include "glassbox/ops/native/hypot.h"' in cpu
+    assert ("Tensor hypot_cpu(const Tensor& self, const Tensor& other) {\n  Tensor out;\n"
+            '  structured_pointwise<functors::Hypot, cpu::PointwiseCompute>("hypot", out, self, other);\n'
+            "  return out;\n}") in cpu
+    assert ("Tensor& hypot_cpu_(Tensor& self, const Tensor& other) {\n"
+            '  return structured_pointwise<functors::Hypot, cpu::PointwiseCompute>("hypot_", self, self, other);\n}') in cpu
+    assert ('Tensor& eq_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {\n'
+            '  return structured_pointwise<functors::Eq, cpu::PointwiseCompute>("eq.out", out, self, other, alpha);') in cpu
+    cuda = (ops_dir / "StructuredCUDA.cu").read_text()
+    assert "structured_pointwise<functors::GeluBackward, cuda::PointwiseCompute>(\"gelu_backward\", out, grad_output, self, approximate)" in cuda
+    meta = (ops_dir / "StructuredMeta.cpp").read_text()
+    assert "Tensor& hypot_out_meta(const Tensor& self, const Tensor& other, Tensor& out)" in meta
+    assert "MetaCompute" in meta
+    for key, kernel in (("CPU", "hypot_cpu_"), ("CUDA", "hypot_out_cuda"), ("Meta", "hypot_meta")):
+        assert f"&native::{kernel});" in (ops_dir / f"Register{key}.cpp").read_text()
+    listing = tmp_path / "outputs.cmake"
+    assert codegen.main(["--ops-yaml", str(path), "--out-dir", str(ops_dir), "--list-outputs", str(listing)]) == 0
+    cuda_sources = re.search(r"set\(GLASSBOX_CODEGEN_CUDA_SOURCES\n(.*?)\)", listing.read_text(), re.S).group(1)
+    assert "StructuredCUDA.cu" in cuda_sources and "RegisterCUDA.cpp" in cuda_sources
+
+
+def test_structured_engine_operators_keep_their_schemas_and_get_autograd(tmp_path):
+    ops_dir = tmp_path / "ops"
+    codegen.generate(str(ENGINE_OPS), str(ops_dir), str(REPO), "auto", str(ENGINE_DERIVATIVES))
+    entries = {e.full_name: e for e in load_ops(str(ENGINE_OPS), "engine/ops/ops.yaml")}
+    assert entries["add_.Tensor"].schema.text == "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"
+    assert entries["add_.Tensor"].variants == ("method",)
+    assert entries["pow.Tensor_Tensor_out"].structured.functor == "Pow"
+    assert "relu.out" not in entries and "maximum_" not in entries
+    add = (ops_dir / "autograd" / "add.cpp").read_text()
+    assert "autograd::check_inplace(self, \"add_.Tensor\");" in add and "throw_out_not_differentiable(\"add.out\")" in add

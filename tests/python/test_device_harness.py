@@ -60,7 +60,7 @@ def test_a_0d_cpu_tensor_joins_element_wise_operators_on_another_device():
                  lambda: gb.clamp(m, min=s)):
         r = make()
         assert r.device == "meta" and r.shape == (2, 3) and r.dtype == gb.float32
-    with pytest.raises(RuntimeError, match="add: expected both tensors on one device, got meta and cpu"):
+    with pytest.raises(RuntimeError, match="add: expected all tensors on one device, got meta and cpu"):
         m + gb.ones(1)
     with pytest.raises(RuntimeError, match="gather: expected index on self's device meta, got index on cpu"):
         gb.gather(gb.ones((), device="meta"), 0, gb.tensor(0))

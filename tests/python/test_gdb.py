@@ -54,7 +54,7 @@ def test_pretty_printers():
     assert "= tensor([3.0000, 3.0000, 3.0000, 3.0000, 3.0000, 3.0000], size=(2, 3), dtype=float32, device=cpu)" in out, out
     assert "= DispatchKeySet(CPU, AutogradCPU)" in out, out
     assert "= OperatorHandle(glassbox::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)" in out, out
-    assert re.search(r"= KernelFunction\(unboxed: glassbox::native::add_cpu\(.*\) at \S*engine/cpu/binary_kernels\.cpp:\d+\)", out), out
+    assert re.search(r"= KernelFunction\(unboxed: glassbox::native::add_cpu\(.*\) at \S*generated/glassbox/ops/StructuredCPU\.cpp:\d+\)", out), out
     assert "= glassbox::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor" in out, out
     assert "= glassbox::add.Tensor\n" in out, out
     assert "= tensor([7, 7, 7, 7], size=(4), dtype=int32, device=cpu)" in out, out
@@ -99,6 +99,6 @@ def test_stop_in_the_add_kernel_for_a_call_from_python(tmp_path):
     out = gdb("gb-break-dispatch glassbox::add CPU", "run", "gb-bt", "break glassbox::native::add_cpu", "continue",
               "print self", program=[sys.executable, str(script)])
     assert "[dispatch] glassbox::add.Tensor keys=DispatchKeySet(CPU) key=CPU" in out, out
-    assert re.search(r"kernel: KernelFunction\(unboxed: glassbox::native::add_cpu\(.*\) at \S*engine/cpu/binary_kernels\.cpp:\d+\)", out), out
-    assert re.search(r"glassbox::native::add_cpu .*binary_kernels\.cpp", out), out
+    assert re.search(r"kernel: KernelFunction\(unboxed: glassbox::native::add_cpu\(.*\) at \S*generated/glassbox/ops/StructuredCPU\.cpp:\d+\)", out), out
+    assert re.search(r"glassbox::native::add_cpu .*StructuredCPU\.cpp", out), out
     assert "= tensor([1.5000, 1.5000, 1.5000, 1.5000, 1.5000, 1.5000], size=(2, 3), dtype=float32, device=cpu)" in out, out

@@ -319,8 +319,8 @@ int yaml_line(const std::string& op) {
   return 0;
 }
 
-const char* kAddUnits = R"(generated/glassbox/ops/Register(Schema|CPU|Meta)\.cpp$|engine/cpu/binary_kernels\.cpp$)";
-const char* kCpuUnits = R"(generated/glassbox/ops/RegisterCPU\.cpp$|engine/cpu/binary_kernels\.cpp$)";
+const char* kAddUnits = R"(generated/glassbox/ops/Register(Schema|CPU|Meta)\.cpp$|generated/glassbox/ops/StructuredCPU\.cpp$)";
+const char* kCpuUnits = R"(generated/glassbox/ops/RegisterCPU\.cpp$|generated/glassbox/ops/StructuredCPU\.cpp$)";
 
 // glassbox's own add.Tensor: registry (the engine library, loaded), sources and the File API agree.
 TEST(RegistrationGraph, GlassboxAddTensor) {
@@ -340,7 +340,8 @@ TEST(RegistrationGraph, GlassboxAddTensor) {
   const RegistrationRow* cpu = row_for(v, "glassbox::add.Tensor", "CPU");
   ASSERT_NE(cpu, nullptr);
   EXPECT_EQ(cpu->kernel, "glassbox::native::add_cpu");
-  EXPECT_EQ(cpu->kernel_at.substr(0, cpu->kernel_at.find(':')), "engine/cpu/binary_kernels.cpp");
+  EXPECT_TRUE(cpu->kernel_at.substr(0, cpu->kernel_at.find(':')).ends_with("generated/glassbox/ops/StructuredCPU.cpp"))
+      << cpu->kernel_at;
   EXPECT_EQ(cpu->library, "lib/libglassbox_cpu.so");
   EXPECT_EQ(cpu->target, "glassbox_cpu");
   EXPECT_EQ(cpu->found_in, "registry,sources");

@@ -342,6 +342,12 @@ def logical_and_extrema_entries():
             OpInfo(name, fn, ref, binary_samples(), ALL_DTYPES, differentiable=True),
             OpInfo(name + ".out", lambda a, b, fn=fn: call_out(fn, a, b), ref, binary_samples(), ALL_DTYPES),
         ]
+    # hypot: declared by one structured entry; its in-place and out= forms, Meta and autograd are derived.
+    out += [
+        OpInfo("hypot", ops.hypot, f64(np.hypot), binary_samples(), FLOATS, differentiable=True),
+        OpInfo("hypot_", inplace(lambda a, b: a.hypot_(b)), f64(np.hypot), inplace_samples(), FLOATS),
+        OpInfo("hypot.out", lambda a, b: call_out(ops.hypot, a, b), f64(np.hypot), binary_samples(), FLOATS),
+    ]
     return out
 
 
