@@ -39,9 +39,6 @@ Tensor maybe_multiply(const Tensor& grad, const Scalar& s) {
   return glassbox::mul(grad, s);
 }
 
-}  // namespace glassbox::autograd
-
-namespace glassbox::autograd {
 
 Tensor zeros_like_grad(const Tensor& grad) { return glassbox::zeros(grad.sizes(), grad.dtype(), grad.device()); }
 
@@ -67,9 +64,6 @@ Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim,
   return out;
 }
 
-}  // namespace glassbox::autograd
-
-namespace glassbox::autograd {
 
 namespace {
 std::vector<bool> reduced_mask(IntArrayRef sizes, std::optional<IntArrayRef> dims) {
@@ -99,9 +93,6 @@ int64_t reduced_count(IntArrayRef input_sizes, std::optional<IntArrayRef> dims) 
   return n;
 }
 
-}  // namespace glassbox::autograd
-
-namespace glassbox::autograd {
 
 Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, OptionalTensorList indices) {
   return glassbox::index_put(glassbox::zeros(input_sizes, grad.dtype(), grad.device()), indices, grad, true);
@@ -129,9 +120,6 @@ Tensor masked_sum(const Tensor& grad, const Tensor& mask) {
   return sum_to(glassbox::mul(grad, mask), {});  // a bool mask promotes to grad's dtype
 }
 
-}  // namespace glassbox::autograd
-
-namespace glassbox::autograd {
 
 std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<DimVector>& sizes, int64_t dim) {
   std::vector<Tensor> out;
@@ -155,9 +143,6 @@ Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims) {
   return glassbox::roll(grad, negated, dims);
 }
 
-}  // namespace glassbox::autograd
-
-namespace glassbox::autograd {
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
   Tensor d = glassbox::mul(exponent, glassbox::pow(self, glassbox::sub(exponent, wrap_scalar(Scalar(1.0)))));
@@ -193,9 +178,6 @@ Tensor select_larger(const Tensor& grad, const Tensor& a, const Tensor& b) {
   return glassbox::where(glassbox::gt(a, b), grad, half);
 }
 
-}  // namespace glassbox::autograd
-
-namespace glassbox::autograd {
 
 namespace {
 // t with the reduced dims put back (size 1) when the reduction dropped them.

@@ -10,7 +10,7 @@ namespace {
 // x[o, :, i]. The inner loop runs across i, so column reductions vectorise too.
 template <class T>
 void arg_extreme(const ReduceGeometry& g, bool largest, T* values, int64_t* indices) {
-  using C = compute_t<T>;
+  using C = opmath_t<T>;
   const T* x = g.data.template data<T>();
   const int64_t R = g.reduced, I = g.inner;
   constexpr int64_t kTile = 256;

@@ -27,7 +27,7 @@ constexpr int64_t kMC = 64, kKC = 256, kNC = 256;
 // Integers accumulate unsigned (uint32_t up to 32 bits, else uint64_t): wrap-around arithmetic,
 // which casts back to the narrow type exactly as the narrow type's own (modular) arithmetic would.
 template <class T>
-using acc_t = std::conditional_t<std::is_floating_point_v<compute_t<T>>, compute_t<T>,
+using acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opmath_t<T>,
                                  std::conditional_t<(sizeof(T) <= 4), uint32_t, uint64_t>>;
 
 template <class T, class A>

@@ -21,7 +21,7 @@ Tensor& divide_rounded(const char* name, const Tensor& self, const Tensor& other
   const bool floor = mode == RoundingMode::Floor;
   std::atomic<bool> divided_by_zero{false};
   cpu::visit_numeric_type(it.compute_dtype(), [&]<class T>() {
-    using C = cpu::compute_t<T>;
+    using C = cpu::opmath_t<T>;
     if constexpr (std::is_floating_point_v<C>) {
       if (floor) cpu::binary_loop<T, T>(it, [](C x, C y) { return floor_divide(x, y); });
       else cpu::binary_loop<T, T>(it, [](C x, C y) { return std::trunc(x / y); });

@@ -9,7 +9,7 @@
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cpu/loops.h"
-#include "engine/cpu/parallel.h"
+#include "engine/core/parallel.h"
 #include "engine/ops/indexing.h"
 
 namespace glassbox::cpu {
@@ -30,10 +30,10 @@ int64_t index_at(const char* p) {
 
 // A Scalar as the value type a kernel of T computes in.
 template <class T>
-compute_t<T> scalar_as(const Scalar& v) {
-  if (v.is_floating_point()) return static_cast<compute_t<T>>(v.to_double());
-  if (v.is_bool()) return static_cast<compute_t<T>>(v.to_bool());
-  return static_cast<compute_t<T>>(v.to_int());
+opmath_t<T> scalar_as(const Scalar& v) {
+  if (v.is_floating_point()) return static_cast<opmath_t<T>>(v.to_double());
+  if (v.is_bool()) return static_cast<opmath_t<T>>(v.to_bool());
+  return static_cast<opmath_t<T>>(v.to_int());
 }
 
 // The first value of an index tensor out of range throws, before a kernel writes anything.
@@ -80,7 +80,7 @@ void scatter(const char* op, TensorIterator& it, const Tensor& index_values, con
     return;
   }
   visit_scalar_type(d.dtype, [&]<class T>() {
-    const compute_t<T> a = scalar_as<T>(alpha);
+    const opmath_t<T> a = scalar_as<T>(alpha);
     visit_index_type(d.index_dtype, [&]<class I>() {
       it.for_each(
           [&](char** data, const int64_t* s, int64_t n) {
@@ -131,9 +131,9 @@ void fill_masked(TensorIterator& it, const Scalar& value) {
 
 Scalar item(const Tensor& t) {
   return visit_scalar_type(t.dtype(), [&]<class T>() -> Scalar {
-    const compute_t<T> v = load<T>(static_cast<const char*>(t.data_ptr()));
+    const opmath_t<T> v = load<T>(static_cast<const char*>(t.data_ptr()));
     if constexpr (std::is_same_v<T, bool>) return Scalar(v);
-    else if constexpr (std::is_floating_point_v<compute_t<T>>) return Scalar(static_cast<double>(v));
+    else if constexpr (std::is_floating_point_v<opmath_t<T>>) return Scalar(static_cast<double>(v));
     else return Scalar(static_cast<int64_t>(v));
   });
 }
@@ -164,7 +164,7 @@ void embedding_backward(const Tensor& grad, const Tensor& ids, int64_t padding_i
     if (scale_grad_by_freq) ++counts[id[i]];
   }
   visit_scalar_type(grad.dtype(), [&]<class T>() {
-    using C = compute_t<T>;
+    using C = opmath_t<T>;
     if constexpr (std::is_floating_point_v<C>) {  // grad_output's dtype was checked: the others never run
       std::vector<C> sum(static_cast<size_t>(num_weights * width), C(0));  // half types accumulate in float
       const T* g = grad.data<T>();

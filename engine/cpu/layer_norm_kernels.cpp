@@ -27,7 +27,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cpu(const Tensor& input, In
   LayerNormOperands o = layer_norm_operands(input, normalized_shape, weight, bias);
   const int64_t N = o.s.cols;
   visit_scalar_type(input.dtype(), [&]<class T>() {
-    using C = cpu::compute_t<T>;
+    using C = cpu::opmath_t<T>;
     if constexpr (std::is_floating_point_v<C>) {
       const T* wp = data_or_null<T>(o.w);
       const T* bp = data_or_null<T>(o.b);
@@ -72,7 +72,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& 
       layer_norm_backward_operands(grad_out, input, normalized_shape, mean, rstd, weight, bias);
   const int64_t N = o.s.cols, M = o.s.rows;
   visit_scalar_type(input.dtype(), [&]<class T>() {
-    using C = cpu::compute_t<T>;
+    using C = cpu::opmath_t<T>;
     if constexpr (std::is_floating_point_v<C>) {
       const T* wp = data_or_null<T>(o.w);
       const T *gp = o.g.data<T>(), *xp = o.x.data<T>(), *mp = o.mu.data<T>(), *rp = o.rs.data<T>();

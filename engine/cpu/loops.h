@@ -13,14 +13,15 @@
 
 namespace glassbox::cpu {
 
+// The type a loop computes in: float for float16/bfloat16 (the same name as CUDA's, cuda_types.cuh).
 template <class T>
-using compute_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+using opmath_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
 
 template <class T>
-inline compute_t<T> load(const char* p) {
+inline opmath_t<T> load(const char* p) {
   T v;
   std::memcpy(&v, p, sizeof(T));
-  return static_cast<compute_t<T>>(v);
+  return static_cast<opmath_t<T>>(v);
 }
 template <class T, class V>
 inline void store(char* p, V v) {
@@ -109,7 +110,7 @@ template <bool kWide = false, class Run>
 // contiguous run, for callers that need no iterator.
 template <class Out, class In, class F>
 void binary_contiguous(Out* out, const In* a, const In* b, int64_t n, const F& f) {
-  using C = compute_t<In>;
+  using C = opmath_t<In>;
   dispatch_run(false, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
     write_run<false, kAvx2>(out, n, [&](int64_t i) __attribute__((always_inline)) {
       return static_cast<Out>(f(static_cast<C>(a[i]), static_cast<C>(b[i])));
@@ -132,7 +133,7 @@ void vectorized_unary_loop(TensorIterator& it, F f, int64_t grain = kDefaultGrai
           dispatch_run<kWide>(stream && may_stream(out, out_bytes, in, n * static_cast<int64_t>(sizeof(In))), n,
                        [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
                          write_run<kStream, kAvx2>(out, n, [&](int64_t i) __attribute__((always_inline)) {
-                           return static_cast<Out>(f(static_cast<compute_t<In>>(in[i])));
+                           return static_cast<Out>(f(static_cast<opmath_t<In>>(in[i])));
                          });
                        });
           return;
@@ -186,7 +187,7 @@ void unary_loop(TensorIterator& it, F f) {
 // either side. `grain`: elements below which the loop stays on one thread.
 template <class Out, class In, class F>
 void binary_loop_grain(TensorIterator& it, F f, int64_t grain) {
-  using C = compute_t<In>;
+  using C = opmath_t<In>;
   const bool stream = streams_output(it, sizeof(Out));
   it.for_each(
       [f, stream](char** data, const int64_t* s, int64_t n) {
@@ -246,13 +247,13 @@ void ternary_loop(TensorIterator& it, F f, int64_t grain = kDefaultGrain) {
         const auto* c = reinterpret_cast<const C*>(data[3]);
         if (s[0] == sizeof(Out) && s[1] == sizeof(A) && s[2] == sizeof(B) && s[3] == sizeof(C)) {
           for (int64_t i = 0; i < n; ++i) {
-            out[i] = static_cast<Out>(f(static_cast<compute_t<A>>(a[i]), static_cast<compute_t<B>>(b[i]),
-                                        static_cast<compute_t<C>>(c[i])));
+            out[i] = static_cast<Out>(f(static_cast<opmath_t<A>>(a[i]), static_cast<opmath_t<B>>(b[i]),
+                                        static_cast<opmath_t<C>>(c[i])));
           }
         } else if (s[0] == sizeof(Out) && s[1] == sizeof(A) && s[2] == 0 && s[3] == 0) {
-          const compute_t<B> y = static_cast<compute_t<B>>(b[0]);
-          const compute_t<C> z = static_cast<compute_t<C>>(c[0]);
-          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(static_cast<compute_t<A>>(a[i]), y, z));
+          const opmath_t<B> y = static_cast<opmath_t<B>>(b[0]);
+          const opmath_t<C> z = static_cast<opmath_t<C>>(c[0]);
+          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(static_cast<opmath_t<A>>(a[i]), y, z));
         } else {
           for (int64_t i = 0; i < n; ++i) {
             store<Out>(data[0] + i * s[0],

@@ -33,8 +33,8 @@ template <F kF>
 void run(TensorIterator& it, double scale) {
   const int inputs = it.num_operands() - 1;
   visit_scalar_type(it.operand(0).dtype(), [&]<class T>() {
-    if constexpr (std::is_floating_point_v<compute_t<T>>) {
-      using A = compute_t<T>;
+    if constexpr (std::is_floating_point_v<opmath_t<T>>) {
+      using A = opmath_t<T>;
       const A s = static_cast<A>(scale);
       it.for_each([&](char** data, const int64_t* st, int64_t n) {
         A v[5];
@@ -63,10 +63,10 @@ std::optional<double> first_non_probability(const Tensor& self, ScalarType dtype
   const Tensor x = (self.dtype() == dtype ? self : self.to(dtype)).contiguous();
   std::optional<double> bad;
   visit_scalar_type(dtype, [&]<class T>() {
-    if constexpr (std::is_floating_point_v<compute_t<T>>) {
+    if constexpr (std::is_floating_point_v<opmath_t<T>>) {
       const T* p = x.data<T>();
       for (int64_t i = 0; i < x.numel() && !bad; ++i) {
-        const compute_t<T> v = static_cast<compute_t<T>>(p[i]);
+        const opmath_t<T> v = static_cast<opmath_t<T>>(p[i]);
         if (!(v >= 0 && v <= 1)) bad = static_cast<double>(v);
       }
     }
@@ -81,8 +81,8 @@ std::optional<int64_t> nll_samples(const Tensor& x, const Tensor& target, const 
   for (int64_t i = 0; i < n; ++i)
     if (t[i] != ignore_index && (t[i] < 0 || t[i] >= classes)) return t[i];
   visit_scalar_type(x.dtype(), [&]<class T>() {
-    if constexpr (std::is_floating_point_v<compute_t<T>>) {
-      using A = compute_t<T>;
+    if constexpr (std::is_floating_point_v<opmath_t<T>>) {
+      using A = opmath_t<T>;
       const T* xv = x.data<T>();
       const T* w = weight.defined() ? weight.data<T>() : nullptr;
       A *l = loss.data<A>(), *ws = weights.data<A>();
@@ -101,8 +101,8 @@ void nll_backward(const Tensor& target, const Tensor& weight, const Tensor& g, c
   const int64_t* t = target.data<int64_t>();
   const int64_t n = target.numel(), classes = grad.sizes()[grad.dim() - 1];
   visit_scalar_type(grad.dtype(), [&]<class T>() {
-    if constexpr (std::is_floating_point_v<compute_t<T>>) {
-      using A = compute_t<T>;
+    if constexpr (std::is_floating_point_v<opmath_t<T>>) {
+      using A = opmath_t<T>;
       const T* w = weight.defined() ? weight.data<T>() : nullptr;
       const T* gv = g.data<T>();
       const A total = *total_weight.data<A>();

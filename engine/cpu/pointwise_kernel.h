@@ -94,10 +94,10 @@ constexpr bool is_transcendental() {
   else return false;
 }
 
-// out[i] = f(in...) over the iterator, f an element functor of Fn on compute type compute_t<T>.
+// out[i] = f(in...) over the iterator, f an element functor of Fn on compute type opmath_t<T>.
 template <class Fn, class T, class F>
 void run_loop(TensorIterator& it, const F& f) {
-  using C = compute_t<T>;
+  using C = opmath_t<T>;
   using Out = std::conditional_t<functors::has_bool_result<Fn>(), bool, T>;
   constexpr bool kHeavy = is_transcendental<F>();
   constexpr int64_t grain = kHeavy ? kTranscendentalGrain : kDefaultGrain;
@@ -145,7 +145,7 @@ struct PointwiseCompute {
         if (!direct_operands<Fn>(self, other)) return false;
         out = empty_tensor(self.sizes(), self.dtype(), self.device());
         visit_scalar_type(self.dtype(), [&]<class T>() {
-          functors::with_functor<Fn, compute_t<T>>(
+          functors::with_functor<Fn, opmath_t<T>>(
               [&](const auto& f) { binary_contiguous<T, T>(out.data<T>(), self.data<T>(), other.data<T>(), out.numel(), f); },
               args...);
         });
@@ -159,7 +159,7 @@ struct PointwiseCompute {
   template <class Fn, class... Args>
   static void compute(TensorIterator& it, const Args&... args) {
     visit_family_types<Fn>(it.compute_dtype(), [&]<class T>() {
-      functors::with_functor<Fn, compute_t<T>>([&](const auto& f) { run_loop<Fn, T>(it, f); }, args...);
+      functors::with_functor<Fn, opmath_t<T>>([&](const auto& f) { run_loop<Fn, T>(it, f); }, args...);
     });
   }
 

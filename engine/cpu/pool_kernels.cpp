@@ -60,7 +60,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices_cpu(const Tensor& self, IntAr
   const Window2d& w = s.window;
   const int64_t H = s.height, W = s.width, OH = s.out_height, OW = s.out_width;
   visit_scalar_type(self.dtype(), [&]<class T>() {
-    using C = cpu::compute_t<T>;
+    using C = cpu::opmath_t<T>;
     if constexpr (!std::is_same_v<T, bool>) {
       const T* src_all = in.data<T>();
       T* dst_all = out.data<T>();
@@ -109,7 +109,7 @@ Tensor max_pool2d_with_indices_backward_cpu(const Tensor& grad_output, const Ten
   Tensor grad_in = glassbox::zeros(self.sizes(), compute_dtype(self.dtype()), self.device());
   const int64_t plane = s.height * s.width, out_plane = s.out_height * s.out_width;
   visit_scalar_type(self.dtype(), [&]<class T>() {
-    using C = cpu::compute_t<T>;
+    using C = cpu::opmath_t<T>;
     if constexpr (!std::is_same_v<T, bool>) {
       for_each_plane(s, [&](int64_t p) {
         C* dst = grad_in.data<C>() + p * plane;
@@ -135,7 +135,7 @@ Tensor avg_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   Tensor out = empty_tensor(s.output, self.dtype(), self.device());
   const int64_t H = s.height, W = s.width, OH = s.out_height, OW = s.out_width;
   visit_scalar_type(self.dtype(), [&]<class T>() {
-    using C = cpu::compute_t<T>;
+    using C = cpu::opmath_t<T>;
     if constexpr (std::is_floating_point_v<C>) {
       for_each_plane(s, [&](int64_t p) {
         const T* src = in.data<T>() + p * H * W;
@@ -163,7 +163,7 @@ Tensor avg_pool2d_backward_cpu(const Tensor& grad_output, const Tensor& self, In
   Tensor grad_in = glassbox::zeros(self.sizes(), compute_dtype(self.dtype()), self.device());
   const int64_t H = s.height, W = s.width, OH = s.out_height, OW = s.out_width;
   visit_scalar_type(self.dtype(), [&]<class T>() {
-    using C = cpu::compute_t<T>;
+    using C = cpu::opmath_t<T>;
     if constexpr (std::is_floating_point_v<C>) {
       for_each_plane(s, [&](int64_t p) {
         C* dst = grad_in.data<C>() + p * H * W;

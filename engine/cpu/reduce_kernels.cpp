@@ -71,7 +71,7 @@ void reduce_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   visit_scalar_type(in.dtype(), [&]<class T>() {
     using S = sum_acc_t<T>;
     // Extremes compare in the compute type (bool as uint8_t: std::vector<bool> has no data()).
-    using C = std::conditional_t<std::is_same_v<T, bool>, uint8_t, compute_t<T>>;
+    using C = std::conditional_t<std::is_same_v<T, bool>, uint8_t, opmath_t<T>>;
     switch (plan.kind) {
       case R::Sum: write_values(result, reduce_values<T>(g, SumOp<S>{}), [](S v, size_t) { return v; }); break;
       case R::Mean:

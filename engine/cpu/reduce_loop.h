@@ -29,7 +29,7 @@ inline constexpr int64_t kReduceChunk = 65536; // elements per thread task when 
 
 template <class T, class A>
 inline A load_as(const T* p) {
-  return static_cast<A>(static_cast<compute_t<T>>(*p));
+  return static_cast<A>(static_cast<opmath_t<T>>(*p));
 }
 
 // One block of a contiguous run, values shifted by -c (for centred statistics).

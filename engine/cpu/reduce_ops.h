@@ -16,7 +16,7 @@ namespace glassbox::cpu {
 
 // Accumulator of sums and products: float for float16/bfloat16/float32, int64 for integers and bool.
 template <class T>
-using sum_acc_t = std::conditional_t<std::is_floating_point_v<compute_t<T>>, compute_t<T>, int64_t>;
+using sum_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opmath_t<T>, int64_t>;
 
 template <class A>
 struct SumOp {

@@ -12,10 +12,10 @@ void variance_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   const double n = static_cast<double>(plan.shape.reduced_numel);
   const bool take_sqrt = plan.kind == ReduceKind::Std;
   visit_scalar_type(self.dtype(), [&]<class T>() {
-    if constexpr (std::is_floating_point_v<compute_t<T>>) {
+    if constexpr (std::is_floating_point_v<opmath_t<T>>) {
       // float32 (and half) values accumulate in double: squares of deviations past 1.8e19 overflow a
       // float, although their variance's square root (std) is in range.
-      using A = std::conditional_t<std::is_same_v<compute_t<T>, float>, double, compute_t<T>>;
+      using A = std::conditional_t<std::is_same_v<opmath_t<T>, float>, double, opmath_t<T>>;
       std::vector<A> mean = reduce_values<T>(g, SumOp<A>{});
       for (A& m : mean) m = static_cast<A>(m / n);
       const std::vector<A> squares = reduce_values<T, SumSquaresOp<A>, true>(g, {}, mean.data());
@@ -31,8 +31,8 @@ void logsumexp_into(const ReducePlan& plan, const Tensor& self, Tensor& result) 
   const Tensor in = converted(self, plan.shape.dtype);
   const ReduceGeometry g = reduce_geometry(in, plan.shape.reduced);
   visit_scalar_type(in.dtype(), [&]<class T>() {
-    if constexpr (std::is_floating_point_v<compute_t<T>>) {
-      using A = compute_t<T>;
+    if constexpr (std::is_floating_point_v<opmath_t<T>>) {
+      using A = opmath_t<T>;
       std::vector<A> center = reduce_values<T>(g, MaxOp<A>{});
       for (A& c : center) c = std::isfinite(c) ? c : A(0);  // all -inf, some +inf or NaN: exp() decides
       const std::vector<A> sums = reduce_values<T, SumExpOp<A>, true>(g, {}, center.data());

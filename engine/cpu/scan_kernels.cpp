@@ -36,7 +36,7 @@ void cumsum_loop(const ReduceGeometry& g, R* out) {
 void cumsum_into(const Tensor& self, int64_t dim, Tensor& result) {
   const ReduceGeometry g = dim_geometry(self, dim);
   visit_scalar_type(self.dtype(), [&]<class T>() {
-    if constexpr (std::is_floating_point_v<compute_t<T>> || std::is_same_v<T, int64_t>) cumsum_loop<T, T>(g, result.data<T>());
+    if constexpr (std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>) cumsum_loop<T, T>(g, result.data<T>());
   });
 }
 

@@ -14,8 +14,8 @@ namespace {
 // they vectorise (a single running sum would be a serial chain). buf (n values) holds the exp
 // values of log_softmax and of float16/bfloat16 rows; softmax of float rows writes them to y.
 template <class T, bool kLog>
-inline void softmax_row(const T* x, T* y, int64_t n, compute_t<T>* buf) {
-  using A = compute_t<T>;
+inline void softmax_row(const T* x, T* y, int64_t n, opmath_t<T>* buf) {
+  using A = opmath_t<T>;
   constexpr int64_t kLanes = 16;
   const int64_t body = n - n % kLanes;
   A lanes[kLanes];
@@ -50,7 +50,7 @@ inline void softmax_row(const T* x, T* y, int64_t n, compute_t<T>* buf) {
 
 #ifdef GLASSBOX_X86_DISPATCH
 template <class T, bool kLog>
-__attribute__((target("avx2"))) void softmax_row_avx2(const T* x, T* y, int64_t n, compute_t<T>* buf) {
+__attribute__((target("avx2"))) void softmax_row_avx2(const T* x, T* y, int64_t n, opmath_t<T>* buf) {
   softmax_row<T, kLog>(x, y, n, buf);
 }
 #endif
@@ -58,7 +58,7 @@ __attribute__((target("avx2"))) void softmax_row_avx2(const T* x, T* y, int64_t 
 // x[o, :, i] for a tile of columns i: the same three passes, vectorised across columns.
 template <class T, bool kLog>
 void softmax_columns(const T* x, T* y, int64_t n, int64_t I, int64_t w) {
-  using A = compute_t<T>;
+  using A = opmath_t<T>;
   constexpr int64_t kTile = 256;
   A m[kTile], s[kTile];
   for (int64_t j = 0; j < w; ++j) m[j] = -std::numeric_limits<A>::infinity(), s[j] = 0;
@@ -82,8 +82,8 @@ void softmax_impl(const Tensor& in, int64_t d, Tensor& result) {
   const ReduceGeometry g = dim_geometry(in, d);
   const int64_t n = g.reduced, I = g.inner;
   visit_scalar_type(in.dtype(), [&]<class T>() {
-    if constexpr (std::is_floating_point_v<compute_t<T>>) {
-      using A = compute_t<T>;
+    if constexpr (std::is_floating_point_v<opmath_t<T>>) {
+      using A = opmath_t<T>;
       const T* x = g.data.template data<T>();
       T* y = result.data<T>();
       constexpr int64_t kTile = 256;
@@ -118,8 +118,8 @@ void softmax_backward_impl(const Tensor& grad, const Tensor& output, int64_t d, 
   const ReduceGeometry gy = dim_geometry(output, d);
   const int64_t n = gg.reduced, I = gg.inner;
   visit_scalar_type(grad.dtype(), [&]<class T>() {
-    if constexpr (std::is_floating_point_v<compute_t<T>>) {
-      using A = compute_t<T>;
+    if constexpr (std::is_floating_point_v<opmath_t<T>>) {
+      using A = opmath_t<T>;
       const T* g = gg.data.template data<T>();
       const T* y = gy.data.template data<T>();
       T* out = result.data<T>();

@@ -20,7 +20,7 @@ bool greater_nan_high(C a, C b) {
 // For every slice x[o, :, i]: the first k of its values in order (all of them when k == n).
 template <class T>
 void sorted_slices(const ReduceGeometry& g, int64_t k, bool descending, T* values, int64_t* indices) {
-  using C = compute_t<T>;
+  using C = opmath_t<T>;
   const T* x = g.data.template data<T>();
   const int64_t n = g.reduced, I = g.inner;
   parallel_for(0, g.outer * I, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(n, 1)), [&](int64_t lo, int64_t hi) {

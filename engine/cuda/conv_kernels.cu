@@ -70,7 +70,7 @@ Tensor im2col(const Tensor& in, const ConvGeometry& g, int64_t groups) {
   const int64_t sizes[] = {groups, rows / groups, g.n * g.cols()};
   Tensor col = empty_tensor(sizes, in.dtype(), in.device());
   if (total == 0) return col;
-  visit_float_device_type(in.dtype(), [&]<class T>() {
+  visit_floating_device_type(in.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       im2col_kernel<T><<<blocks_for(total), 256, 0, current_stream(in.device().index).handle()>>>(
           in.template data<T>(), col.template data<T>(), g, total);
@@ -123,7 +123,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cuda(const Tensor& grad_
   Tensor grad_in = empty_tensor(input.sizes(), dtype, input.device());
   const int64_t total = grad_in.numel();
   if (total > 0) {
-    visit_float_device_type(dtype, [&]<class T>() {
+    visit_floating_device_type(dtype, [&]<class T>() {
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
         col2im_kernel<T><<<blocks_for(total), 256, 0, current_stream(input.device().index).handle()>>>(
             col_grad.template data<T>(), grad_in.template data<T>(), g, total);

@@ -58,14 +58,15 @@ T to_device_value(const H& v) {
   return t;
 }
 
-// f.template operator()<T>() with T the device type of `t`, for every dtype.
+// f.template operator()<T>() with T the device type of `t`, for every dtype. The visitors are named as
+// the host's (visit_scalar_type, cpu::visit_floating_type, cpu::visit_numeric_type) with "_device" added.
 template <class F>
-void visit_device_type(ScalarType t, F&& f) {
+void visit_scalar_device_type(ScalarType t, F&& f) {
   visit_scalar_type(t, [&]<class H>() { f.template operator()<device_t<H>>(); });
 }
 // ... for the four floating-point dtypes only.
 template <class F>
-void visit_float_device_type(ScalarType t, F&& f) {
+void visit_floating_device_type(ScalarType t, F&& f) {
   switch (t) {
     case ScalarType::Float32: f.template operator()<float>(); return;
     case ScalarType::Float64: f.template operator()<double>(); return;
@@ -78,7 +79,7 @@ void visit_float_device_type(ScalarType t, F&& f) {
 template <class F>
 void visit_numeric_device_type(ScalarType t, F&& f) {
   GB_CHECK(t != ScalarType::Bool, "internal: bool reached a numeric-only CUDA kernel");
-  visit_device_type(t, [&]<class T>() {
+  visit_scalar_device_type(t, [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) f.template operator()<T>();
   });
 }

@@ -65,7 +65,7 @@ void scatter(const char* op, TensorIterator& it, const Tensor& index_values, con
   if (index_values.defined()) check_index_range(op, index_values, d.dim, d.size);
   const Along a{d.stride_bytes, d.size};
   if (accumulate) {
-    visit_device_type(d.dtype, [&]<class T>() {
+    visit_scalar_device_type(d.dtype, [&]<class T>() {
       visit_index_type(d.index_dtype, [&]<class I>() { launch_with_operands<3>(it, ScatterAddFn<T, I>{a, scalar_as<T>(alpha)}); });
     });
   } else {
@@ -114,7 +114,7 @@ struct FillWhere {
 };
 
 void fill_masked(TensorIterator& it, const Scalar& value) {
-  visit_device_type(it.operand(0).dtype(), [&]<class T>() { launch_with_operands<2>(it, FillWhere<T>{scalar_to_device<T>(value)}); });
+  visit_scalar_device_type(it.operand(0).dtype(), [&]<class T>() { launch_with_operands<2>(it, FillWhere<T>{scalar_to_device<T>(value)}); });
 }
 
 // The value of a 0-d device tensor, read back: int64 for integers, so nothing is rounded.
@@ -198,7 +198,7 @@ void embedding_backward(const Tensor& grad, const Tensor& ids, int64_t padding_i
   const ScalarType acc_dtype = grad.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
   Tensor sum = acc_dtype == out.dtype() ? out : empty_tensor(out.sizes(), acc_dtype, grad.device());
   glassbox::fill_(sum, Scalar(int64_t{0}));
-  visit_float_device_type(grad.dtype(), [&]<class T>() {
+  visit_floating_device_type(grad.dtype(), [&]<class T>() {
     using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
     if (n * width > 0) {
       embedding_backward_kernel<T, C><<<grid_for(n * width), kElementwiseThreads, 0, stream>>>(

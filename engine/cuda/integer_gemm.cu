@@ -86,7 +86,7 @@ void integer_gemm(const Tensor& a, const Tensor& b, Tensor& c, int64_t alpha, in
   const cudaStream_t stream = current_stream(device).handle();
   GB_CHECK(is_integral(c.dtype(), /*include_bool=*/false), "internal: ", to_string(c.dtype()),
            " reached the CUDA integer gemm");
-  visit_device_type(c.dtype(), [&]<class T>() {
+  visit_scalar_device_type(c.dtype(), [&]<class T>() {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       integer_gemm_kernel<T><<<grid, block, 0, stream>>>(
           static_cast<const T*>(a.data_ptr()), strides_of(a), static_cast<const T*>(b.data_ptr()), strides_of(b),

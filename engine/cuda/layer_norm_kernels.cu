@@ -142,7 +142,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, I
   LayerNormOperands o = layer_norm_operands(input, normalized_shape, weight, bias);
   if (o.s.rows == 0) return {o.out, o.mean, o.rstd};
   const RowLaunch l = row_launch(o.s.rows, o.s.cols);
-  visit_float_device_type(input.dtype(), [&]<class T>() {
+  visit_floating_device_type(input.dtype(), [&]<class T>() {
     layer_norm_kernel<T><<<l.grid, l.block, 0, stream_of(input)>>>(o.x.template data<T>(), data_or_null<T>(o.w),
                                                                    data_or_null<T>(o.b), o.out.template data<T>(),
                                                                    o.mean.template data<T>(), o.rstd.template data<T>(),
@@ -162,7 +162,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cuda(const Tensor&
       layer_norm_backward_operands(grad_out, input, normalized_shape, mean, rstd, weight, bias);
   if (o.s.cols == 0) return {o.grad_in, o.grad_w, o.grad_b};
   const RowLaunch l = row_launch(o.s.rows, o.s.cols);
-  visit_float_device_type(input.dtype(), [&]<class T>() {
+  visit_floating_device_type(input.dtype(), [&]<class T>() {
     if (o.s.rows > 0) {
       layer_norm_backward_kernel<T><<<l.grid, l.block, 0, stream_of(input)>>>(
           o.g.template data<T>(), o.x.template data<T>(), o.mu.template data<T>(), o.rs.template data<T>(),

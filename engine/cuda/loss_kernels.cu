@@ -66,7 +66,7 @@ struct OutsideUnit {
 
 void pointwise(F formula, TensorIterator& it, double scale) {
   DeviceGuard guard(it.operand(0).device().index);
-  visit_float_device_type(it.operand(0).dtype(), [&]<class T>() {
+  visit_floating_device_type(it.operand(0).dtype(), [&]<class T>() {
     switch (formula) {
       case F::SquaredError: return launch_elementwise<T, T, T>(it, SquaredError{});
       case F::AbsoluteError: return launch_elementwise<T, T, T>(it, AbsoluteError{});
@@ -86,7 +86,7 @@ std::optional<double> first_non_probability(const Tensor& self, ScalarType dtype
   TensorIteratorConfig config("binary_cross_entropy");
   config.add_output(&bad).compute_dtype(dtype).output_dtype(ScalarType::Bool).add_input(self);
   TensorIterator it = config.build();
-  visit_float_device_type(dtype, [&]<class T>() { launch_elementwise<bool, T>(it, OutsideUnit{}); });
+  visit_floating_device_type(dtype, [&]<class T>() { launch_elementwise<bool, T>(it, OutsideUnit{}); });
   if (bad.numel() == 0 || !glassbox::amax(bad).to(Device(DeviceType::CPU)).data<bool>()[0]) return std::nullopt;
   const Tensor host = self.to(Device(DeviceType::CPU)).to(dtype).to(ScalarType::Float64).contiguous();
   for (int64_t i = 0; i < host.numel(); ++i) {
@@ -134,7 +134,7 @@ std::optional<int64_t> nll_samples(const Tensor& x, const Tensor& target, const 
   const int64_t n = loss.numel(), classes = x.sizes()[x.dim() - 1];
   Tensor bad = glassbox::full({}, Scalar(n), ScalarType::Int64, device);
   const cudaStream_t stream = current_stream(device.index).handle();
-  if (n > 0) visit_float_device_type(x.dtype(), [&]<class T>() {
+  if (n > 0) visit_floating_device_type(x.dtype(), [&]<class T>() {
     using A = opmath_t<T>;
     nll_samples_kernel<T, A><<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(
         x.template data<T>(), target.data<int64_t>(), weight.defined() ? weight.template data<T>() : nullptr,
@@ -154,7 +154,7 @@ void nll_backward(const Tensor& target, const Tensor& weight, const Tensor& g, c
   DeviceGuard guard(grad.device().index);
   const int64_t n = target.numel(), classes = grad.sizes()[grad.dim() - 1];
   const cudaStream_t stream = current_stream(grad.device().index).handle();
-  if (n > 0) visit_float_device_type(grad.dtype(), [&]<class T>() {
+  if (n > 0) visit_floating_device_type(grad.dtype(), [&]<class T>() {
     using A = opmath_t<T>;
     nll_backward_kernel<T, A><<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(
         target.data<int64_t>(), weight.defined() ? weight.template data<T>() : nullptr, g.template data<T>(),

@@ -13,13 +13,13 @@ namespace glassbox::cuda {
 template <class Fn, class F>
 void visit_family_device_types(ScalarType t, F&& f) {
   if constexpr (Fn::arity == 1) {
-    if constexpr (Fn::kind == UnaryKind::IntToFloat || Fn::kind == UnaryKind::FloatOnly) visit_float_device_type(t, f);
+    if constexpr (Fn::kind == UnaryKind::IntToFloat || Fn::kind == UnaryKind::FloatOnly) visit_floating_device_type(t, f);
     else if constexpr (Fn::kind == UnaryKind::Keep) visit_numeric_device_type(t, f);
-    else visit_device_type(t, f);
+    else visit_scalar_device_type(t, f);
   } else {
-    if constexpr (Fn::kind == BinaryKind::IntToFloat || Fn::kind == BinaryKind::FloatOnly) visit_float_device_type(t, f);
+    if constexpr (Fn::kind == BinaryKind::IntToFloat || Fn::kind == BinaryKind::FloatOnly) visit_floating_device_type(t, f);
     else if constexpr (Fn::kind == BinaryKind::Numeric) visit_numeric_device_type(t, f);
-    else visit_device_type(t, f);
+    else visit_scalar_device_type(t, f);
   }
 }
 

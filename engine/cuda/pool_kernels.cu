@@ -172,7 +172,7 @@ Tensor max_pool2d_with_indices_backward_cuda(const Tensor& grad_output, const Te
   if (total == 0) return grad.to(self.dtype());
   Tensor bad = glassbox::full({}, Scalar(total), ScalarType::Int64, self.device());
   visit_numeric_device_type(self.dtype(), [&]<class T>() {
-    visit_device_type(grad.dtype(), [&]<class A>() {
+    visit_scalar_device_type(grad.dtype(), [&]<class A>() {
       if constexpr (std::is_same_v<A, float> || std::is_same_v<A, double> || std::is_same_v<A, int32_t> ||
                     std::is_same_v<A, int64_t>) {
         max_pool_backward_kernel<T, A><<<blocks_for(total), 256, 0, stream_of(self)>>>(
@@ -199,7 +199,7 @@ Tensor avg_pool2d_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef 
   Tensor out = empty_tensor(s.output, self.dtype(), self.device());
   const int64_t total = out.numel();
   if (total == 0) return out;
-  visit_float_device_type(self.dtype(), [&]<class T>() {
+  visit_floating_device_type(self.dtype(), [&]<class T>() {
     avg_pool_kernel<T><<<blocks_for(total), 256, 0, stream_of(self)>>>(in.template data<T>(), out.template data<T>(),
                                                                        geometry_of(s), count_include_pad, total);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
@@ -216,7 +216,7 @@ Tensor avg_pool2d_backward_cuda(const Tensor& grad_output, const Tensor& self, I
   Tensor grad = empty_tensor(self.sizes(), self.dtype(), self.device());
   const int64_t total = grad.numel();
   if (total == 0) return grad;
-  visit_float_device_type(self.dtype(), [&]<class T>() {
+  visit_floating_device_type(self.dtype(), [&]<class T>() {
     avg_pool_backward_kernel<T><<<blocks_for(total), 256, 0, stream_of(self)>>>(
         go.template data<T>(), grad.template data<T>(), geometry_of(s), count_include_pad, total);
     GB_CUDA_KERNEL_LAUNCH_CHECK();

@@ -130,7 +130,7 @@ Tensor& uniform_cuda_(Tensor& self, double from, double to) {
   check_floating_dtype("uniform_", self.dtype());
   check_uniform_range("uniform_", from, to);
   const PhiloxState state = default_generator().next_call();
-  visit_float_device_type(self.dtype(), [&]<class T>() {
+  visit_floating_device_type(self.dtype(), [&]<class T>() {
     constexpr int kPerBlock = std::is_same_v<T, double> ? 2 : 4;
     fill_random<T, kPerBlock>(self, state, Uniform<T>{from, to, to - from});
   });
@@ -141,7 +141,7 @@ Tensor& normal_cuda_(Tensor& self, double mean, double std) {
   check_floating_dtype("normal_", self.dtype());
   check_normal_std("normal_", std);
   const PhiloxState state = default_generator().next_call();
-  visit_float_device_type(self.dtype(), [&]<class T>() {
+  visit_floating_device_type(self.dtype(), [&]<class T>() {
     constexpr int kPerBlock = std::is_same_v<T, double> ? 2 : 4;
     fill_random<T, kPerBlock>(self, state, Normal<T>{mean, std});
   });
@@ -151,7 +151,7 @@ Tensor& normal_cuda_(Tensor& self, double mean, double std) {
 Tensor& bernoulli_float_cuda_(Tensor& self, double p) {
   check_probability("bernoulli_", p);
   const PhiloxState state = default_generator().next_call();
-  visit_device_type(self.dtype(), [&]<class T>() { fill_random<T, 4>(self, state, Bernoulli<T>{p}); });
+  visit_scalar_device_type(self.dtype(), [&]<class T>() { fill_random<T, 4>(self, state, Bernoulli<T>{p}); });
   return self;
 }
 
@@ -186,7 +186,7 @@ Tensor bernoulli_cuda(const Tensor& self) {
   }
   Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
   const PhiloxState state = default_generator().next_call();
-  visit_float_device_type(self.dtype(), [&]<class T>() {
+  visit_floating_device_type(self.dtype(), [&]<class T>() {
     const int64_t blocks = (n + 3) / 4;
     if (blocks > 0) {
       const auto grid = static_cast<unsigned>((blocks + kElementwiseThreads - 1) / kElementwiseThreads);
@@ -201,7 +201,7 @@ Tensor& random_from_cuda_(Tensor& self, int64_t from, int64_t to) {
   check_random_range("random_", self.dtype(), from, to);
   const PhiloxState state = default_generator().next_call();
   const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
-  visit_device_type(self.dtype(), [&]<class T>() { fill_random<T, 2>(self, state, RandomInRange<T>{from, range}); });
+  visit_scalar_device_type(self.dtype(), [&]<class T>() { fill_random<T, 2>(self, state, RandomInRange<T>{from, range}); });
   return self;
 }
 

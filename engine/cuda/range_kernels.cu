@@ -90,7 +90,7 @@ Tensor& eye_out_cuda(int64_t n, int64_t m, Tensor& out) {
   check_eye_out(n, m, out);
   glassbox::fill_(out, Scalar(int64_t{0}));
   const int64_t diagonal_stride = (out.strides()[0] + out.strides()[1]) * static_cast<int64_t>(element_size(out.dtype()));
-  visit_device_type(out.dtype(), [&]<class T>() { fill_1d<T>(out, std::min(n, m), diagonal_stride, One{}); });
+  visit_scalar_device_type(out.dtype(), [&]<class T>() { fill_1d<T>(out, std::min(n, m), diagonal_stride, One{}); });
   return out;
 }
 

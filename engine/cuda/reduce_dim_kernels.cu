@@ -221,7 +221,7 @@ void prod_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   const Tensor in = convert && self.dtype() != shape.dtype ? self.to(shape.dtype) : self;
   const Rows r = rows_of(in, shape.reduced);
   const RowLaunch l = row_launch(r.outer, r.len);
-  visit_device_type(in.dtype(), [&]<class T>() {
+  visit_scalar_device_type(in.dtype(), [&]<class T>() {
     using A = acc_t<T>;
     Tensor acc = result.dtype() == scalar_type_of<A>() ? result : empty_tensor(shape.out_shape, scalar_type_of<A>(), self.device());
     prod_rows_kernel<T, A, A><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), acc.template data<A>(),
@@ -237,7 +237,7 @@ void arg_extreme_into(const Tensor& self, std::optional<int64_t> dim, const DimV
   // No dim: the index into the flattened tensor (row-major order of self).
   const Rows r = dim ? rows_of(self, reduced) : Rows{self.contiguous(), 1, self.numel()};
   const RowLaunch l = row_launch(r.outer, r.len);
-  visit_device_type(self.dtype(), [&]<class T>() {
+  visit_scalar_device_type(self.dtype(), [&]<class T>() {
     arg_extreme_rows_kernel<T, extreme_t<T>><<<l.grid, l.block, 0, stream_of(self)>>>(
         r.data.template data<T>(), values.defined() ? values.template data<T>() : nullptr, indices.data<int64_t>(),
         r.outer, r.len, largest);
@@ -249,7 +249,7 @@ void variance_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   DeviceGuard guard(self.device().index);
   const Rows r = rows_of(self, plan.shape.reduced);
   const RowLaunch l = row_launch(r.outer, r.len);
-  visit_float_device_type(self.dtype(), [&]<class T>() {
+  visit_floating_device_type(self.dtype(), [&]<class T>() {
     var_rows_kernel<T><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), result.template data<T>(),
                                                                 r.outer, r.len, plan.divisor,
                                                                 plan.kind == ReduceKind::Std);
@@ -262,7 +262,7 @@ void logsumexp_into(const ReducePlan& plan, const Tensor& self, Tensor& result) 
   const Tensor in = self.dtype() == plan.shape.dtype ? self : self.to(plan.shape.dtype);
   const Rows r = rows_of(in, plan.shape.reduced);
   const RowLaunch l = row_launch(r.outer, r.len);
-  visit_float_device_type(in.dtype(), [&]<class T>() {
+  visit_floating_device_type(in.dtype(), [&]<class T>() {
     logsumexp_rows_kernel<T><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), result.template data<T>(),
                                                                       r.outer, r.len);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
@@ -277,7 +277,7 @@ void cumsum_into(const Tensor& self, int64_t d, Tensor& result) {
   const Rows r = rows_of(self, reduced);
   Tensor rows = empty_tensor(r.data.sizes(), self.dtype(), self.device());
   const unsigned threads = r.len > 128 ? 256 : 32;
-  visit_device_type(self.dtype(), [&]<class T>() {
+  visit_scalar_device_type(self.dtype(), [&]<class T>() {
     if constexpr (std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>) {
       cumsum_rows_kernel<T, acc_t<T>, T><<<static_cast<unsigned>(r.outer), threads, 0, stream_of(self)>>>(
           r.data.template data<T>(), rows.template data<T>(), r.len);

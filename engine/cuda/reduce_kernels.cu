@@ -235,7 +235,7 @@ void reduce_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   }
   const Geometry g = geometry(in, shape.reduced);
   const double divisor = mean ? static_cast<double>(shape.reduced_numel) : 1.0;
-  visit_device_type(in.dtype(), [&]<class T>() {
+  visit_scalar_device_type(in.dtype(), [&]<class T>() {
     using A = std::conditional_t<OP == Reduce::Sum, sum_acc_t<T>, extreme_acc_t<T>>;
     // Results land in `result` directly when it has the accumulator's dtype.
     Tensor acc = result.dtype() == scalar_type_of<A>() ? result : empty_tensor(shape.out_shape, scalar_type_of<A>(), self.device());

@@ -178,7 +178,7 @@ void softmax_impl(const Tensor& self, int64_t d, Tensor& result) {
   const Tensor in = contiguous_as(self, self.dtype());
   const DimSplit s = split_at(in, d);
   const cudaStream_t stream = current_stream(self.device().index).handle();
-  visit_float_device_type(in.dtype(), [&]<class T>() {
+  visit_floating_device_type(in.dtype(), [&]<class T>() {
     const T* x = in.template data<T>();
     T* y = result.template data<T>();
     if (s.inner == 1) {
@@ -205,7 +205,7 @@ void softmax_backward_impl(const Tensor& grad, const Tensor& output, int64_t d, 
   {
     const DimSplit s = split_at(g, d);
     const cudaStream_t stream = current_stream(grad.device().index).handle();
-    visit_float_device_type(g.dtype(), [&]<class T>() {
+    visit_floating_device_type(g.dtype(), [&]<class T>() {
       const T* gp = g.template data<T>();
       const T* yp = y.template data<T>();
       T* dx = result.template data<T>();

@@ -86,7 +86,7 @@ void sort_into(const Tensor& self, int64_t k, int64_t dim, bool descending, Tens
   const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
   const int64_t rows = self.numel() / len, n = self.numel();
   const cudaStream_t stream = current_stream(device.index).handle();
-  visit_device_type(self.dtype(), [&]<class T>() {
+  visit_scalar_device_type(self.dtype(), [&]<class T>() {
     using K = key_t<T>;
     const ScalarType key_dtype = sizeof(K) == 8 ? ScalarType::Int64 : ScalarType::Int32;
     Tensor keys = device_buffer(n, key_dtype, device), sorted_keys = device_buffer(n, key_dtype, device);

@@ -18,7 +18,7 @@ struct Select {
 Tensor& where_into(const char* name, const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {
   DeviceGuard guard(condition.device().index);
   WhereIterator w = where_iterator(name, condition, self, other, out);
-  visit_device_type(w.result.dtype(), [&]<class T>() { launch_elementwise<T, bool, T, T>(w.it, Select{}); });
+  visit_scalar_device_type(w.result.dtype(), [&]<class T>() { launch_elementwise<T, bool, T, T>(w.it, Select{}); });
   if (out.defined() && !out.is_same(w.result)) copy_between(out, w.result);  // out= of another dtype
   else out = w.result;
   mark_written(out);
