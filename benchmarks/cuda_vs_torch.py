@@ -11,6 +11,7 @@ throughputs, PyTorch / glassbox for times, so that > 1 always means glassbox is 
   between calls). Each figure is the best of several timed repeats after a warm-up; the GPU is
   synchronised before and after every repeat.
 """
+
 import argparse
 import os
 import sys
@@ -66,21 +67,40 @@ def case_add(n):
     (ga, ta), (gb_, tb) = on_both(a_np), on_both(b_np)
     del a_np, b_np
     bytes_moved = 3 * 4 * n
-    return ("add 256M f32", "GB/s", lambda: ga + gb_, (lambda: ta + tb) if torch else None,
-            lambda s: bytes_moved / s / 1e9, 20)
+    return (
+        "add 256M f32",
+        "GB/s",
+        lambda: ga + gb_,
+        (lambda: ta + tb) if torch else None,
+        lambda s: bytes_moved / s / 1e9,
+        20,
+    )
 
 
 def case_sum(n):
     a_np = np.random.default_rng(1).standard_normal((n,), dtype=np.float32)
     ga, ta = on_both(a_np)
-    return ("sum 256M f32", "GB/s", lambda: ga.sum(), (lambda: ta.sum()) if torch else None, lambda s: 4 * n / s / 1e9, 20)
+    return (
+        "sum 256M f32",
+        "GB/s",
+        lambda: ga.sum(),
+        (lambda: ta.sum()) if torch else None,
+        lambda s: 4 * n / s / 1e9,
+        20,
+    )
 
 
 def case_softmax(rows, cols):
     a_np = np.random.default_rng(2).standard_normal((rows, cols), dtype=np.float32)
     ga, ta = on_both(a_np)
-    return (f"softmax {rows}x{cols} f32", "GB/s", lambda: gb.softmax(ga, 1),
-            (lambda: torch.softmax(ta, 1)) if torch else None, lambda s: 2 * 4 * rows * cols / s / 1e9, 20)
+    return (
+        f"softmax {rows}x{cols} f32",
+        "GB/s",
+        lambda: gb.softmax(ga, 1),
+        (lambda: torch.softmax(ta, 1)) if torch else None,
+        lambda s: 2 * 4 * rows * cols / s / 1e9,
+        20,
+    )
 
 
 def case_matmul(n, kind):
@@ -90,9 +110,15 @@ def case_matmul(n, kind):
         ga, gb_ = ga.to(gb.bfloat16), gb_.to(gb.bfloat16)
         if torch:
             ta, tb = ta.to(torch.bfloat16), tb.to(torch.bfloat16)
-    flops = 2 * n ** 3
-    return (f"matmul {n}^3 {kind}", "TFLOP/s", lambda: ga @ gb_, (lambda: ta @ tb) if torch else None,
-            lambda s: flops / s / 1e12, 5)
+    flops = 2 * n**3
+    return (
+        f"matmul {n}^3 {kind}",
+        "TFLOP/s",
+        lambda: ga @ gb_,
+        (lambda: ta @ tb) if torch else None,
+        lambda s: flops / s / 1e12,
+        5,
+    )
 
 
 def set_tf32(on):
@@ -123,8 +149,14 @@ def main():
     side = 8192 // (4 if args.quick else 1)
     print(f"glassbox CUDA vs PyTorch {torch.__version__ if torch else '(not installed)'}; {gb.cuda.describe()}")
     print(f"{'case':<26}{'unit':>9}{'glassbox':>12}{'PyTorch':>12}{'ratio':>9}")
-    cases = [lambda: case_add(n), lambda: case_sum(n), lambda: case_softmax(side, side),
-             lambda: case_matmul(side, "f32"), lambda: case_matmul(side, "tf32"), lambda: case_matmul(side, "bf16")]
+    cases = [
+        lambda: case_add(n),
+        lambda: case_sum(n),
+        lambda: case_softmax(side, side),
+        lambda: case_matmul(side, "f32"),
+        lambda: case_matmul(side, "tf32"),
+        lambda: case_matmul(side, "bf16"),
+    ]
     for make in cases:
         name, unit, g_fn, t_fn, rate, iterations = make()
         set_tf32(name.endswith("tf32"))

@@ -23,7 +23,8 @@ GLASSBOX_LIBRARY_IMPL(bench, CPU, m) {
 GLASSBOX_LIBRARY_IMPL(bench, AutogradCPU, m) { m.impl("layered", &via_autograd); }
 
 const auto& layered() {
-  static const auto op = Dispatcher::singleton().find_schema_or_throw("bench::layered").typed<int64_t(const Tensor&, int64_t)>();
+  static const auto op =
+      Dispatcher::singleton().find_schema_or_throw("bench::layered").typed<int64_t(const Tensor&, int64_t)>();
   return op;
 }
 int64_t via_autograd(DispatchKeySet keys, const Tensor& x, int64_t n) {
@@ -44,7 +45,8 @@ void BM_DirectCall(benchmark::State& state) {
 BENCHMARK(BM_DirectCall);
 
 void BM_UnboxedDispatch(benchmark::State& state) {
-  const auto op = Dispatcher::singleton().find_schema_or_throw("bench::trivial").typed<int64_t(const Tensor&, int64_t)>();
+  const auto op =
+      Dispatcher::singleton().find_schema_or_throw("bench::trivial").typed<int64_t(const Tensor&, int64_t)>();
   const Tensor x = cpu_tensor();
   int64_t n = 0;
   for (auto _ : state) benchmark::DoNotOptimize(n = op.call(x, n));
@@ -74,7 +76,8 @@ void BM_BoxedCall(benchmark::State& state) {
 BENCHMARK(BM_BoxedCall);
 
 void BM_UnboxedDispatchTraceCaptured(benchmark::State& state) {
-  const auto op = Dispatcher::singleton().find_schema_or_throw("bench::trivial").typed<int64_t(const Tensor&, int64_t)>();
+  const auto op =
+      Dispatcher::singleton().find_schema_or_throw("bench::trivial").typed<int64_t(const Tensor&, int64_t)>();
   const Tensor x = cpu_tensor();
   int64_t n = 0;
   for (auto _ : state) {

@@ -10,6 +10,7 @@ GB/s counts two reads and one write of float32 per element. Printed figures, not
 
   .venv/bin/python benchmarks/elementwise_vs_numpy.py [--bin build/dev/bin/ops_benchmark] [--threads 1,2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,10 +54,18 @@ def numpy_gbps(fn, n: int, min_time: float = 0.5) -> float:
 def glassbox_gbps(binary: Path, threads: int) -> dict[tuple[str, int], float]:
     env = dict(os.environ, GLASSBOX_NUM_THREADS=str(threads))
     out = subprocess.run(
-        [str(binary), "--benchmark_format=json", "--benchmark_filter=Float32",
-         "--benchmark_min_time=0.5", "--benchmark_repetitions=3",
-         "--benchmark_report_aggregates_only=false"],
-        env=env, check=True, capture_output=True, text=True,
+        [
+            str(binary),
+            "--benchmark_format=json",
+            "--benchmark_filter=Float32",
+            "--benchmark_min_time=0.5",
+            "--benchmark_repetitions=3",
+            "--benchmark_report_aggregates_only=false",
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     result: dict[tuple[str, int], float] = {}
     for b in json.loads(out)["benchmarks"]:

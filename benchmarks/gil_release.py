@@ -7,6 +7,7 @@ while it runs each operation; printed are the operation's time and the ticker's 
 cases. With the GIL held through a kernel the ticker stops (rate near 0); released, it keeps close
 to its idle rate. PyTorch is run alongside where it is installed.
 """
+
 import os
 import sys
 import threading
@@ -56,13 +57,19 @@ def cases(lib):
         for _ in range(4):
             y = (y @ w).tanh()
         y.sum().backward()
-    return [("sort, 4M float32", lambda: x.sort()), ("matmul 2048x1024 @ 1024x1024", lambda: a @ b),
-            ("4 x (matmul + tanh), backward", backward)]
+
+    return [
+        ("sort, 4M float32", lambda: x.sort()),
+        ("matmul 2048x1024 @ 1024x1024", lambda: a @ b),
+        ("4 x (matmul + tanh), backward", backward),
+    ]
 
 
 def main():
     libs = ["glassbox"] + (["torch"] if torch is not None else [])
-    print(f"{'operation':34s} {'library':9s} {'op s':>7s} {'ticks/s busy':>13s} {'ticks/s idle':>13s} {'busy/idle':>10s}")
+    print(
+        f"{'operation':34s} {'library':9s} {'op s':>7s} {'ticks/s busy':>13s} {'ticks/s idle':>13s} {'busy/idle':>10s}"
+    )
     for lib in libs:
         for name, fn in cases(lib):
             fn()  # warm-up

@@ -15,6 +15,7 @@ figures, not a test.
 
   PYTHONPATH=python .venv/bin/python benchmarks/matmul_vs_numpy.py [--sizes 1024,2048] [--threads 1,2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,10 +67,16 @@ def measure(library: str, sizes: list[int], reps: int) -> list[dict]:
 
 
 def run_child(library: str, threads: int, args) -> list[dict]:
-    env = dict(os.environ, GLASSBOX_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
-               OMP_NUM_THREADS=str(threads))
-    out = subprocess.run([sys.executable, __file__, "--child", library, "--sizes", args.sizes, "--reps", str(args.reps)],
-                         env=env, check=True, capture_output=True, text=True).stdout
+    env = dict(
+        os.environ, GLASSBOX_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads)
+    )
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", library, "--sizes", args.sizes, "--reps", str(args.reps)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -85,8 +92,10 @@ def main() -> None:
     if args.child:
         print(json.dumps(measure(args.child, sizes, args.reps)))
         return
-    print(f"{'matmul float32':<16}{'threads':>8}{'glassbox GFLOP/s':>18}{'NumPy GFLOP/s':>15}{'ours/NumPy':>12}"
-          f"{'max rel err':>13}")
+    print(
+        f"{'matmul float32':<16}{'threads':>8}{'glassbox GFLOP/s':>18}{'NumPy GFLOP/s':>15}{'ours/NumPy':>12}"
+        f"{'max rel err':>13}"
+    )
     for threads in [int(t) for t in args.threads.split(",")]:
         best: dict[tuple[str, int], float] = {}
         rel_err: dict[int, float] = {}
@@ -98,10 +107,12 @@ def main() -> None:
                     if "rel_err" in row:
                         rel_err[row["n"]] = max(rel_err.get(row["n"], 0.0), row["rel_err"])
         for n in sizes:
-            flops = 2.0 * n ** 3
+            flops = 2.0 * n**3
             ours, theirs = flops / best[("glassbox", n)] / 1e9, flops / best[("numpy", n)] / 1e9
-            print(f"{f'{n}x{n}x{n}':<16}{threads:>8}{ours:>18.1f}{theirs:>15.1f}{ours / theirs:>11.2f}x"
-                  f"{rel_err[n]:>13.1e}")
+            print(
+                f"{f'{n}x{n}x{n}':<16}{threads:>8}{ours:>18.1f}{theirs:>15.1f}{ours / theirs:>11.2f}x"
+                f"{rel_err[n]:>13.1e}"
+            )
 
 
 if __name__ == "__main__":

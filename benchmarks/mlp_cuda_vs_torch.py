@@ -9,6 +9,7 @@ MLP of the tests (600 x 2 -> 32 -> 32 -> 3) and for a wider one (4096 x 784 -> 1
 where the GPU's arithmetic rather than the launch overhead sets the pace. Step times are the best
 of several timed runs of many steps, the device synchronised before and after each run.
 """
+
 import argparse
 import os
 import sys
@@ -70,6 +71,7 @@ def trainer(lib, model, x, y, lr):
         loss.backward()
         opt.step()
         return loss
+
     return step
 
 
@@ -99,10 +101,18 @@ def run(name, widths, n, train_steps, timed_steps, lr, device):
     g_model = glassbox_model(widths, device)
     for lib in libs:
         if lib == "glassbox":
-            model, x, y, sync = g_model, gb.tensor(x_np).to(device), gb.tensor(y_np).to(device), (
-                gb.cuda.synchronize if device.startswith("cuda") else (lambda: None))
+            model, x, y, sync = (
+                g_model,
+                gb.tensor(x_np).to(device),
+                gb.tensor(y_np).to(device),
+                (gb.cuda.synchronize if device.startswith("cuda") else (lambda: None)),
+            )
         else:
-            model, x, y = torch_copy(g_model, device), torch.from_numpy(x_np).to(device), torch.from_numpy(y_np).to(device)
+            model, x, y = (
+                torch_copy(g_model, device),
+                torch.from_numpy(x_np).to(device),
+                torch.from_numpy(y_np).to(device),
+            )
             sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
         step = trainer(lib, model, x, y, lr)
         for _ in range(train_steps):
@@ -124,8 +134,10 @@ def main():
     args = parser.parse_args()
     if args.device.startswith("cuda") and not gb.cuda.is_available():
         sys.exit(f"no CUDA device: {gb.cuda.describe()}")
-    print(f"glassbox vs PyTorch {torch.__version__ if torch else '(not installed)'}"
-          + (f"; {gb.cuda.describe()}" if args.device.startswith("cuda") else ""))
+    print(
+        f"glassbox vs PyTorch {torch.__version__ if torch else '(not installed)'}"
+        + (f"; {gb.cuda.describe()}" if args.device.startswith("cuda") else "")
+    )
     run("MLP of the tests, 600 x 2 -> 32 -> 32 -> 3", [2, 32, 32, 3], 600, 200, 200, 1e-2, args.device)
     run("wide MLP, 4096 x 784 -> 1024 -> 1024 -> 10", [784, 1024, 1024, 10], 4096, 50, 50, 1e-3, args.device)
 

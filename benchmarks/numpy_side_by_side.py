@@ -3,6 +3,7 @@ measured in a child process per thread count (GLASSBOX_NUM_THREADS is read once,
 
 A script using it answers `--child` by printing its glassbox figures as one JSON line, and calls
 `glassbox_figures(__file__, threads)` for each count from its parent process."""
+
 from __future__ import annotations
 
 import json

@@ -14,6 +14,7 @@ Prints
 Sizes: on the GPU B=16 T=256 C=512, 8 heads, 4 layers; on the CPU (and --quick) B=8 T=64 C=128,
 4 heads, 2 layers. Each time is the median of --steps steps after two warm-up steps.
 """
+
 import argparse
 import os
 import statistics
@@ -25,8 +26,9 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 sys.path.insert(0, os.path.join(HERE, "models"))
-import glassbox as gb  # noqa: E402
 import gpt  # noqa: E402
+
+import glassbox as gb  # noqa: E402
 
 try:
     import torch
@@ -79,9 +81,12 @@ def main():
     a = p.parse_args()
     cuda = a.device == "cuda"
     big = cuda and not a.quick
-    size = {"B": 16 if big else 8,
-            "model": dict(vocab=256, block=256 if big else 64, C=512 if big else 128, heads=8 if big else 4,
-                          layers=4 if big else 2)}
+    size = {
+        "B": 16 if big else 8,
+        "model": dict(
+            vocab=256, block=256 if big else 64, C=512 if big else 128, heads=8 if big else 4, layers=4 if big else 2
+        ),
+    }
     print(f"device {a.device}; B={size['B']} {size['model']}; median of {a.steps} steps")
     gb_sync = gb.cuda.synchronize if cuda else (lambda: None)
     gb_acts = [gb.profiler.ProfilerActivity.CPU] + ([gb.profiler.ProfilerActivity.CUDA] if cuda else [])
@@ -107,8 +112,10 @@ def main():
     for name, o, n in rows:
         print(f"   {name:10} {ms(o)} {ms(n)} {n / o:6.2f}x")
     if len(rows) == 2:
-        print(f"   glassbox's speed relative to PyTorch, profiler off: {rows[1][1] / rows[0][1]:.2f}x "
-              "(> 1: glassbox is faster)")
+        print(
+            f"   glassbox's speed relative to PyTorch, profiler off: {rows[1][1] / rows[0][1]:.2f}x "
+            "(> 1: glassbox is faster)"
+        )
 
     with gb.profiler.profile(activities=gb_acts, record_shapes=True) as prof:
         gb_step()
@@ -125,8 +132,10 @@ def main():
                 kernels[e.name] = kernels.get(e.name, 0.0) + e.duration_us
         slowest = max(kernels, key=kernels.get) if kernels else "-"
         print("\n2. GPU time over one glassbox step")
-        print(f"   gb.profiler: {total / 1e3:.3f} ms of GPU activity, {attributed / 1e3:.3f} ms "
-              f"({100 * attributed / max(total, 1e-9):.1f}%) attributed to an operator")
+        print(
+            f"   gb.profiler: {total / 1e3:.3f} ms of GPU activity, {attributed / 1e3:.3f} ms "
+            f"({100 * attributed / max(total, 1e-9):.1f}%) attributed to an operator"
+        )
         print(f"   gb.profiler's slowest kernel: {slowest} ({kernels.get(slowest, 0) / 1e3:.3f} ms)")
         if torch is not None:
             with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as tp:
@@ -140,8 +149,10 @@ def main():
                     busy += d
                     t_kernels[e.name] = t_kernels.get(e.name, 0.0) + d
             t_slowest = max(t_kernels, key=t_kernels.get) if t_kernels else "-"
-            print(f"   torch.profiler on the same glassbox step: {busy / 1e3:.3f} ms GPU busy; "
-                  f"gb.profiler attributes {attributed / max(busy, 1e-9):.3f}x of it")
+            print(
+                f"   torch.profiler on the same glassbox step: {busy / 1e3:.3f} ms GPU busy; "
+                f"gb.profiler attributes {attributed / max(busy, 1e-9):.3f}x of it"
+            )
             print(f"   torch.profiler's slowest kernel: {t_slowest} ({t_kernels.get(t_slowest, 0) / 1e3:.3f} ms)")
     print("\n3. gb.profiler's table, one glassbox step")
     sort = "self_cuda_time_total" if cuda else "self_cpu_time_total"
@@ -160,8 +171,10 @@ def main():
                 lib.autograd.grad([y], [xt, ln.weight, ln.bias], [g], retain_graph=True)
 
             res.append(timed(back, sync, 20))
-        print(f"layer_norm backward {rows_}x{cols} float32: glassbox {ms(res[0])}, PyTorch {ms(res[1])}, "
-              f"PyTorch/glassbox {res[1] / res[0]:.2f}x")
+        print(
+            f"layer_norm backward {rows_}x{cols} float32: glassbox {ms(res[0])}, PyTorch {ms(res[1])}, "
+            f"PyTorch/glassbox {res[1] / res[0]:.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ Then the three ways to call glassbox's add from Python side by side, 1-element t
 generated typed binding gb.add(a, b), the operator a + b, and the boxed gb.ops.glassbox.add.Tensor
 (and gb.ops.glassbox.add, which tries the overloads in turn).
 """
+
 import os
 import sys
 import timeit
@@ -20,6 +21,7 @@ import glassbox as gb  # noqa: E402
 
 try:
     import torch
+
     torch.set_num_threads(int(os.environ.get("GLASSBOX_NUM_THREADS", "1")))
 except ImportError:
     torch = None
@@ -61,14 +63,17 @@ def mlp_case(lib):
         opt.zero_grad()
         loss_fn(model(x), y).backward()
         opt.step()
+
     return step
 
 
 def main():
     libs = ["glassbox", "numpy"] + (["torch"] if torch else [])
-    rows = [("a + b, 1 element", add_case, 20000, libs),
-            ("(x*2).sigmoid().sum().backward(), x of 4", tiny_backward_case, 2000, [l for l in libs if l != "numpy"]),
-            ("MLP training step (256x64 -> 128 -> 10, Adam)", mlp_case, 20, [l for l in libs if l != "numpy"])]
+    rows = [
+        ("a + b, 1 element", add_case, 20000, libs),
+        ("(x*2).sigmoid().sum().backward(), x of 4", tiny_backward_case, 2000, [l for l in libs if l != "numpy"]),
+        ("MLP training step (256x64 -> 128 -> 10, Adam)", mlp_case, 20, [l for l in libs if l != "numpy"]),
+    ]
     print(f"threads: GLASSBOX_NUM_THREADS={os.environ.get('GLASSBOX_NUM_THREADS', 'default')}")
     print(f"{'case':48} " + " ".join(f"{l + ' us':>12}" for l in libs) + "   glassbox/other")
     for name, make, number, present in rows:
@@ -82,10 +87,12 @@ def typed_vs_boxed():
     a, b = gb.ones(1), gb.ones(1)
     add_tensor = gb.ops.glassbox.add.Tensor  # resolved once: the call is what is timed
     add_any = gb.ops.glassbox.add
-    rows = [("gb.add(a, b)  (typed binding)", lambda: gb.add(a, b)),
-            ("a + b  (typed operator)", lambda: a + b),
-            ("gb.ops.glassbox.add.Tensor(a, b)  (boxed)", lambda: add_tensor(a, b)),
-            ("gb.ops.glassbox.add(a, b)  (boxed, overloads tried)", lambda: add_any(a, b))]
+    rows = [
+        ("gb.add(a, b)  (typed binding)", lambda: gb.add(a, b)),
+        ("a + b  (typed operator)", lambda: a + b),
+        ("gb.ops.glassbox.add.Tensor(a, b)  (boxed)", lambda: add_tensor(a, b)),
+        ("gb.ops.glassbox.add(a, b)  (boxed, overloads tried)", lambda: add_any(a, b)),
+    ]
     times = [(name, best_us(fn, 20000)) for name, fn in rows]
     typed = times[0][1]
     print()

@@ -10,6 +10,7 @@ usual exp(x - max) / sum(...) over rows.
 
   PYTHONPATH=python GLASSBOX_BUILD_DIR=build/dev .venv/bin/python benchmarks/reductions_vs_numpy.py [--threads 1,2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,7 +18,6 @@ import json
 import sys
 
 import numpy as np
-
 from numpy_side_by_side import best_time, glassbox_figures
 
 SUM_N = 1 << 24
@@ -71,7 +71,9 @@ def main() -> int:
     for threads in [int(t) for t in args.threads.split(",")]:
         ours = glassbox_figures(__file__, threads)
         for key, label in labels.items():
-            print(f"{label:<22} {threads:>3} {ours[key]:>14.2f} {reference[key]:>11.2f} {ours[key] / reference[key]:>6.2f}")
+            print(
+                f"{label:<22} {threads:>3} {ours[key]:>14.2f} {reference[key]:>11.2f} {ours[key] / reference[key]:>6.2f}"
+            )
     return 0
 
 

@@ -32,6 +32,7 @@ scan and Graphviz rendering are reported off and built as stubs), checks that th
 summary has the binary readers on, and then runs the benchmark with build/symbols-tools/bin/glassbox
 and LD_LIBRARY_PATH=PREFIX/lib (libdw finds the compression libraries copied beside it there).
 """
+
 import argparse
 import os
 import random
@@ -56,25 +57,143 @@ def nested(*parts):
 TENSOR = nested("at", "Tensor")
 SCALAR = nested("c10", "Scalar")
 ITER = nested("at", "TensorIteratorBase")
-CLASS_TYPES = [TENSOR, SCALAR, ITER, nested("c10", "Half"), nested("c10", "BFloat16"), nested("c10", "ScalarType"),
-               nested("at", "native", "ReduceConfig"), "N3c108ArrayRefIlEE", "N3c108optionalIN2at6TensorEEE",
-               "N3c108ArrayRefIN2at6TensorEEE", nested("c10", "TensorOptions"), nested("at", "Generator")]
+CLASS_TYPES = [
+    TENSOR,
+    SCALAR,
+    ITER,
+    nested("c10", "Half"),
+    nested("c10", "BFloat16"),
+    nested("c10", "ScalarType"),
+    nested("at", "native", "ReduceConfig"),
+    "N3c108ArrayRefIlEE",
+    "N3c108optionalIN2at6TensorEEE",
+    "N3c108ArrayRefIN2at6TensorEEE",
+    nested("c10", "TensorOptions"),
+    nested("at", "Generator"),
+]
 BASIC = ["f", "d", "l", "b", "i", "m", "c"]
-TEMPLATE_ARGS = ["f", "d", "l", "i", "h", "b", nested("c10", "Half"), nested("c10", "BFloat16"), "Li4E", "Li8E",
-                 "Lb1E", "Lb0E"]
-NAMESPACES = [("at", "native"), ("at", "native", "_GLOBAL__N_1"), ("at", "native", "DEFAULT"), ("at", "vec", "AVX2"),
-              ("at", "vec", "AVX512"), ("c10", "impl"), ("torch", "autograd", "generated"), ("torch", "jit"),
-              ("at", "cpu"), ("at", "meta"), ("at", "functionalization"), ("torch", "autograd", "VariableType",
-              "_GLOBAL__N_1"), ("at", "compositeexplicitautograd"), ("at", "native", "templates", "cpu")]
-OPS = ["add", "sub", "mul", "div", "matmul", "addmm", "bmm", "conv2d", "softmax", "log_softmax", "sum", "mean",
-       "max", "min", "argmax", "relu", "gelu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "pow", "where",
-       "index_select", "gather", "scatter_add", "embedding", "layer_norm", "batch_norm", "dropout", "cat", "stack",
-       "reshape", "view", "permute", "transpose", "expand", "clamp", "abs", "neg", "sin", "cos", "cumsum", "topk",
-       "sort", "unique", "nonzero", "masked_fill", "copy", "fill", "zero", "linspace", "arange", "randn", "bernoulli",
-       "upsample_bilinear2d", "max_pool2d", "avg_pool2d", "nll_loss", "cross_entropy", "mse_loss", "baddbmm"]
-VERBS = ["kernel", "kernel_impl", "out", "out_impl", "backward", "backward_out", "functional", "inplace", "meta",
-         "cpu_kernel", "vectorized_loop", "reduce", "stub", "impl", "compute", "check", "default", "symint", "grad",
-         "forward", "dispatch", "apply", "serial_kernel", "parallel_kernel"]
+TEMPLATE_ARGS = [
+    "f",
+    "d",
+    "l",
+    "i",
+    "h",
+    "b",
+    nested("c10", "Half"),
+    nested("c10", "BFloat16"),
+    "Li4E",
+    "Li8E",
+    "Lb1E",
+    "Lb0E",
+]
+NAMESPACES = [
+    ("at", "native"),
+    ("at", "native", "_GLOBAL__N_1"),
+    ("at", "native", "DEFAULT"),
+    ("at", "vec", "AVX2"),
+    ("at", "vec", "AVX512"),
+    ("c10", "impl"),
+    ("torch", "autograd", "generated"),
+    ("torch", "jit"),
+    ("at", "cpu"),
+    ("at", "meta"),
+    ("at", "functionalization"),
+    ("torch", "autograd", "VariableType", "_GLOBAL__N_1"),
+    ("at", "compositeexplicitautograd"),
+    ("at", "native", "templates", "cpu"),
+]
+OPS = [
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "matmul",
+    "addmm",
+    "bmm",
+    "conv2d",
+    "softmax",
+    "log_softmax",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "argmax",
+    "relu",
+    "gelu",
+    "sigmoid",
+    "tanh",
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "pow",
+    "where",
+    "index_select",
+    "gather",
+    "scatter_add",
+    "embedding",
+    "layer_norm",
+    "batch_norm",
+    "dropout",
+    "cat",
+    "stack",
+    "reshape",
+    "view",
+    "permute",
+    "transpose",
+    "expand",
+    "clamp",
+    "abs",
+    "neg",
+    "sin",
+    "cos",
+    "cumsum",
+    "topk",
+    "sort",
+    "unique",
+    "nonzero",
+    "masked_fill",
+    "copy",
+    "fill",
+    "zero",
+    "linspace",
+    "arange",
+    "randn",
+    "bernoulli",
+    "upsample_bilinear2d",
+    "max_pool2d",
+    "avg_pool2d",
+    "nll_loss",
+    "cross_entropy",
+    "mse_loss",
+    "baddbmm",
+]
+VERBS = [
+    "kernel",
+    "kernel_impl",
+    "out",
+    "out_impl",
+    "backward",
+    "backward_out",
+    "functional",
+    "inplace",
+    "meta",
+    "cpu_kernel",
+    "vectorized_loop",
+    "reduce",
+    "stub",
+    "impl",
+    "compute",
+    "check",
+    "default",
+    "symint",
+    "grad",
+    "forward",
+    "dispatch",
+    "apply",
+    "serial_kernel",
+    "parallel_kernel",
+]
 OVERLOADS = ["Tensor", "Scalar", "out", "dim", "dim_IntList", "int", "self", "Tensor_out", "grad_input", "names"]
 
 
@@ -133,7 +252,9 @@ def build_library(names, work):
     asm = os.path.join(work, "symbols.s")
     with open(asm, "w") as f:
         # One macro call per function keeps the file small: each name is written once.
-        f.write(".macro F name\n.globl \\name\n.type \\name,@function\n\\name: ret\n.size \\name,.-\\name\n.endm\n.text\n")
+        f.write(
+            ".macro F name\n.globl \\name\n.type \\name,@function\n\\name: ret\n.size \\name,.-\\name\n.endm\n.text\n"
+        )
         f.writelines(f"F {n}\n" for n in names)
     obj, lib = os.path.join(work, "symbols.o"), os.path.join(work, "libsymbols_benchmark.so")
     subprocess.run(["as", "--64", "-o", obj, asm], check=True)
@@ -184,9 +305,22 @@ def pack_prefix(prefix):
     version = pkg_config("--modversion", "libdw") or "0"
     if not libdir or not os.path.exists(os.path.join(includedir, "elfutils", "libdw.h")):
         sys.exit("symbols_benchmark: --pack-prefix needs libdw-dev and libelf-dev (pkg-config libdw found nothing)")
-    json_dir = next((d for d in ("/usr/include", "/usr/local/include") if os.path.exists(os.path.join(d, "nlohmann", "json.hpp"))), "")
-    json_cmake = next((d for d in ("/usr/share/cmake/nlohmann_json", "/usr/lib/cmake/nlohmann_json",
-                                   os.path.join(libdir, "cmake", "nlohmann_json")) if os.path.isdir(d)), "")
+    json_dir = next(
+        (d for d in ("/usr/include", "/usr/local/include") if os.path.exists(os.path.join(d, "nlohmann", "json.hpp"))),
+        "",
+    )
+    json_cmake = next(
+        (
+            d
+            for d in (
+                "/usr/share/cmake/nlohmann_json",
+                "/usr/lib/cmake/nlohmann_json",
+                os.path.join(libdir, "cmake", "nlohmann_json"),
+            )
+            if os.path.isdir(d)
+        ),
+        "",
+    )
     if not json_dir or not json_cmake:
         sys.exit("symbols_benchmark: --pack-prefix needs nlohmann-json3-dev (nlohmann/json.hpp and its CMake package)")
     inc, lib, pc = (os.path.join(prefix, d) for d in ("include", "lib", os.path.join("lib", "pkgconfig")))
@@ -227,25 +361,42 @@ def build_tools(prefix, build_dir):
     against the elfutils in `prefix`; returns the program's path."""
     prefix = os.path.abspath(prefix)
     env = dict(os.environ)
-    env["PKG_CONFIG_PATH"] = os.pathsep.join(p for p in (os.path.join(prefix, "lib", "pkgconfig"),
-                                                         env.get("PKG_CONFIG_PATH", "")) if p)
-    configure = ["cmake", "-S", REPO, "-B", build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-                 f"-DCMAKE_PREFIX_PATH={prefix}", "-DGLASSBOX_BUILD_ENGINE=OFF", "-DGLASSBOX_CUDA=OFF", "-DGLASSBOX_BUILD_PYTHON=OFF",
-                 "-DGLASSBOX_BUILD_TESTS=OFF", "-DGLASSBOX_BUILD_BENCHMARKS=OFF"]
+    env["PKG_CONFIG_PATH"] = os.pathsep.join(
+        p for p in (os.path.join(prefix, "lib", "pkgconfig"), env.get("PKG_CONFIG_PATH", "")) if p
+    )
+    configure = [
+        "cmake",
+        "-S",
+        REPO,
+        "-B",
+        build_dir,
+        "-G",
+        "Ninja",
+        "-DCMAKE_BUILD_TYPE=Release",
+        f"-DCMAKE_PREFIX_PATH={prefix}",
+        "-DGLASSBOX_BUILD_ENGINE=OFF",
+        "-DGLASSBOX_CUDA=OFF",
+        "-DGLASSBOX_BUILD_PYTHON=OFF",
+        "-DGLASSBOX_BUILD_TESTS=OFF",
+        "-DGLASSBOX_BUILD_BENCHMARKS=OFF",
+    ]
     print("+ " + " ".join(configure), flush=True)
     summary = subprocess.run(configure, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     sys.stdout.write(summary.stdout)
     if summary.returncode != 0:
         sys.exit("symbols_benchmark: configuring the tools failed (above)")
     if not re.search(r"binary readers \(elfutils\)\s+ON\b", summary.stdout):
-        sys.exit(f"symbols_benchmark: the configure did not find libdw/libelf in {prefix} "
-                 "(make it with --pack-prefix on a machine that has libdw-dev)")
+        sys.exit(
+            f"symbols_benchmark: the configure did not find libdw/libelf in {prefix} "
+            "(make it with --pack-prefix on a machine that has libdw-dev)"
+        )
     build = ["cmake", "--build", build_dir, "--target", "glassbox"]
     print("+ " + " ".join(build), flush=True)
     subprocess.run(build, env=env, check=True)
     # libdw loads the copied libz/liblzma/libbz2 itself: the program's RUNPATH does not reach them.
-    os.environ["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (os.path.join(prefix, "lib"),
-                                                                os.environ.get("LD_LIBRARY_PATH", "")) if p)
+    os.environ["LD_LIBRARY_PATH"] = os.pathsep.join(
+        p for p in (os.path.join(prefix, "lib"), os.environ.get("LD_LIBRARY_PATH", "")) if p
+    )
     return os.path.join(build_dir, "bin", "glassbox")
 
 
@@ -272,10 +423,18 @@ def main():
     p.add_argument("--keep", help="write the generated library here and keep it")
     p.add_argument("--check", action="store_true", help="also check that both tools list the same names")
     p.add_argument("--library", help="time this library (e.g. libtorch_cpu.so) instead of generating one")
-    p.add_argument("--pack-prefix", metavar="DIR", help="copy elfutils and nlohmann-json (headers, libraries) "
-                   "into DIR for --build-tools on another machine, and stop")
-    p.add_argument("--build-tools", metavar="PREFIX", help="first build only the glassbox program against the "
-                   "elfutils in PREFIX (from --pack-prefix), in --build-dir (default build/symbols-tools)")
+    p.add_argument(
+        "--pack-prefix",
+        metavar="DIR",
+        help="copy elfutils and nlohmann-json (headers, libraries) "
+        "into DIR for --build-tools on another machine, and stop",
+    )
+    p.add_argument(
+        "--build-tools",
+        metavar="PREFIX",
+        help="first build only the glassbox program against the "
+        "elfutils in PREFIX (from --pack-prefix), in --build-dir (default build/symbols-tools)",
+    )
     args = p.parse_args()
 
     if args.pack_prefix:

@@ -9,6 +9,7 @@ glassbox runs through its Python bindings in a child process per thread count
 
   PYTHONPATH=python GLASSBOX_BUILD_DIR=build/dev .venv/bin/python benchmarks/transcendentals_vs_numpy.py [--threads 1,2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,7 +18,6 @@ import math
 import sys
 
 import numpy as np
-
 from numpy_side_by_side import best_time, glassbox_figures
 
 N = 1 << 22
@@ -36,7 +36,11 @@ def inputs(case: str) -> np.ndarray:
 def numpy_call(case: str):
     k = np.float32(math.sqrt(2 / math.pi))
     return {
-        "exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
+        "exp": np.exp,
+        "log": np.log,
+        "sin": np.sin,
+        "cos": np.cos,
+        "tanh": np.tanh,
         "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
         "gelu(tanh)": lambda x: np.float32(0.5) * x * (1 + np.tanh(k * (x + np.float32(0.044715) * x * x * x))),
     }.get(case)
@@ -57,7 +61,12 @@ def measure_glassbox() -> dict[str, float]:
 
     ops = gb.ops.glassbox
     calls = {
-        "exp": ops.exp, "log": ops.log, "sin": ops.sin, "cos": ops.cos, "tanh": ops.tanh, "sigmoid": ops.sigmoid,
+        "exp": ops.exp,
+        "log": ops.log,
+        "sin": ops.sin,
+        "cos": ops.cos,
+        "tanh": ops.tanh,
+        "sigmoid": ops.sigmoid,
         "gelu(erf)": lambda x: ops.gelu(x, approximate="none"),
         "gelu(tanh)": lambda x: ops.gelu(x, approximate="tanh"),
     }

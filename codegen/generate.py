@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Runs the operator code generator (see codegen/README.md): python3 codegen/generate.py --help"""
+
 import os
 import sys
 

@@ -1,15 +1,16 @@
 """glassbox's hello world: the two programs PyTorch users write first, with the same output.
 
-    .venv/bin/python examples/hello.py                          # what PyTorch prints
-    GLASSBOX_DISPATCH_TRACE=1 .venv/bin/python examples/hello.py  # and every dispatcher call
-    gdb -x scripts/gdb/glassbox.gdb --args .venv/bin/python examples/hello.py
+.venv/bin/python examples/hello.py                          # what PyTorch prints
+GLASSBOX_DISPATCH_TRACE=1 .venv/bin/python examples/hello.py  # and every dispatcher call
+gdb -x scripts/gdb/glassbox.gdb --args .venv/bin/python examples/hello.py
 """
+
 import glassbox as gb
 import glassbox.nn.functional as F
 
 # A matrix-vector product, a sum, and its gradients.
-A = gb.tensor([[2., 3.], [1., 4.]], requires_grad=True)
-x = gb.tensor([[6.], [-5.]], requires_grad=True)
+A = gb.tensor([[2.0, 3.0], [1.0, 4.0]], requires_grad=True)
+x = gb.tensor([[6.0], [-5.0]], requires_grad=True)
 y = A @ x
 z = y.sum()
 z.backward(retain_graph=True)

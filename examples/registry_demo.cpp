@@ -19,7 +19,8 @@ Tensor shaped(const Tensor& like, std::vector<int64_t> sizes) {
 }
 Tensor matmul_shape(const Tensor& a, const Tensor& b) {
   GB_CHECK(a.dim() == 2 && b.dim() >= 1 && a.sizes()[1] == b.sizes()[0], "demo::matmul: shapes do not fit");
-  return shaped(a, b.dim() == 1 ? std::vector<int64_t>{a.sizes()[0]} : std::vector<int64_t>{a.sizes()[0], b.sizes()[1]});
+  return shaped(a,
+                b.dim() == 1 ? std::vector<int64_t>{a.sizes()[0]} : std::vector<int64_t>{a.sizes()[0], b.sizes()[1]});
 }
 Tensor sum_shape(const Tensor& a) { return shaped(a, {}); }
 Tensor same_shape(const Tensor& a) { return shaped(a, a.sizes().vec()); }
@@ -91,7 +92,8 @@ GLASSBOX_LIBRARY_IMPL(demo, AutogradCPU, m) {
 
 namespace {
 Tensor make(DeviceType device, std::vector<int64_t> sizes) {
-  return Tensor(intrusive_ptr<TensorImpl>::make(default_key_set(device), ScalarType::Float32, Device(device), std::move(sizes)));
+  return Tensor(
+      intrusive_ptr<TensorImpl>::make(default_key_set(device), ScalarType::Float32, Device(device), std::move(sizes)));
 }
 void heading(const std::string& s) { std::printf("\n== %s ==\n", s.c_str()); }
 std::string shape(const Tensor& t) {

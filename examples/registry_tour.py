@@ -6,6 +6,7 @@ Shows what `gb.registry` knows of glassbox::add.Tensor (its schema, each kernel 
 registered, the computed dispatch table), then the route one call takes through that table with
 and without autograd, each hop with the kernel it reached.
 """
+
 import argparse
 import collections
 
@@ -33,8 +34,10 @@ def main():
 
     ops = gb.registry.info()["operators"]
     per_key = collections.Counter(kernel["key"] for op in ops for kernel in op["kernels"])
-    print("%d operators registered; kernels per key: %s" %
-          (len(ops), ", ".join("%s %d" % kv for kv in sorted(per_key.items(), key=lambda kv: -kv[1]))))
+    print(
+        "%d operators registered; kernels per key: %s"
+        % (len(ops), ", ".join("%s %d" % kv for kv in sorted(per_key.items(), key=lambda kv: -kv[1])))
+    )
 
     heading("gb.registry.dump(%r): the schema and every kernel registered for it" % OP)
     print(gb.registry.dump(OP).rstrip())
@@ -44,14 +47,20 @@ def main():
     a, b = gb.ones(2, 3), gb.ones(2, 3)
     w = gb.ones(2, 3, requires_grad=True)
     m, n = gb.ones(2, 3, device="meta"), gb.ones(3, device="meta")
-    show_route("a + b: every CPU tensor carries the AutogradCPU key; nothing requires grad, so its kernel "
-               "records nothing and redispatches to CPU", lambda: a + b)
+    show_route(
+        "a + b: every CPU tensor carries the AutogradCPU key; nothing requires grad, so its kernel "
+        "records nothing and redispatches to CPU",
+        lambda: a + b,
+    )
     result = []
-    show_route("w + b: w requires grad; the same route, and the autograd kernel records a node",
-               lambda: result.append(w + b))
+    show_route(
+        "w + b: w requires grad; the same route, and the autograd kernel records a node", lambda: result.append(w + b)
+    )
     print("(w + b).grad_fn = %s" % result[0].grad_fn)
-    show_route("m + n on the Meta device: the front end alone (shapes, dtypes, broadcasting), no data",
-               lambda: result.append(m + n))
+    show_route(
+        "m + n on the Meta device: the front end alone (shapes, dtypes, broadcasting), no data",
+        lambda: result.append(m + n),
+    )
     print("(m + n) = %r" % (result[1],))
 
     if args.json:

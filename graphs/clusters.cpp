@@ -34,10 +34,8 @@ Graph cluster_by_directory(const Graph& graph, const ClusterOptions& options) {
                       ? std::string()
                       : std::filesystem::path(directory).parent_path().generic_string();
     std::string cluster = cluster_of_directory(std::move(directory), effective);
-    if (cluster.empty())
-      result.erase_attribute(i, attr::kCluster);
-    else
-      result.set_attribute(i, std::string(attr::kCluster), std::move(cluster));
+    if (cluster.empty()) result.erase_attribute(i, attr::kCluster);
+    else result.set_attribute(i, std::string(attr::kCluster), std::move(cluster));
   }
   return result;
 }

@@ -69,8 +69,7 @@ std::optional<EdgeEnds> keep_edge(const Graph&, const Contraction&, const Edge& 
 
 Graph contract_with(const Graph& graph, const Contraction& contraction, EdgeRewrite rewrite) {
   const std::size_t n = graph.node_count();
-  GB_CHECK(contraction.into.size() == n && contraction.fold_kind.size() == n &&
-               contraction.fold_label.size() == n,
+  GB_CHECK(contraction.into.size() == n && contraction.fold_kind.size() == n && contraction.fold_label.size() == n,
            "contract: the contraction describes ", contraction.into.size(), " nodes, the graph has ", n);
 
   // Resolve chains (a folds into b, b into c) to the final id; a cycle stops where it closes.
@@ -90,10 +89,10 @@ Graph contract_with(const Graph& graph, const Contraction& contraction, EdgeRewr
   copy_graph_attributes(graph, result);
   result.reserve(n, graph.edge_count());
   std::vector<NodeIndex> mapped(n, kUnset);
-  std::vector<bool> created;        // per result node: made here as a fold target
-  std::vector<std::size_t> members; // per result node: nodes folded into it (itself included when kept)
+  std::vector<bool> created;         // per result node: made here as a fold target
+  std::vector<std::size_t> members;  // per result node: nodes folded into it (itself included when kept)
   std::vector<double> size_sum, compile_sum;
-  std::vector<Attributes> shared;   // per created node: attributes all its members agree on
+  std::vector<Attributes> shared;  // per created node: attributes all its members agree on
 
   for (NodeIndex i = 0; i < n; ++i) {
     const Node& node = graph.node(i);
@@ -121,19 +120,16 @@ Graph contract_with(const Graph& graph, const Contraction& contraction, EdgeRewr
     ++members[r];
     size_sum[r] += parse_number(node.attribute(attr::kSize));
     compile_sum[r] += parse_number(node.attribute(attr::kCompileMs));
-    if (created[r])
-      std::erase_if(shared[r], [&](const auto& kv) { return node.attribute(kv.first) != kv.second; });
+    if (created[r]) std::erase_if(shared[r], [&](const auto& kv) { return node.attribute(kv.first) != kv.second; });
   }
 
   for (NodeIndex r = 0; r < result.node_count(); ++r) {
     if (!created[r]) continue;
     for (auto& [key, value] : shared[r])
-      if (key != attr::kSize && key != attr::kCompileMs && key != attr::kCount)
-        result.set_attribute(r, key, value);
+      if (key != attr::kSize && key != attr::kCompileMs && key != attr::kCount) result.set_attribute(r, key, value);
     result.set_attribute(r, std::string(attr::kCount), std::to_string(members[r]));
     if (size_sum[r] > 0) result.set_attribute(r, std::string(attr::kSize), format_number(size_sum[r]));
-    if (compile_sum[r] > 0)
-      result.set_attribute(r, std::string(attr::kCompileMs), format_number(compile_sum[r]));
+    if (compile_sum[r] > 0) result.set_attribute(r, std::string(attr::kCompileMs), format_number(compile_sum[r]));
   }
 
   std::vector<std::uint64_t> counts;
@@ -141,8 +137,7 @@ Graph contract_with(const Graph& graph, const Contraction& contraction, EdgeRewr
     auto ends = rewrite(graph, contraction, edge);
     if (!ends) continue;
     NodeIndex from = mapped[ends->from], to = mapped[ends->to];
-    bool folded = graph.node(ends->from).id != result.node(from).id ||
-                  graph.node(ends->to).id != result.node(to).id;
+    bool folded = graph.node(ends->from).id != result.node(from).id || graph.node(ends->to).id != result.node(to).id;
     if (from == to && folded) continue;  // e.g. a target compiling its own (now folded) object
     add_merged_edge(result, counts, from, to, edge);
   }
@@ -156,8 +151,7 @@ std::optional<EdgeEnds> orient_compiles_from_targets(const Graph& graph, const C
                                                      const Edge& edge) {
   const std::string& owner_id = contraction.into[edge.to];
   NodeKind from_kind = graph.node(edge.from).kind;
-  if (edge.kind != EdgeKind::Compiles || owner_id.empty() || is_target_kind(from_kind) ||
-      from_kind == NodeKind::Object)
+  if (edge.kind != EdgeKind::Compiles || owner_id.empty() || is_target_kind(from_kind) || from_kind == NodeKind::Object)
     return EdgeEnds{edge.from, edge.to};
   NodeIndex owner = graph.index_of(owner_id);
   if (graph.find_edge(owner, edge.from, EdgeKind::Compiles)) return std::nullopt;
@@ -172,9 +166,8 @@ Graph contract(const Graph& graph, const Contraction& contraction) {
 
 Graph collapse_sources_into_directories(const Graph& graph, bool include_headers) {
   const std::size_t n = graph.node_count();
-  std::string root(graph.attributes().contains(attr::kSourceRoot)
-                       ? graph.attributes().find(attr::kSourceRoot)->second
-                       : std::string());
+  std::string root(graph.attributes().contains(attr::kSourceRoot) ? graph.attributes().find(attr::kSourceRoot)->second
+                                                                  : std::string());
   Contraction contraction{std::vector<std::string>(n), std::vector<NodeKind>(n, NodeKind::Directory),
                           std::vector<std::string>(n)};
   std::vector<std::string> directories;

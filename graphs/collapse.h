@@ -13,8 +13,8 @@ namespace glassbox::graphs {
 // to keep the node as it is. A fold target that is absent from the graph is created with
 // `fold_kind[i]` and `fold_label[i]` taken from the first node folded into it.
 struct Contraction {
-  std::vector<std::string> into;      // per node: "" (keep) or the id of the node it folds into
-  std::vector<NodeKind> fold_kind;    // per node: the kind of a created fold target
+  std::vector<std::string> into;    // per node: "" (keep) or the id of the node it folds into
+  std::vector<NodeKind> fold_kind;  // per node: the kind of a created fold target
   std::vector<std::string> fold_label;
 };
 // Applies a contraction. A created fold node gets "count" (members folded into it) and the sums

@@ -61,9 +61,8 @@ std::string percent_encoded_path(std::string_view path) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : path) {
-    bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                 c == '-' || c == '.' || c == '_' || c == '~' || c == '/' || c == '+' || c == ',' ||
-                 c == '@' || c == ':';
+    bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+                 c == '_' || c == '~' || c == '/' || c == '+' || c == ',' || c == '@' || c == ':';
     if (plain) {
       out += static_cast<char>(c);
     } else {
@@ -117,10 +116,8 @@ class DotWriter {
   }
 
   void write() {
-    GB_CHECK(is_valid_rankdir(options_.rankdir), "DOT rankdir must be TB, LR, BT or RL, not '",
-             options_.rankdir, "'");
-    out_ << "// " << graph_.node_count() << " nodes, " << graph_.edge_count()
-         << " edges; written by glassbox\n";
+    GB_CHECK(is_valid_rankdir(options_.rankdir), "DOT rankdir must be TB, LR, BT or RL, not '", options_.rankdir, "'");
+    out_ << "// " << graph_.node_count() << " nodes, " << graph_.edge_count() << " edges; written by glassbox\n";
     out_ << "digraph " << dot_id(graph_.name()) << " {\n";
     write_defaults();
     name_nodes();
@@ -182,9 +179,8 @@ class DotWriter {
       if (!drawn_parent.empty() && label.starts_with(drawn_parent) && label.size() > drawn_parent.size())
         label.remove_prefix(drawn_parent.size() + (label[drawn_parent.size()] == '/' ? 1 : 0));
       out_ << indent << "subgraph " << dot_id("cluster_" + box.path) << " {\n";
-      out_ << indent << "  graph [label=" << dot_label(label)
-           << ", labeljust=l, style=\"rounded,filled\", fillcolor=\"" << (depth % 2 ? "#f8f8f8" : "#ffffff")
-           << "\", color=\"#bbbbbb\", tooltip=" << dot_label(box.path) << "];\n";
+      out_ << indent << "  graph [label=" << dot_label(label) << ", labeljust=l, style=\"rounded,filled\", fillcolor=\""
+           << (depth % 2 ? "#f8f8f8" : "#ffffff") << "\", color=\"#bbbbbb\", tooltip=" << dot_label(box.path) << "];\n";
     }
     std::string inner_indent = index == 0 ? indent : indent + "  ";
     for (NodeIndex i : box.nodes) write_node(i, inner_indent);
@@ -197,9 +193,9 @@ class DotWriter {
   void write_node(NodeIndex index, const std::string& indent) {
     const Node& node = graph_.node(index);
     const NodeStyle& style = style_of(node.kind);
-    out_ << indent << names_[index] << " [label=" << dot_label(node.display_label())
-         << ", shape=" << style.shape << ", style=\"" << style.style << "\", fillcolor=\""
-         << style.fillcolor << "\", color=\"" << style.color << "\", fontcolor=\"" << style.fontcolor << '"';
+    out_ << indent << names_[index] << " [label=" << dot_label(node.display_label()) << ", shape=" << style.shape
+         << ", style=\"" << style.style << "\", fillcolor=\"" << style.fillcolor << "\", color=\"" << style.color
+         << "\", fontcolor=\"" << style.fontcolor << '"';
     if (options_.tooltips) out_ << ", tooltip=" << dot_label(node_tooltip(node));
     if (options_.links)
       if (std::string url = node_url(node, source_root_); !url.empty()) out_ << ", URL=" << dot_label(url);
@@ -211,12 +207,12 @@ class DotWriter {
     const EdgeStyle& style = style_of(edge.kind);
     const Node& from = graph_.node(edge.from);
     const Node& to = graph_.node(edge.to);
-    out_ << "  " << names_[edge.from] << " -> " << names_[edge.to] << " [style=" << style.style
-         << ", color=\"" << style.color << "\", arrowhead=" << style.arrowhead;
+    out_ << "  " << names_[edge.from] << " -> " << names_[edge.to] << " [style=" << style.style << ", color=\""
+         << style.color << "\", arrowhead=" << style.arrowhead;
     if (options_.edge_labels && !edge.label.empty()) out_ << ", label=" << dot_label(edge.label);
     if (options_.tooltips) {
-      std::string tooltip = from.display_label() + " -> " + to.display_label() + " (" +
-                            std::string(to_string(edge.kind));
+      std::string tooltip =
+          from.display_label() + " -> " + to.display_label() + " (" + std::string(to_string(edge.kind));
       if (auto count = edge.attribute(attr::kCount); !count.empty()) tooltip += ", " + std::string(count) + " edges";
       tooltip += ')';
       if (auto custom = edge.attribute(attr::kTooltip); !custom.empty()) tooltip = custom;
@@ -247,9 +243,9 @@ class DotWriter {
       if (counts[k] == 0) continue;
       auto kind = static_cast<NodeKind>(k);
       const NodeStyle& style = style_of(kind);
-      out_ << "    " << dot_id(prefix + std::string(to_string(kind))) << " [label="
-           << dot_label(to_string(kind)) << ", shape=" << style.shape << ", style=\"" << style.style
-           << "\", fillcolor=\"" << style.fillcolor << "\", color=\"" << style.color << "\"];\n";
+      out_ << "    " << dot_id(prefix + std::string(to_string(kind))) << " [label=" << dot_label(to_string(kind))
+           << ", shape=" << style.shape << ", style=\"" << style.style << "\", fillcolor=\"" << style.fillcolor
+           << "\", color=\"" << style.color << "\"];\n";
     }
     for (std::size_t k = 0; k < kEdgeKindCount; ++k) {
       if (edge_counts[k] == 0) continue;
@@ -258,9 +254,8 @@ class DotWriter {
       std::string a = prefix + "edge:" + std::string(to_string(kind));
       out_ << "    " << dot_id(a + ":from") << " [shape=point, width=0.05];\n"
            << "    " << dot_id(a + ":to") << " [shape=point, width=0.05];\n"
-           << "    " << dot_id(a + ":from") << " -> " << dot_id(a + ":to") << " [label="
-           << dot_label(to_string(kind)) << ", style=" << style.style << ", color=\"" << style.color
-           << "\", arrowhead=" << style.arrowhead << "];\n";
+           << "    " << dot_id(a + ":from") << " -> " << dot_id(a + ":to") << " [label=" << dot_label(to_string(kind))
+           << ", style=" << style.style << ", color=\"" << style.color << "\", arrowhead=" << style.arrowhead << "];\n";
     }
     out_ << "  }\n";
   }

@@ -22,8 +22,8 @@ bool matches(const Node& node, const std::regex& re) {
 }
 
 // keep[i] for every node matching any of the patterns (or none, when `keep_matching` is false).
-std::vector<bool> select_matching(const Graph& graph, const std::vector<std::string>& patterns,
-                                  bool keep_matching, std::string_view what) {
+std::vector<bool> select_matching(const Graph& graph, const std::vector<std::string>& patterns, bool keep_matching,
+                                  std::string_view what) {
   std::vector<std::regex> regexes;
   for (const auto& pattern : patterns) regexes.push_back(compile_pattern(pattern, what));
   std::vector<bool> keep(graph.node_count());
@@ -39,8 +39,8 @@ std::vector<bool> select_matching(const Graph& graph, const std::vector<std::str
 }  // namespace
 
 Graph induced_subgraph(const Graph& graph, const std::vector<bool>& keep) {
-  GB_CHECK(keep.size() == graph.node_count(), "induced_subgraph: ", keep.size(),
-           " keep flags for a graph of ", graph.node_count(), " nodes");
+  GB_CHECK(keep.size() == graph.node_count(), "induced_subgraph: ", keep.size(), " keep flags for a graph of ",
+           graph.node_count(), " nodes");
   Graph result(graph.name());
   for (const auto& [key, value] : graph.attributes()) result.set_attribute(key, value);
   std::size_t kept = static_cast<std::size_t>(std::count(keep.begin(), keep.end(), true));
@@ -65,15 +65,13 @@ Graph exclude_matching(const Graph& graph, const std::string& pattern) {
   return induced_subgraph(graph, select_matching(graph, {pattern}, false, "exclude"));
 }
 
-Graph reachable_from(const Graph& graph, const std::vector<std::string>& roots, int depth,
-                     Direction direction) {
+Graph reachable_from(const Graph& graph, const std::vector<std::string>& roots, int depth, Direction direction) {
   // Breadth-first, so each node is reached at its shortest distance from a root.
   std::vector<int> distance(graph.node_count(), -1);
   std::deque<NodeIndex> queue;
   for (const auto& root : roots) {
     auto index = graph.find(root);
-    GB_CHECK(index, "root '", root, "' is not a node of graph '", graph.name(), "' (",
-             graph.node_count(), " nodes)");
+    GB_CHECK(index, "root '", root, "' is not a node of graph '", graph.name(), "' (", graph.node_count(), " nodes)");
     if (distance[*index] < 0) {
       distance[*index] = 0;
       queue.push_back(*index);
@@ -108,8 +106,7 @@ Graph apply_filters(const Graph& graph, const FilterOptions& options) {
   Graph result = graph;
   if (options.hide_external) result = hide_external(result);
   if (options.collapse_objects) result = collapse_objects_into_targets(result);
-  if (options.collapse_sources)
-    result = collapse_sources_into_directories(result, options.collapse_headers);
+  if (options.collapse_sources) result = collapse_sources_into_directories(result, options.collapse_headers);
   if (!options.exclude.empty())
     result = induced_subgraph(result, select_matching(result, options.exclude, false, "exclude"));
   if (!options.include.empty())

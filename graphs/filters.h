@@ -37,11 +37,11 @@ struct FilterOptions {
   bool hide_external = false;
   bool collapse_objects = false;
   bool collapse_sources = false;
-  bool collapse_headers = false;  // with collapse_sources: fold headers into their directory too
+  bool collapse_headers = false;       // with collapse_sources: fold headers into their directory too
   std::vector<std::string> exclude{};  // regexes; a node matching any is dropped
   std::vector<std::string> include{};  // regexes; a node must match at least one
-  std::vector<std::string> roots{};   // ids
-  int depth = -1;                    // with roots; negative: unlimited
+  std::vector<std::string> roots{};    // ids
+  int depth = -1;                      // with roots; negative: unlimited
   Direction direction = Direction::Out;
   bool cluster_by_directory = false;
   ClusterOptions clusters{};

@@ -9,11 +9,10 @@ namespace glassbox::graphs {
 namespace {
 
 constexpr std::array<std::string_view, kNodeKindCount> kNodeKindNames = {
-    "target", "library", "executable", "object", "source", "header", "generated_source",
-    "directory", "external", "symbol", "operator", "dispatch_key", "kernel", "autograd_node"};
+    "target",    "library",  "executable", "object",   "source",       "header", "generated_source",
+    "directory", "external", "symbol",     "operator", "dispatch_key", "kernel", "autograd_node"};
 constexpr std::array<std::string_view, kEdgeKindCount> kEdgeKindNames = {
-    "links", "depends", "compiles", "includes", "defines", "registers", "dispatches_to",
-    "backward_of"};
+    "links", "depends", "compiles", "includes", "defines", "registers", "dispatches_to", "backward_of"};
 static_assert(static_cast<std::size_t>(NodeKind::AutogradNode) + 1 == kNodeKindCount);
 static_assert(static_cast<std::size_t>(EdgeKind::BackwardOf) + 1 == kEdgeKindCount);
 
@@ -103,10 +102,9 @@ void Graph::erase_attribute(NodeIndex index, std::string_view key) {
   if (auto it = attributes.find(key); it != attributes.end()) attributes.erase(it);
 }
 
-EdgeIndex Graph::add_edge(NodeIndex from, NodeIndex to, EdgeKind kind, std::string label,
-                          Attributes attributes) {
-  GB_CHECK(from < nodes_.size() && to < nodes_.size(), "graph '", name_, "': edge ", from, " -> ",
-           to, " names a node index beyond the ", nodes_.size(), " nodes");
+EdgeIndex Graph::add_edge(NodeIndex from, NodeIndex to, EdgeKind kind, std::string label, Attributes attributes) {
+  GB_CHECK(from < nodes_.size() && to < nodes_.size(), "graph '", name_, "': edge ", from, " -> ", to,
+           " names a node index beyond the ", nodes_.size(), " nodes");
   EdgeIndex index = edges_.size();
   edges_.push_back(Edge{from, to, kind, std::move(label), std::move(attributes)});
   out_[from].push_back(index);
@@ -115,12 +113,12 @@ EdgeIndex Graph::add_edge(NodeIndex from, NodeIndex to, EdgeKind kind, std::stri
   return index;
 }
 
-EdgeIndex Graph::add_edge(std::string_view from_id, std::string_view to_id, EdgeKind kind,
-                          std::string label, Attributes attributes) {
+EdgeIndex Graph::add_edge(std::string_view from_id, std::string_view to_id, EdgeKind kind, std::string label,
+                          Attributes attributes) {
   auto from = find(from_id);
   auto to = find(to_id);
-  GB_CHECK(from && to, "graph '", name_, "': cannot add ", to_string(kind), " edge '", from_id,
-           "' -> '", to_id, "': no node with id '", from ? to_id : from_id, "'");
+  GB_CHECK(from && to, "graph '", name_, "': cannot add ", to_string(kind), " edge '", from_id, "' -> '", to_id,
+           "': no node with id '", from ? to_id : from_id, "'");
   return add_edge(*from, *to, kind, std::move(label), std::move(attributes));
 }
 

@@ -13,11 +13,11 @@
 namespace glassbox::graphs {
 
 enum class NodeKind : std::uint8_t {
-  Target,           // a build target that is neither a library nor an executable (custom, interface)
-  Library,          // static, shared, module or object library (attribute "type" says which)
+  Target,   // a build target that is neither a library nor an executable (custom, interface)
+  Library,  // static, shared, module or object library (attribute "type" says which)
   Executable,
-  Object,           // an object file (.o)
-  Source,           // a translation unit in the source tree
+  Object,  // an object file (.o)
+  Source,  // a translation unit in the source tree
   Header,
   GeneratedSource,  // a source or header written by the build
   Directory,        // a source directory, e.g. the result of collapsing the sources in it
@@ -55,20 +55,22 @@ using Attributes = std::map<std::string, std::string, std::less<>>;
 // Attribute keys the filters and writers understand. Any other key is carried along as data
 // (JSON) and shown nowhere else, except "dot:<name>", which the DOT writer passes to Graphviz as is.
 namespace attr {
-inline constexpr std::string_view kPath = "path";            // file on disk (absolute, or relative to the source root)
-inline constexpr std::string_view kDirectory = "directory";  // directory used for collapsing/clustering; default: parent of path
-inline constexpr std::string_view kCluster = "cluster";      // cluster the node is drawn in; '/' nests ("engine/cpu" inside "engine")
-inline constexpr std::string_view kTarget = "target";        // id of the owning target (objects, sources)
-inline constexpr std::string_view kType = "type";            // e.g. SHARED_LIBRARY, STATIC_LIBRARY, INTERFACE_LIBRARY
-inline constexpr std::string_view kSize = "size";            // bytes (decimal)
-inline constexpr std::string_view kCompileMs = "compile_ms"; // milliseconds (decimal)
-inline constexpr std::string_view kFile = "file";            // definition site (registrations, targets' CMakeLists.txt)
+inline constexpr std::string_view kPath = "path";  // file on disk (absolute, or relative to the source root)
+inline constexpr std::string_view kDirectory =
+    "directory";  // directory used for collapsing/clustering; default: parent of path
+inline constexpr std::string_view kCluster =
+    "cluster";  // cluster the node is drawn in; '/' nests ("engine/cpu" inside "engine")
+inline constexpr std::string_view kTarget = "target";         // id of the owning target (objects, sources)
+inline constexpr std::string_view kType = "type";             // e.g. SHARED_LIBRARY, STATIC_LIBRARY, INTERFACE_LIBRARY
+inline constexpr std::string_view kSize = "size";             // bytes (decimal)
+inline constexpr std::string_view kCompileMs = "compile_ms";  // milliseconds (decimal)
+inline constexpr std::string_view kFile = "file";  // definition site (registrations, targets' CMakeLists.txt)
 inline constexpr std::string_view kLine = "line";
-inline constexpr std::string_view kTooltip = "tooltip";      // overrides the tooltip built from path/size/compile_ms
-inline constexpr std::string_view kUrl = "url";              // overrides the file:// link built from path
-inline constexpr std::string_view kCount = "count";          // members of a collapsed node, or edges merged into one
-inline constexpr std::string_view kDotPrefix = "dot:";       // "dot:color" = "red" is written as color="red"
-                                                             // (on the graph too: "dot:ranksep")
+inline constexpr std::string_view kTooltip = "tooltip";  // overrides the tooltip built from path/size/compile_ms
+inline constexpr std::string_view kUrl = "url";          // overrides the file:// link built from path
+inline constexpr std::string_view kCount = "count";      // members of a collapsed node, or edges merged into one
+inline constexpr std::string_view kDotPrefix = "dot:";   // "dot:color" = "red" is written as color="red"
+                                                         // (on the graph too: "dot:ranksep")
 // Graph-wide: the project's source directory. Relative paths are resolved against it for links,
 // and directories under it are shown (and clustered) relative to it.
 inline constexpr std::string_view kSourceRoot = "source_root";
@@ -78,7 +80,7 @@ using NodeIndex = std::size_t;
 using EdgeIndex = std::size_t;
 
 struct Node {
-  std::string id;     // unique within its graph
+  std::string id;  // unique within its graph
   NodeKind kind;
   std::string label;  // what is drawn; the id when empty
   Attributes attributes;
@@ -138,11 +140,10 @@ class Graph {
 
   // --- edges
   // Adds an edge; parallel edges are allowed (merge_parallel_edges() folds them).
-  EdgeIndex add_edge(NodeIndex from, NodeIndex to, EdgeKind kind, std::string label = {},
-                     Attributes attributes = {});
+  EdgeIndex add_edge(NodeIndex from, NodeIndex to, EdgeKind kind, std::string label = {}, Attributes attributes = {});
   // By id; throws glassbox::Error naming a missing endpoint.
-  EdgeIndex add_edge(std::string_view from_id, std::string_view to_id, EdgeKind kind,
-                     std::string label = {}, Attributes attributes = {});
+  EdgeIndex add_edge(std::string_view from_id, std::string_view to_id, EdgeKind kind, std::string label = {},
+                     Attributes attributes = {});
   // Returns the first edge (from, to, kind), adding it when absent.
   EdgeIndex ensure_edge(NodeIndex from, NodeIndex to, EdgeKind kind);
   std::optional<EdgeIndex> find_edge(NodeIndex from, NodeIndex to, EdgeKind kind) const;

@@ -140,11 +140,13 @@ std::string html_explorer(std::string_view svg, const Graph& details, const Html
   html += kStyle;
   html += "</style>\n</head>\n<body>\n<header><h1>";
   html += html_escape(options.title);
-  html += "</h1><input id=\"search\" type=\"search\" placeholder=\"search (Enter: go to the first)\">"
-          "<span id=\"hits\"></span><span style=\"color:#888\">drag to pan, wheel or +/- to zoom, 0 to reset, "
-          "click a box for details</span></header>\n<main><div id=\"view\">\n";
+  html +=
+      "</h1><input id=\"search\" type=\"search\" placeholder=\"search (Enter: go to the first)\">"
+      "<span id=\"hits\"></span><span style=\"color:#888\">drag to pan, wheel or +/- to zoom, 0 to reset, "
+      "click a box for details</span></header>\n<main><div id=\"view\">\n";
   html += svg;
-  html += "\n</div><aside id=\"panel\"><p>Click a target for its sources, compile times and sizes.</p></aside></main>\n";
+  html +=
+      "\n</div><aside id=\"panel\"><p>Click a target for its sources, compile times and sizes.</p></aside></main>\n";
   html += "<script type=\"application/json\" id=\"details\">";
   html += script_safe(to_json(details, JsonOptions{false}));
   html += "</script>\n<script>";

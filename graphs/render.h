@@ -39,13 +39,11 @@ std::string graphviz_version();
 // DOT text -> image bytes. Throws glassbox::Error with Graphviz's own messages when the text does
 // not parse, the engine or format is unknown, or layout or rendering fails.
 std::string render(std::string_view dot_text, const RenderOptions& options = {});
-std::string render(const Graph& graph, const RenderOptions& options = {},
-                   const DotOptions& dot_options = {});
+std::string render(const Graph& graph, const RenderOptions& options = {}, const DotOptions& dot_options = {});
 
 // Renders into a file; the format comes from the file's extension when it has a known one.
-void render_to_file(std::string_view dot_text, const std::filesystem::path& file,
-                    RenderOptions options = {});
-void render_to_file(const Graph& graph, const std::filesystem::path& file,
-                    RenderOptions options = {}, const DotOptions& dot_options = {});
+void render_to_file(std::string_view dot_text, const std::filesystem::path& file, RenderOptions options = {});
+void render_to_file(const Graph& graph, const std::filesystem::path& file, RenderOptions options = {},
+                    const DotOptions& dot_options = {});
 
 }  // namespace glassbox::graphs

@@ -104,8 +104,7 @@ std::string render(std::string_view dot_text, const RenderOptions& options) {
 
   std::string text(dot_text);  // agmemread wants a NUL-terminated string
   GraphHandle handle{agmemread(text.c_str()), context};
-  GB_CHECK(handle.graph, "Graphviz could not parse the DOT text (", dot_text.size(), " bytes): ",
-           capture.text());
+  GB_CHECK(handle.graph, "Graphviz could not parse the DOT text (", dot_text.size(), " bytes): ", capture.text());
 
   std::string engine = choose_engine(static_cast<std::size_t>(agnnodes(handle.graph)), options);
   if (options.dpi > 0) set_if_unset(handle.graph, "dpi", std::to_string(options.dpi), true);
@@ -114,8 +113,8 @@ std::string render(std::string_view dot_text, const RenderOptions& options) {
   set_if_unset(handle.graph, "outputorder", "edgesfirst");  // nodes drawn over edges, not under
   if (gvLayout(context, handle.graph, engine.c_str()) != 0) {
     std::string messages = capture.text();
-    throw Error(detail::str_cat("Graphviz layout with engine '", engine, "' failed: ", messages,
-                                plugin_hint(messages)));
+    throw Error(
+        detail::str_cat("Graphviz layout with engine '", engine, "' failed: ", messages, plugin_hint(messages)));
   }
   handle.laid_out = true;
 
@@ -125,8 +124,8 @@ std::string render(std::string_view dot_text, const RenderOptions& options) {
   if (gvRenderData(context, handle.graph, format.data(), &data, &length) != 0 || !data) {
     if (data) gvFreeRenderData(data);
     std::string messages = capture.text();
-    throw Error(detail::str_cat("Graphviz could not render ", format, " after the '", engine,
-                                "' layout: ", messages, plugin_hint(messages)));
+    throw Error(detail::str_cat("Graphviz could not render ", format, " after the '", engine, "' layout: ", messages,
+                                plugin_hint(messages)));
   }
   std::string image(data, length);
   gvFreeRenderData(data);

@@ -8,14 +8,14 @@ namespace glassbox::graphs {
 
 struct NodeStyle {
   std::string_view shape;
-  std::string_view style;      // Graphviz style list, e.g. "rounded,filled"
+  std::string_view style;  // Graphviz style list, e.g. "rounded,filled"
   std::string_view fillcolor;
-  std::string_view color;      // outline
+  std::string_view color;  // outline
   std::string_view fontcolor;
 };
 
 struct EdgeStyle {
-  std::string_view style;      // solid, dashed, dotted, bold
+  std::string_view style;  // solid, dashed, dotted, bold
   std::string_view color;
   std::string_view arrowhead;
 };

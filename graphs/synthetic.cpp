@@ -6,12 +6,12 @@
 namespace glassbox::graphs {
 namespace {
 
-constexpr std::array<std::string_view, 10> kTopDirectories = {
-    "core", "ops", "cpu", "cuda", "autograd", "io", "util", "python", "tools", "distributed"};
+constexpr std::array<std::string_view, 10> kTopDirectories = {"core", "ops",  "cpu",    "cuda",  "autograd",
+                                                              "io",   "util", "python", "tools", "distributed"};
 constexpr std::array<std::string_view, 6> kSubDirectories = {"", "kernels", "detail", "impl", "native", "quantized"};
-constexpr std::array<std::string_view, 16> kWords = {
-    "tensor", "iterator", "dispatch", "storage", "allocator", "reduce", "binary", "unary",
-    "matmul", "schema", "registry", "stream", "graph", "function", "engine", "layout"};
+constexpr std::array<std::string_view, 16> kWords = {"tensor", "iterator", "dispatch", "storage", "allocator", "reduce",
+                                                     "binary", "unary",    "matmul",   "schema",  "registry",  "stream",
+                                                     "graph",  "function", "engine",   "layout"};
 
 // Deterministic across standard libraries (std:: distributions are not).
 class Random {
@@ -59,8 +59,8 @@ Graph make_synthetic_build_graph(const SyntheticOptions& options) {
                           {std::string(attr::kType), executable ? "EXECUTABLE" : "SHARED_LIBRARY"},
                           {std::string(attr::kSize), std::to_string(50'000 + random.below(5'000'000))}};
     std::string id = executable ? "bin/" + name : "lib/" + name + ".so";
-    target_nodes.push_back(graph.add_node(id, executable ? NodeKind::Executable : NodeKind::Library,
-                                          name, std::move(attributes)));
+    target_nodes.push_back(
+        graph.add_node(id, executable ? NodeKind::Executable : NodeKind::Library, name, std::move(attributes)));
     target_directories.push_back(std::move(directory));
   }
   std::vector<NodeIndex> external_nodes;
@@ -72,20 +72,19 @@ Graph make_synthetic_build_graph(const SyntheticOptions& options) {
   for (std::size_t h = 0; h < headers; ++h) {
     std::size_t owner = random.below(targets);
     std::string path = options.root + "/" + target_directories[owner] + "/" + file_stem(random, h) + ".h";
-    header_nodes.push_back(graph.add_node(path, NodeKind::Header, path.substr(path.rfind('/') + 1),
-                                          {{std::string(attr::kPath), path},
-                                           {std::string(attr::kSize), std::to_string(500 + random.below(40'000))}}));
+    header_nodes.push_back(graph.add_node(
+        path, NodeKind::Header, path.substr(path.rfind('/') + 1),
+        {{std::string(attr::kPath), path}, {std::string(attr::kSize), std::to_string(500 + random.below(40'000))}}));
   }
   std::vector<NodeIndex> source_nodes;
   for (std::size_t s = 0; s < sources; ++s) {
     std::size_t owner = s % targets;
     std::string path = options.root + "/" + target_directories[owner] + "/" + file_stem(random, s) + ".cpp";
-    NodeIndex index = graph.add_node(
-        path, NodeKind::Source, path.substr(path.rfind('/') + 1),
-        {{std::string(attr::kPath), path},
-         {std::string(attr::kSize), std::to_string(1'000 + random.below(120'000))},
-         {std::string(attr::kCompileMs), std::to_string(200 + random.below(30'000))},
-         {std::string(attr::kTarget), graph.node(target_nodes[owner]).id}});
+    NodeIndex index = graph.add_node(path, NodeKind::Source, path.substr(path.rfind('/') + 1),
+                                     {{std::string(attr::kPath), path},
+                                      {std::string(attr::kSize), std::to_string(1'000 + random.below(120'000))},
+                                      {std::string(attr::kCompileMs), std::to_string(200 + random.below(30'000))},
+                                      {std::string(attr::kTarget), graph.node(target_nodes[owner]).id}});
     source_nodes.push_back(index);
     graph.add_edge(target_nodes[owner], index, EdgeKind::Compiles);
   }
@@ -94,21 +93,21 @@ Graph make_synthetic_build_graph(const SyntheticOptions& options) {
     std::size_t links = 1 + random.below(graph.node(target_nodes[t]).kind == NodeKind::Executable ? 4 : 2);
     for (std::size_t l = 0; l < links; ++l) {
       NodeIndex dependency = target_nodes[random.below(t)];
-      if (graph.node(dependency).kind == NodeKind::Executable || graph.find_edge(target_nodes[t], dependency, EdgeKind::Links))
+      if (graph.node(dependency).kind == NodeKind::Executable ||
+          graph.find_edge(target_nodes[t], dependency, EdgeKind::Links))
         continue;
       graph.add_edge(target_nodes[t], dependency, EdgeKind::Links);
       if (random.chance(50)) graph.add_edge(target_nodes[t], dependency, EdgeKind::Depends);
     }
-    if (random.chance(30))
-      graph.ensure_edge(target_nodes[t], external_nodes[random.below(externals)], EdgeKind::Links);
+    if (random.chance(30)) graph.ensure_edge(target_nodes[t], external_nodes[random.below(externals)], EdgeKind::Links);
   }
   // Includes fill the remaining edge budget, mostly headers of the same target.
   std::size_t attempts = 0;
   while (graph.edge_count() < options.edges && !source_nodes.empty() && !header_nodes.empty() &&
          attempts++ < options.edges * 4) {
     bool from_header = random.chance(20);
-    NodeIndex from = from_header ? header_nodes[random.below(header_nodes.size())]
-                                 : source_nodes[random.below(source_nodes.size())];
+    NodeIndex from =
+        from_header ? header_nodes[random.below(header_nodes.size())] : source_nodes[random.below(source_nodes.size())];
     NodeIndex to = header_nodes[random.below(header_nodes.size())];
     if (from == to || graph.find_edge(from, to, EdgeKind::Includes)) continue;
     graph.add_edge(from, to, EdgeKind::Includes);

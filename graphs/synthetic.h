@@ -11,8 +11,8 @@
 namespace glassbox::graphs {
 
 struct SyntheticOptions {
-  std::size_t nodes = 1000;     // approximate; the result has exactly this many
-  std::size_t edges = 2000;     // approximate: at least the structural edges, then includes up to this
+  std::size_t nodes = 1000;  // approximate; the result has exactly this many
+  std::size_t edges = 2000;  // approximate: at least the structural edges, then includes up to this
   std::uint32_t seed = 1;
   std::string root = "/src/project";  // prefix of every "path"
 };

@@ -12,19 +12,15 @@ std::string format_bytes(double bytes) {
     ++unit;
   }
   char buffer[32];
-  if (unit == 0)
-    std::snprintf(buffer, sizeof buffer, "%.0f B", bytes);
-  else
-    std::snprintf(buffer, sizeof buffer, "%.1f %s", bytes, kUnits[unit]);
+  if (unit == 0) std::snprintf(buffer, sizeof buffer, "%.0f B", bytes);
+  else std::snprintf(buffer, sizeof buffer, "%.1f %s", bytes, kUnits[unit]);
   return buffer;
 }
 
 std::string format_milliseconds(double ms) {
   char buffer[32];
-  if (ms < 1000)
-    std::snprintf(buffer, sizeof buffer, "%.0f ms", ms);
-  else
-    std::snprintf(buffer, sizeof buffer, "%.2f s", ms / 1000);
+  if (ms < 1000) std::snprintf(buffer, sizeof buffer, "%.0f ms", ms);
+  else std::snprintf(buffer, sizeof buffer, "%.2f s", ms / 1000);
   return buffer;
 }
 

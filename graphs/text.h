@@ -16,11 +16,25 @@ void for_each_code_point(std::string_view text, Emit&& emit) {
     unsigned char c = s[i];
     std::uint32_t cp;
     std::size_t len;
-    if (c < 0x80) { emit(static_cast<std::uint32_t>(c)); ++i; continue; }
-    if ((c & 0xE0) == 0xC0) { cp = c & 0x1F; len = 2; }
-    else if ((c & 0xF0) == 0xE0) { cp = c & 0x0F; len = 3; }
-    else if ((c & 0xF8) == 0xF0) { cp = c & 0x07; len = 4; }
-    else { emit(0xFFFDu); ++i; continue; }
+    if (c < 0x80) {
+      emit(static_cast<std::uint32_t>(c));
+      ++i;
+      continue;
+    }
+    if ((c & 0xE0) == 0xC0) {
+      cp = c & 0x1F;
+      len = 2;
+    } else if ((c & 0xF0) == 0xE0) {
+      cp = c & 0x0F;
+      len = 3;
+    } else if ((c & 0xF8) == 0xF0) {
+      cp = c & 0x07;
+      len = 4;
+    } else {
+      emit(0xFFFDu);
+      ++i;
+      continue;
+    }
     bool ok = i + len <= n;
     for (std::size_t k = 1; ok && k < len; ++k) {
       if ((s[i + k] & 0xC0) != 0x80) ok = false;
@@ -29,7 +43,11 @@ void for_each_code_point(std::string_view text, Emit&& emit) {
     // Reject overlong forms, surrogates and code points beyond U+10FFFF.
     static constexpr std::uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
     if (ok && (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) ok = false;
-    if (!ok) { emit(0xFFFDu); ++i; continue; }
+    if (!ok) {
+      emit(0xFFFDu);
+      ++i;
+      continue;
+    }
     emit(cp);
     i += len;
   }

@@ -128,8 +128,10 @@ R pop_result(Stack& stack) {
   using D = std::remove_cvref_t<R>;
   if constexpr (requires { std::tuple_size<D>::value; }) {
     return [&]<size_t... I>(std::index_sequence<I...>) {
-      return D(std::tuple_element_t<I, D>(IValueConv<std::remove_cvref_t<std::tuple_element_t<I, D>>>::from(stack[I]))...);
-    }(std::make_index_sequence<std::tuple_size_v<D>>{});
+      return D(
+          std::tuple_element_t<I, D>(IValueConv<std::remove_cvref_t<std::tuple_element_t<I, D>>>::from(stack[I]))...);
+    }
+    (std::make_index_sequence<std::tuple_size_v<D>>{});
   } else {
     return D(IValueConv<D>::from(stack[0]));
   }

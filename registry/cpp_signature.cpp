@@ -26,7 +26,7 @@ std::string type_mismatch(const SchemaType& t, const std::optional<AliasInfo>& a
 }  // namespace
 
 std::string CppSignature::call_string() const {
-  const std::string ret = returns.empty() ? "void"
+  const std::string ret = returns.empty()       ? "void"
                           : returns.size() == 1 ? returns[0].cpp_name
                                                 : "std::tuple<" + join_names(returns) + ">";
   return ret + " (" + join_names(args) + ")";

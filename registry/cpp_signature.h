@@ -30,8 +30,8 @@ struct CppArgType {
   bool is_list = false;
   bool optional = false;
   bool element_optional = false;  // a list of optional elements (Tensor?[])
-  bool mutable_ref = false;  // Tensor& (an in-place or out= argument)
-  std::string cpp_name;      // "const Tensor&", "IntArrayRef", "std::optional<double>"
+  bool mutable_ref = false;       // Tensor& (an in-place or out= argument)
+  std::string cpp_name;           // "const Tensor&", "IntArrayRef", "std::optional<double>"
 };
 
 struct CppSignature {
@@ -60,14 +60,14 @@ struct BaseTraits {
                 "std::span<const double>/std::vector<double>, TensorList/std::vector<Tensor>, "
                 "OptionalTensorList/std::vector<std::optional<Tensor>>, or std::optional of those");
 };
-#define GB_BASE_TRAITS(TYPE, BASE, LIST, NAME)                      \
-  template <>                                                       \
-  struct BaseTraits<TYPE> {                                         \
-    static constexpr BaseType base = BaseType::BASE;                \
-    static constexpr bool is_list = LIST;                           \
-    static constexpr bool optional = false;                         \
-    static constexpr bool element_optional = false;                 \
-    static std::string name() { return NAME; }                      \
+#define GB_BASE_TRAITS(TYPE, BASE, LIST, NAME)       \
+  template <>                                        \
+  struct BaseTraits<TYPE> {                          \
+    static constexpr BaseType base = BaseType::BASE; \
+    static constexpr bool is_list = LIST;            \
+    static constexpr bool optional = false;          \
+    static constexpr bool element_optional = false;  \
+    static std::string name() { return NAME; }       \
   };
 GB_BASE_TRAITS(Tensor, Tensor, false, "Tensor")
 GB_BASE_TRAITS(int64_t, Int, false, "int64_t")
@@ -174,9 +174,7 @@ CppSignature make_cpp_signature() {
   CppSignature sig;
   sig.takes_dispatch_key_set = KS::takes_keys;
   sig.returns = detail::ReturnTraits<typename KS::Return>::describe();
-  [&]<class... Args>(detail::ArgList<Args...>) {
-    sig.args = {detail::describe_arg<Args>()...};
-  }(typename KS::Params{});
+  [&]<class... Args>(detail::ArgList<Args...>) { sig.args = {detail::describe_arg<Args>()...}; }(typename KS::Params{});
   return sig;
 }
 

@@ -23,10 +23,9 @@ thread_local DispatchTraceCapture* t_capture = nullptr;
 thread_local int t_quiet = 0;  // live QuietDispatchTrace objects on this thread
 
 void update_active() {
-  detail::dispatch_trace_active.store(
-      g_print_enabled.load() || g_active_captures.load() > 0 || detail::dispatch_debugger_hook.load() ||
-          g_observer.load() != nullptr,
-      std::memory_order_relaxed);
+  detail::dispatch_trace_active.store(g_print_enabled.load() || g_active_captures.load() > 0 ||
+                                          detail::dispatch_debugger_hook.load() || g_observer.load() != nullptr,
+                                      std::memory_order_relaxed);
 }
 
 bool env_flag(const char* name) {

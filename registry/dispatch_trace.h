@@ -19,7 +19,7 @@ struct DispatchTraceEvent {
   Kind kind;
   std::string op;  // "ns::name.overload"
   DispatchKey key;
-  int depth;       // 0 for a call made outside any kernel
+  int depth;  // 0 for a call made outside any kernel
 
   // "[call] op=[ns::op.overload] key=[CPU]", indented two spaces per depth.
   std::string to_string() const;

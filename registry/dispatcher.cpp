@@ -43,7 +43,8 @@ RegistrationHandle Dispatcher::register_library(std::string kind, std::string ns
       if (l.kind == "DEF" && l.ns == ns) {
         throw Error("GLASSBOX_LIBRARY(" + ns + ", ...) is defined twice: first at " + l.debug + ", again at " + debug +
                     "; a namespace has one GLASSBOX_LIBRARY block — add operators from other files with "
-                    "GLASSBOX_LIBRARY_FRAGMENT(" + ns + ", m)");
+                    "GLASSBOX_LIBRARY_FRAGMENT(" +
+                    ns + ", m)");
       }
     }
   }
@@ -81,8 +82,8 @@ RegistrationHandle Dispatcher::register_def(FunctionSchema schema, std::string d
 
 RegistrationHandle Dispatcher::register_impl(const OperatorName& op, DispatchKey key, KernelFunction kernel,
                                              std::optional<CppSignature> signature, std::string debug) {
-  GB_CHECK(key != DispatchKey::Undefined && key < DispatchKey::EndOfKeys,
-           "cannot register a kernel for ", op.full(), " under dispatch key ", to_string(key), " (at ", debug, ")");
+  GB_CHECK(key != DispatchKey::Undefined && key < DispatchKey::EndOfKeys, "cannot register a kernel for ", op.full(),
+           " under dispatch key ", to_string(key), " (at ", debug, ")");
   std::lock_guard lock(mutex_);
   OperatorEntry& entry = entry_for(op);
   std::string replaced;
@@ -165,7 +166,8 @@ RegistryInfo Dispatcher::info() const {
   RegistryInfo info;
   info.libraries.assign(libraries_.begin(), libraries_.end());
   for (int i = 1; i < kNumRuntimeKeys; ++i) {
-    if (const auto& f = fallbacks_[i]) info.fallbacks.push_back({static_cast<DispatchKey>(i), f->debug, f->kernel.is_fallthrough()});
+    if (const auto& f = fallbacks_[i])
+      info.fallbacks.push_back({static_cast<DispatchKey>(i), f->debug, f->kernel.is_fallthrough()});
   }
   for (const OperatorEntry& e : entries_) info.operators.push_back(e.info());
   std::sort(info.operators.begin(), info.operators.end(),
@@ -261,7 +263,8 @@ void missing_kernel(const OperatorHandle& op, DispatchKeySet keys, Stack*) {
   if (key == DispatchKey::Undefined) {
     throw Error("cannot dispatch " + op.name().full() +
                 ": the call has no dispatch key (no tensor or device argument, and no key included on this "
-                "thread); registered: " + op.entry().registered_keys());
+                "thread); registered: " +
+                op.entry().registered_keys());
   }
   throw Error("no kernel for " + op.name().full() + " for dispatch key " + std::string(to_string(key)) +
               "; registered: " + op.entry().registered_keys());
@@ -279,7 +282,7 @@ void throw_bad_argument(const OperatorHandle& op, size_t index, const std::excep
 }
 void throw_stack_too_short(const OperatorHandle& op, size_t have, size_t want) {
   throw Error(op.name().full() + ": the kernel takes " + std::to_string(want) + " arguments but the stack holds " +
-                   std::to_string(have));
+              std::to_string(have));
 }
 void throw_wrong_result_count(const OperatorHandle& op, size_t have, size_t want) {
   throw Error(op.name().full() + ": the boxed kernel left " + std::to_string(have) + " values on the stack, expected " +

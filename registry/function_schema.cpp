@@ -8,8 +8,8 @@ namespace glassbox {
 namespace {
 
 constexpr std::array<std::string_view, 12> kBaseTypeNames = {
-    "Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "ScalarType", "Device", "Layout",
-    "MemoryFormat", "Generator",
+    "Tensor", "int",        "SymInt", "float",  "bool",         "str",
+    "Scalar", "ScalarType", "Device", "Layout", "MemoryFormat", "Generator",
 };
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
@@ -30,8 +30,8 @@ std::string type_with_alias(const SchemaType& type, const std::optional<AliasInf
 
 std::string format_error(const std::string& reason, const std::string& schema, int column) {
   const size_t pad = column > 1 ? static_cast<size_t>(column - 1) : 0;
-  return "schema error at column " + std::to_string(column) + ": " + reason + "\n  " + schema +
-         "\n  " + std::string(pad, ' ') + "^";
+  return "schema error at column " + std::to_string(column) + ": " + reason + "\n  " + schema + "\n  " +
+         std::string(pad, ' ') + "^";
 }
 
 }  // namespace
@@ -81,8 +81,7 @@ std::string FunctionSchema::to_string() const {
 
   // A lone unnamed return (or a lone `...`) is written bare; everything else in parentheses.
   const bool bare = rets.size() == 1 && (returns.empty() || returns[0].name.empty());
-  return name.full() + "(" + join(args, ", ") + ") -> " +
-         (bare ? rets[0] : "(" + join(rets, ", ") + ")");
+  return name.full() + "(" + join(args, ", ") + ") -> " + (bare ? rets[0] : "(" + join(rets, ", ") + ")");
 }
 
 bool FunctionSchema::is_mutable() const {

@@ -16,7 +16,18 @@ namespace glassbox {
 
 // The element types of the schema language.
 enum class BaseType : uint8_t {
-  Tensor, Int, SymInt, Float, Bool, Str, Scalar, ScalarType, Device, Layout, MemoryFormat, Generator,
+  Tensor,
+  Int,
+  SymInt,
+  Float,
+  Bool,
+  Str,
+  Scalar,
+  ScalarType,
+  Device,
+  Layout,
+  MemoryFormat,
+  Generator,
 };
 std::string_view to_string(BaseType t);
 
@@ -74,8 +85,8 @@ struct FunctionSchema {
   OperatorName name;
   std::vector<Argument> arguments;
   std::vector<Return> returns;
-  bool is_vararg = false;   // `...` in the arguments
-  bool is_varret = false;   // `...` in the returns
+  bool is_vararg = false;  // `...` in the arguments
+  bool is_varret = false;  // `...` in the returns
 
   // "ns::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
   std::string to_string() const;

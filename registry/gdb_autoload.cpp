@@ -9,5 +9,6 @@
 // carries it names the script once.
 asm(".pushsection \".debug_gdb_scripts\", \"MS\",@progbits,1\n"
     ".byte 1\n"
-    ".asciz \"" GLASSBOX_GDB_SCRIPT "\"\n"
+    ".asciz \"" GLASSBOX_GDB_SCRIPT
+    "\"\n"
     ".popsection\n");

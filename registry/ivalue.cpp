@@ -8,12 +8,12 @@
 namespace glassbox {
 
 namespace {
-constexpr std::array<std::string_view, 12> kTagNames = {
-    "None", "Tensor", "int", "float", "bool", "str", "int[]", "float[]", "Tensor[]", "Device", "ScalarType", "Tensor?[]"};
+constexpr std::array<std::string_view, 12> kTagNames = {"None",     "Tensor", "int",        "float",
+                                                        "bool",     "str",    "int[]",      "float[]",
+                                                        "Tensor[]", "Device", "ScalarType", "Tensor?[]"};
 
 [[noreturn]] void wrong_tag(IValue::Tag want, IValue::Tag got) {
-  throw Error("expected a value of type " + std::string(to_string(want)) + " but got " +
-                   std::string(to_string(got)));
+  throw Error("expected a value of type " + std::string(to_string(want)) + " but got " + std::string(to_string(got)));
 }
 }  // namespace
 
@@ -25,8 +25,8 @@ IValue::IValue(const Scalar& s) {
   else v_ = s.to_double();
 }
 
-#define GB_IVALUE_GET(TAG, TYPE)                                   \
-  if (auto* p = std::get_if<TYPE>(&v_)) return *p;                 \
+#define GB_IVALUE_GET(TAG, TYPE)                   \
+  if (auto* p = std::get_if<TYPE>(&v_)) return *p; \
   wrong_tag(Tag::TAG, tag())
 
 Tensor& IValue::to_tensor() { GB_IVALUE_GET(Tensor, Tensor); }
@@ -86,7 +86,8 @@ std::string IValue::repr() const {
     }
     case Tag::Bool: return std::get<bool>(v_) ? "True" : "False";
     case Tag::String: return '"' + std::get<std::string>(v_) + '"';
-    case Tag::IntList: return list_repr(std::get<std::vector<int64_t>>(v_), [](int64_t i) { return std::to_string(i); });
+    case Tag::IntList:
+      return list_repr(std::get<std::vector<int64_t>>(v_), [](int64_t i) { return std::to_string(i); });
     case Tag::DoubleList:
       return list_repr(std::get<std::vector<double>>(v_), [](double d) { return IValue(d).repr(); });
     case Tag::TensorList: return list_repr(std::get<std::vector<Tensor>>(v_), tensor_repr);

@@ -18,7 +18,17 @@ namespace glassbox {
 class IValue {
  public:
   enum class Tag : uint8_t {
-    None, Tensor, Int, Double, Bool, String, IntList, DoubleList, TensorList, Device, ScalarType,
+    None,
+    Tensor,
+    Int,
+    Double,
+    Bool,
+    String,
+    IntList,
+    DoubleList,
+    TensorList,
+    Device,
+    ScalarType,
     OptionalTensorList,  // Tensor?[]: index.Tensor's indices
   };
 
@@ -72,8 +82,8 @@ class IValue {
   std::string repr() const;
 
  private:
-  std::variant<std::monostate, Tensor, int64_t, double, bool, std::string, std::vector<int64_t>,
-               std::vector<double>, std::vector<Tensor>, Device, ScalarType, std::vector<std::optional<Tensor>>>
+  std::variant<std::monostate, Tensor, int64_t, double, bool, std::string, std::vector<int64_t>, std::vector<double>,
+               std::vector<Tensor>, Device, ScalarType, std::vector<std::optional<Tensor>>>
       v_;
 };
 

@@ -34,8 +34,7 @@ void fallthrough_boxed(const KernelFunction&, const OperatorHandle& op, Dispatch
 
 class KernelFunction {
  public:
-  using BoxedEntry = void (*)(const KernelFunction& self, const OperatorHandle& op, DispatchKeySet keys,
-                              Stack* stack);
+  using BoxedEntry = void (*)(const KernelFunction& self, const OperatorHandle& op, DispatchKeySet keys, Stack* stack);
 
   KernelFunction() = default;  // no kernel
 
@@ -56,9 +55,7 @@ class KernelFunction {
   bool is_fallthrough() const { return boxed_ == &detail::fallthrough_boxed; }
   bool has_unboxed() const { return unboxed_ != nullptr; }
 
-  void call_boxed(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) const {
-    boxed_(*this, op, keys, stack);
-  }
+  void call_boxed(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) const { boxed_(*this, op, keys, stack); }
 
   // Args must be exactly the kernel's parameter types (checked when the typed handle is made).
   template <class Ret, class... Args>
@@ -100,8 +97,7 @@ class KernelFunction {
   }
   // The boxed entry of an unboxed kernel: unbox the arguments, call, box the results.
   template <class Ret, class... Params>
-  static void boxed_from_unboxed(const KernelFunction& k, const OperatorHandle& op, DispatchKeySet keys,
-                                 Stack* stack);
+  static void boxed_from_unboxed(const KernelFunction& k, const OperatorHandle& op, DispatchKeySet keys, Stack* stack);
   template <class Sig, class Make>
   static KernelFunction make_unboxed(Make make_entry);
 
@@ -109,7 +105,7 @@ class KernelFunction {
   void* functor_ = nullptr;          // the user's callable (from_callable)
   detail::AnyFn unboxed_ = nullptr;  // Ret(*)(const KernelFunction&, DispatchKeySet, Args...)
   BoxedEntry boxed_ = nullptr;
-  std::shared_ptr<void> owner_;      // keeps functor_ alive
+  std::shared_ptr<void> owner_;  // keeps functor_ alive
 };
 
 // A kernel that redispatches to the next key: register it for a key (or as a fallback) to make
@@ -152,16 +148,15 @@ KernelFunction KernelFunction::make_unboxed(Make make_entry) {
     using Ret = typename KS::Return;
     k.unboxed_ = reinterpret_cast<detail::AnyFn>(make_entry.template operator()<KS::takes_keys, Ret, Params...>());
     k.boxed_ = &boxed_from_unboxed<Ret, Params...>;
-  }(typename KS::Params{});
+      }(typename KS::Params{});
   return k;
 }
 
 template <class Ret, class... Args>
 KernelFunction KernelFunction::from_function(Ret (*f)(Args...)) {
   using FnPtr = Ret (*)(Args...);
-  KernelFunction k = make_unboxed<Ret(Args...)>([]<bool TakesKeys, class R, class... P>() {
-    return &call_function<FnPtr, TakesKeys, R, P...>;
-  });
+  KernelFunction k = make_unboxed<Ret(Args...)>(
+      []<bool TakesKeys, class R, class... P>() { return &call_function<FnPtr, TakesKeys, R, P...>; });
   k.fn_ = reinterpret_cast<detail::AnyFn>(f);
   return k;
 }
@@ -174,9 +169,8 @@ KernelFunction KernelFunction::from_callable(F&& f) {
   if constexpr (std::is_convertible_v<D, FnPtr>) {
     return from_function(static_cast<FnPtr>(f));
   } else {
-    KernelFunction k = make_unboxed<Sig>([]<bool TakesKeys, class R, class... P>() {
-      return &call_functor<D, TakesKeys, R, P...>;
-    });
+    KernelFunction k =
+        make_unboxed<Sig>([]<bool TakesKeys, class R, class... P>() { return &call_functor<D, TakesKeys, R, P...>; });
     auto owned = std::make_shared<D>(std::forward<F>(f));
     k.functor_ = owned.get();
     k.owner_ = std::move(owned);
@@ -225,10 +219,11 @@ void KernelFunction::boxed_from_unboxed(const KernelFunction& k, const OperatorH
       }
     };
     return Holders{unbox.template operator()<I>()...};
-  }(std::index_sequence_for<Params...>{});
+  }
+  (std::index_sequence_for<Params...>{});
   using Fn = Ret (*)(const KernelFunction&, DispatchKeySet, Params...);
   auto fn = reinterpret_cast<Fn>(k.unboxed_);
-  auto invoke = [&]<size_t... I>(std::index_sequence<I...>) -> Ret {
+  auto invoke = [&]<size_t... I>(std::index_sequence<I...>)->Ret {
     return fn(k, keys, static_cast<Params>(std::get<I>(holders))...);
   };
   if constexpr (std::is_void_v<Ret>) {

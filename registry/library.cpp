@@ -20,7 +20,8 @@ std::string debug_string(const std::source_location& where) {
 Library::Library(Kind kind, std::string ns, std::optional<DispatchKey> key, const char* file, uint32_t line)
     : kind_(kind), ns_(std::move(ns)), key_(key), debug_(std::string(file) + ":" + std::to_string(line)) {
   GB_CHECK(kind != Kind::IMPL || key, "an IMPL library needs a dispatch key (", debug_, ")");
-  GB_CHECK(kind == Kind::IMPL || ns_ != "_", "the wildcard namespace '_' is only for GLASSBOX_LIBRARY_IMPL (", debug_, ")");
+  GB_CHECK(kind == Kind::IMPL || ns_ != "_", "the wildcard namespace '_' is only for GLASSBOX_LIBRARY_IMPL (", debug_,
+           ")");
   registrations_.push_back(Dispatcher::singleton().register_library(kind_name(kind), ns_, key, debug_));
 }
 
@@ -46,9 +47,10 @@ OperatorName Library::qualify(std::string_view op, const std::string& where) con
 Library& Library::def(std::string_view schema_text, std::vector<std::string> tags, std::source_location where) {
   const std::string at = debug_string(where);
   if (kind_ == Kind::IMPL) {
-    throw Error("def(\"" + std::string(schema_text) + "\") at " + at + " is not allowed in the " + block_name() +
-                " block at " + debug_ +
-                ": IMPL blocks only register kernels; define operators in GLASSBOX_LIBRARY or GLASSBOX_LIBRARY_FRAGMENT");
+    throw Error(
+        "def(\"" + std::string(schema_text) + "\") at " + at + " is not allowed in the " + block_name() + " block at " +
+        debug_ +
+        ": IMPL blocks only register kernels; define operators in GLASSBOX_LIBRARY or GLASSBOX_LIBRARY_FRAGMENT");
   }
   FunctionSchema schema;
   try {
@@ -64,11 +66,12 @@ Library& Library::def(std::string_view schema_text, std::vector<std::string> tag
 Library& Library::impl_kernel(std::string_view op, std::optional<DispatchKey> key, KernelFunction kernel,
                               std::optional<CppSignature> sig, const std::source_location& where) {
   const std::string at = debug_string(where);
-  if (ns_ == "_") throw Error("impl(\"" + std::string(op) + "\") at " + at + " needs a real namespace, not '_' (" + debug_ + ")");
+  if (ns_ == "_")
+    throw Error("impl(\"" + std::string(op) + "\") at " + at + " needs a real namespace, not '_' (" + debug_ + ")");
   DispatchKey k = key ? *key : key_ ? *key_ : DispatchKey::CompositeImplicitAutograd;
   if (key && key_ && *key != *key_) {
-    throw Error("impl(\"" + std::string(op) + "\", " + std::string(to_string(*key)) + ") at " + at + " names a key other than the " +
-                block_name() + " block's (" + debug_ + ")");
+    throw Error("impl(\"" + std::string(op) + "\", " + std::string(to_string(*key)) + ") at " + at +
+                " names a key other than the " + block_name() + " block's (" + debug_ + ")");
   }
   registrations_.push_back(
       Dispatcher::singleton().register_impl(qualify(op, at), k, std::move(kernel), std::move(sig), at));

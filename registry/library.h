@@ -120,26 +120,26 @@ class LibraryInitializer {
 // The symbol names are part of the interface: tools find blocks in a binary by them
 // (glassbox_library_init_<ns>, glassbox_library_fragment_init_<ns>_<n>,
 // glassbox_library_impl_init_<ns>_<key>_<n>).
-#define GLASSBOX_LIBRARY(ns, m)                                                                      \
-  static void glassbox_library_init_##ns(::glassbox::Library&);                                      \
-  static const ::glassbox::detail::LibraryInitializer glassbox_library_static_init_##ns(             \
+#define GLASSBOX_LIBRARY(ns, m)                                                                            \
+  static void glassbox_library_init_##ns(::glassbox::Library&);                                            \
+  static const ::glassbox::detail::LibraryInitializer glassbox_library_static_init_##ns(                   \
       ::glassbox::Library::Kind::DEF, #ns, std::nullopt, &glassbox_library_init_##ns, __FILE__, __LINE__); \
   void glassbox_library_init_##ns(::glassbox::Library& m)
 
 #define GLASSBOX_LIBRARY_FRAGMENT(ns, m) GLASSBOX_LIBRARY_FRAGMENT_UID(ns, m, __COUNTER__)
-#define GLASSBOX_LIBRARY_FRAGMENT_UID(ns, m, uid)                                                    \
-  static void GLASSBOX_CONCAT(glassbox_library_fragment_init_##ns##_, uid)(::glassbox::Library&);    \
-  static const ::glassbox::detail::LibraryInitializer GLASSBOX_CONCAT(                               \
-      glassbox_library_fragment_static_init_##ns##_, uid)(                                           \
-      ::glassbox::Library::Kind::FRAGMENT, #ns, std::nullopt,                                        \
-      &GLASSBOX_CONCAT(glassbox_library_fragment_init_##ns##_, uid), __FILE__, __LINE__);            \
+#define GLASSBOX_LIBRARY_FRAGMENT_UID(ns, m, uid)                                                                    \
+  static void GLASSBOX_CONCAT(glassbox_library_fragment_init_##ns##_, uid)(::glassbox::Library&);                    \
+  static const ::glassbox::detail::LibraryInitializer GLASSBOX_CONCAT(glassbox_library_fragment_static_init_##ns##_, \
+                                                                      uid)(                                          \
+      ::glassbox::Library::Kind::FRAGMENT, #ns, std::nullopt,                                                        \
+      &GLASSBOX_CONCAT(glassbox_library_fragment_init_##ns##_, uid), __FILE__, __LINE__);                            \
   void GLASSBOX_CONCAT(glassbox_library_fragment_init_##ns##_, uid)(::glassbox::Library & m)
 
 #define GLASSBOX_LIBRARY_IMPL(ns, key, m) GLASSBOX_LIBRARY_IMPL_UID(ns, key, m, __COUNTER__)
-#define GLASSBOX_LIBRARY_IMPL_UID(ns, key, m, uid)                                                   \
+#define GLASSBOX_LIBRARY_IMPL_UID(ns, key, m, uid)                                                    \
   static void GLASSBOX_CONCAT(glassbox_library_impl_init_##ns##_##key##_, uid)(::glassbox::Library&); \
-  static const ::glassbox::detail::LibraryInitializer GLASSBOX_CONCAT(                               \
-      glassbox_library_impl_static_init_##ns##_##key##_, uid)(                                       \
-      ::glassbox::Library::Kind::IMPL, #ns, ::glassbox::DispatchKey::key,                            \
-      &GLASSBOX_CONCAT(glassbox_library_impl_init_##ns##_##key##_, uid), __FILE__, __LINE__);        \
+  static const ::glassbox::detail::LibraryInitializer GLASSBOX_CONCAT(                                \
+      glassbox_library_impl_static_init_##ns##_##key##_, uid)(                                        \
+      ::glassbox::Library::Kind::IMPL, #ns, ::glassbox::DispatchKey::key,                             \
+      &GLASSBOX_CONCAT(glassbox_library_impl_init_##ns##_##key##_, uid), __FILE__, __LINE__);         \
   void GLASSBOX_CONCAT(glassbox_library_impl_init_##ns##_##key##_, uid)(::glassbox::Library & m)

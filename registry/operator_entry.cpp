@@ -27,9 +27,7 @@ std::string_view to_string(Provenance p) {
   return "?";
 }
 
-OperatorEntry::OperatorEntry(OperatorName name) : name_(std::move(name)) {
-  update_table(FallbackTable{});
-}
+OperatorEntry::OperatorEntry(OperatorName name) : name_(std::move(name)) { update_table(FallbackTable{}); }
 
 const FunctionSchema& OperatorEntry::schema() const {
   if (!schema_) {
@@ -45,14 +43,14 @@ void OperatorEntry::check_kernel(const KernelRecord& k) const {
     const std::string why = signature_mismatch(*k.signature, *schema_);
     if (!why.empty()) {
       throw Error("kernel for " + name_.full() + " (dispatch key " + std::string(to_string(k.key)) +
-                  ") registered at " + k.debug + " does not match the schema " + schema_->to_string() +
-                  " defined at " + schema_debug_ + ": " + why + "; kernel signature: " + k.signature->to_string());
+                  ") registered at " + k.debug + " does not match the schema " + schema_->to_string() + " defined at " +
+                  schema_debug_ + ": " + why + "; kernel signature: " + k.signature->to_string());
     }
   }
   if (cpp_signature_ && cpp_signature_->call_string() != k.signature->call_string()) {
-    throw Error("kernel for " + name_.full() + " (dispatch key " + std::string(to_string(k.key)) +
-                ") registered at " + k.debug + " has C++ signature " + k.signature->call_string() +
-                ", but the kernel registered at " + cpp_signature_debug_ + " has " + cpp_signature_->call_string() +
+    throw Error("kernel for " + name_.full() + " (dispatch key " + std::string(to_string(k.key)) + ") registered at " +
+                k.debug + " has C++ signature " + k.signature->call_string() + ", but the kernel registered at " +
+                cpp_signature_debug_ + " has " + cpp_signature_->call_string() +
                 "; every unboxed kernel of an operator must have the same C++ signature");
   }
 }
@@ -88,8 +86,8 @@ void OperatorEntry::refresh_cpp_signature() {
 }
 
 OperatorEntry::KernelList::iterator OperatorEntry::add_kernel(DispatchKey key, KernelFunction kernel,
-                                                              std::optional<CppSignature> signature,
-                                                              std::string debug, std::string* replaced_debug) {
+                                                              std::optional<CppSignature> signature, std::string debug,
+                                                              std::string* replaced_debug) {
   KernelRecord record{key, std::move(kernel), std::move(signature), std::move(debug)};
   check_kernel(record);
   KernelList& list = kernels_[index_of(key)];

@@ -88,7 +88,8 @@ std::string dump_registrations(DispatchKey key) {
       out += "  " + op.name.full() + ": registered at " + k.debug + " [" + k.kind + "]" +
              (k.active ? "" : " (replaced)") + "\n";
   for (const FallbackInfo& f : Dispatcher::singleton().info().fallbacks)
-    if (f.key == key) out += "  fallback: " + std::string(f.fallthrough ? "fallthrough " : "") + "registered at " + f.debug + "\n";
+    if (f.key == key)
+      out += "  fallback: " + std::string(f.fallthrough ? "fallthrough " : "") + "registered at " + f.debug + "\n";
   return out;
 }
 

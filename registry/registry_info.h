@@ -32,7 +32,7 @@ struct KernelInfo {
 };
 
 struct SlotInfo {
-  DispatchKey key;         // the runtime key
+  DispatchKey key;  // the runtime key
   Provenance provenance;
   DispatchKey source_key;  // the key the kernel was registered under (alias or fallback key)
   std::string debug;       // where that registration happened; empty when missing

@@ -14,9 +14,7 @@ namespace {
 using Kind = DefaultValue::Kind;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_ident_start(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
+bool is_ident_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
 bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
 
 std::optional<BaseType> base_type_named(std::string_view word) {
@@ -96,8 +94,7 @@ class Parser {
   bool at_end() const { return pos_ >= text_.size(); }
   char peek() const { return at_end() ? '\0' : text_[pos_]; }
   void skip_space() {
-    while (!at_end() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r'))
-      ++pos_;
+    while (!at_end() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r')) ++pos_;
   }
   bool consume(char c) {
     if (peek() != c) return false;
@@ -140,8 +137,7 @@ class Parser {
     name.name = word;
     if (consume('.')) {
       name.overload = identifier();
-      if (name.overload.empty())
-        fail(pos_, "expected an overload name after '.', found " + describe());
+      if (name.overload.empty()) fail(pos_, "expected an overload name after '.', found " + describe());
     }
     return name;
   }
@@ -157,8 +153,7 @@ class Parser {
     for (;;) {
       skip_space();
       const bool at_close = peek() == ')' || text_.substr(pos_).starts_with("...");
-      if (star != std::string_view::npos && at_close)
-        fail(star, "'*' must be followed by a keyword-only argument");
+      if (star != std::string_view::npos && at_close) fail(star, "'*' must be followed by a keyword-only argument");
       if (consume("...")) {
         s.is_vararg = true;
         skip_space();
@@ -181,10 +176,8 @@ class Parser {
       skip_space();
       const size_t name_pos = pos_;
       arg.name = identifier();
-      if (arg.name.empty())
-        fail(pos_, "empty argument name: expected a name after the type, found " + describe());
-      if (!seen.emplace(arg.name, name_pos).second)
-        fail(name_pos, "duplicate argument name '" + arg.name + "'");
+      if (arg.name.empty()) fail(pos_, "empty argument name: expected a name after the type, found " + describe());
+      if (!seen.emplace(arg.name, name_pos).second) fail(name_pos, "duplicate argument name '" + arg.name + "'");
       skip_space();
       if (consume('=')) {
         const ParsedValue v = value();
@@ -249,8 +242,7 @@ class Parser {
     t.base = *base;
     skip_space();
     if (peek() == '(') {
-      if (t.base != BaseType::Tensor)
-        fail(pos_, "alias annotation on a non-Tensor type '" + std::string(word) + "'");
+      if (t.base != BaseType::Tensor) fail(pos_, "alias annotation on a non-Tensor type '" + std::string(word) + "'");
       alias = alias_info();
     }
     skip_space();
@@ -281,8 +273,8 @@ class Parser {
       int64_t n = 0;
       const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, n);
       if (ec != std::errc() || n <= 0)
-        fail(start, "bad list size '" + std::string(text_.substr(start, pos_ - start)) +
-                        "': must be a positive integer");
+        fail(start,
+             "bad list size '" + std::string(text_.substr(start, pos_ - start)) + "': must be a positive integer");
       size = n;
       skip_space();
     }
@@ -302,8 +294,7 @@ class Parser {
     skip_space();
     if (consume("->")) info.after_sets = alias_sets();
     skip_space();
-    if (!consume(')'))
-      fail(pos_, "expected ')' to close the alias annotation, found " + describe());
+    if (!consume(')')) fail(pos_, "expected ')' to close the alias annotation, found " + describe());
     return info;
   }
 
@@ -341,7 +332,7 @@ class Parser {
       v.value = number();
     } else if (is_ident_start(c)) {
       const std::string word(identifier());
-      const Kind kind = word == "None"                    ? Kind::None
+      const Kind kind = word == "None"                      ? Kind::None
                         : word == "True" || word == "False" ? Kind::Bool
                         : word == "inf" || word == "nan"    ? Kind::Float
                                                             : Kind::Identifier;
@@ -360,8 +351,7 @@ class Parser {
     if (!consume(']')) {
       for (;;) {
         ParsedValue e = value();
-        if (e.value.kind == Kind::List)
-          fail(e.pos, "nested lists are not supported as default values");
+        if (e.value.kind == Kind::List) fail(e.pos, "nested lists are not supported as default values");
         v.elements.push_back(std::move(e));
         skip_space();
         if (consume(',')) continue;
@@ -370,8 +360,7 @@ class Parser {
       }
     }
     v.value.text = "[";
-    for (size_t i = 0; i < v.elements.size(); ++i)
-      v.value.text += (i > 0 ? ", " : "") + v.elements[i].value.text;
+    for (size_t i = 0; i < v.elements.size(); ++i) v.value.text += (i > 0 ? ", " : "") + v.elements[i].value.text;
     v.value.text += "]";
   }
 
@@ -415,14 +404,12 @@ class Parser {
     const Kind k = v.value.kind;
     if (k == Kind::None) {
       if (!t.optional)
-        fail(v.pos, "default value None does not fit type '" + t.to_string() +
-                        "' (only optional types take None)");
+        fail(v.pos, "default value None does not fit type '" + t.to_string() + "' (only optional types take None)");
       return;
     }
     if (t.is_list && k == Kind::List) {
       for (const ParsedValue& e : v.elements)
-        if (!(e.value.kind == Kind::None ? t.element_optional : fits(t.base, e.value.kind)))
-          wrong_kind(t, e);
+        if (!(e.value.kind == Kind::None ? t.element_optional : fits(t.base, e.value.kind))) wrong_kind(t, e);
       return;
     }
     // A single value may stand for every element of a list: int[2] stride=1.
@@ -430,10 +417,8 @@ class Parser {
   }
 
   [[noreturn]] void wrong_kind(const SchemaType& t, const ParsedValue& v) const {
-    const std::string kind =
-        v.value.kind == Kind::None ? "" : " (" + std::string(kind_name(v.value.kind)) + ")";
-    fail(v.pos,
-         "default value " + v.value.text + kind + " does not fit type '" + t.to_string() + "'");
+    const std::string kind = v.value.kind == Kind::None ? "" : " (" + std::string(kind_name(v.value.kind)) + ")";
+    fail(v.pos, "default value " + v.value.text + kind + " does not fit type '" + t.to_string() + "'");
   }
 
   std::string_view text_;

@@ -23,9 +23,7 @@ double seconds(Step&& step) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void row(const char* what, double s, const char* target = "") {
-  std::printf("  %-52s %8.3f s  %s\n", what, s, target);
-}
+void row(const char* what, double s, const char* target = "") { std::printf("  %-52s %8.3f s  %s\n", what, s, target); }
 
 }  // namespace
 
@@ -34,7 +32,8 @@ int main(int argc, char** argv) {
   std::size_t edges = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 2 * nodes;
 
   Graph graph;
-  double build = seconds([&] { graph = cluster_by_directory(make_synthetic_build_graph({.nodes = nodes, .edges = edges})); });
+  double build =
+      seconds([&] { graph = cluster_by_directory(make_synthetic_build_graph({.nodes = nodes, .edges = edges})); });
   std::string dot_text;
   double write = seconds([&] { dot_text = to_dot(graph); });
   std::printf("graph: %zu nodes, %zu edges, DOT %zu bytes\n", graph.node_count(), graph.edge_count(), dot_text.size());
@@ -51,7 +50,8 @@ int main(int argc, char** argv) {
     std::string what = std::string("render SVG with ") + engine + " (" + std::to_string(svg_bytes / 1024) + " KiB)";
     row(what.c_str(), s, s <= 10 ? "(target <= 10 s: met)" : "(target <= 10 s: MISSED)");
   }
-  double png = seconds([&] { svg_bytes = render(dot_text, RenderOptions{.format = ImageFormat::Png, .engine = "sfdp"}).size(); });
+  double png = seconds(
+      [&] { svg_bytes = render(dot_text, RenderOptions{.format = ImageFormat::Png, .engine = "sfdp"}).size(); });
   row(("render PNG with sfdp (" + std::to_string(svg_bytes / 1024) + " KiB)").c_str(), png);
 
   std::printf("graph: 100,000 nodes, 200,000 edges (model, filters and writers only)\n");

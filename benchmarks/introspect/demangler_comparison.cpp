@@ -37,7 +37,8 @@ double cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC
 
 // "{lambda(int)#2}" numbering: binutils counts from 1, LLVM prints the mangled discriminator.
 void print_number(OutputBuffer& ob, ld::StringView count) {
-  const unsigned long n = count.empty() ? 1 : std::strtoul(std::string(count.begin(), count.end()).c_str(), nullptr, 10) + 2;
+  const unsigned long n =
+      count.empty() ? 1 : std::strtoul(std::string(count.begin(), count.end()).c_str(), nullptr, 10) + 2;
   const std::string s = std::to_string(n);
   ob += ld::StringView(s.data(), s.data() + s.size());
 }
@@ -71,9 +72,8 @@ struct BinutilsLocalName : ld::LocalName {
   void printLeft(OutputBuffer& ob) const override {
     if (Encoding->getKind() == Node::KFunctionEncoding) {  // without its return type
       static_cast<const ld::FunctionEncoding*>(Encoding)->match(
-          [&](const Node*, const Node* name, ld::NodeArray params, const Node* attrs, ld::Qualifiers cv, ld::FunctionRefQual ref) {
-            ld::FunctionEncoding(nullptr, name, params, attrs, cv, ref).print(ob);
-          });
+          [&](const Node*, const Node* name, ld::NodeArray params, const Node* attrs, ld::Qualifiers cv,
+              ld::FunctionRefQual ref) { ld::FunctionEncoding(nullptr, name, params, attrs, cv, ref).print(ob); });
     } else {
       Encoding->print(ob);
     }
@@ -87,8 +87,8 @@ bool plain_function(const Node* n) {
   bool plain = false;
   static_cast<const ld::FunctionEncoding*>(n)->match(
       [&](const Node* ret, const Node*, ld::NodeArray, const Node* attrs, ld::Qualifiers cv, ld::FunctionRefQual ref) {
-        plain = !ret && !attrs && cv == ld::QualNone && ref == ld::FrefQualNone;
-      });
+    plain = !ret && !attrs && cv == ld::QualNone && ref == ld::FrefQualNone;
+  });
   return plain;
 }
 
@@ -148,7 +148,8 @@ class Arena {
     else if constexpr (std::is_same_v<T, ld::UnnamedTypeName>) return create<BinutilsUnnamed>(std::forward<A>(a)...);
     else if constexpr (std::is_same_v<T, ld::LocalName>) return create<BinutilsLocalName>(std::forward<A>(a)...);
     else if constexpr (std::is_same_v<T, ld::PrefixExpr>) return create<BinutilsAddressOf>(std::forward<A>(a)...);
-    else if constexpr (std::is_same_v<T, ld::NameWithTemplateArgs>) return create<BinutilsTemplateName>(std::forward<A>(a)...);
+    else if constexpr (std::is_same_v<T, ld::NameWithTemplateArgs>)
+      return create<BinutilsTemplateName>(std::forward<A>(a)...);
     else return create<T>(std::forward<A>(a)...);
   }
   void* allocateNodeArray(std::size_t n) { return allocate(n * sizeof(Node*)); }
@@ -166,7 +167,8 @@ class Arena {
     } else if constexpr (std::is_same_v<T, ld::PrefixExpr>) {
       const auto& [prefix, child] = std::tie(a...);
       const Node::Kind k = child->getKind();
-      if (!(prefix == "&") || !(k == Node::KFunctionEncoding || k == Node::KNameType || k == Node::KNestedName)) unsafe = true;
+      if (!(prefix == "&") || !(k == Node::KFunctionEncoding || k == Node::KNameType || k == Node::KNestedName))
+        unsafe = true;
     } else if constexpr (std::is_same_v<T, ld::QualType>) {
       const Node::Kind k = std::get<0>(std::tie(a...))->getKind();
       if (k == Node::KQualType || k == Node::KFunctionType) unsafe = true;
@@ -195,9 +197,9 @@ class Arena {
                                 ld::StructuredBindingName, ld::VendorExtQualType, ld::BinaryFPType, ld::DotSuffix,
                                 ld::ObjCProtoName, ld::EnableIfAttr, ld::NoexceptSpec, ld::DynamicExceptionSpec,
                                 ld::LiteralOperator, ld::ElaboratedTypeSpefType, ld::PostfixQualifiedType,
-                                ld::SyntheticTemplateParamName, ld::TypeTemplateParamDecl,
-                                ld::NonTypeTemplateParamDecl, ld::TemplateTemplateParamDecl,
-                                ld::TemplateParamPackDecl, ld::ForwardTemplateReference>) {
+                                ld::SyntheticTemplateParamName, ld::TypeTemplateParamDecl, ld::NonTypeTemplateParamDecl,
+                                ld::TemplateTemplateParamDecl, ld::TemplateParamPackDecl,
+                                ld::ForwardTemplateReference>) {
       unsafe = true;
     }
   }
@@ -261,8 +263,9 @@ class LlvmDemangler {
     parser_.reset(core.data(), core.data() + core.size());
     parser_.ASTAllocator.adapt = exact;
     Node* ast = parser_.parse();
-    if (exact && (!ast || parser_.ASTAllocator.unsafe || (parser_.ASTAllocator.closure && parser_.ASTAllocator.ctor_dtor) ||
-                  unsafe_spelling(core, parser_.ASTAllocator)))
+    if (exact &&
+        (!ast || parser_.ASTAllocator.unsafe || (parser_.ASTAllocator.closure && parser_.ASTAllocator.ctor_dtor) ||
+         unsafe_spelling(core, parser_.ASTAllocator)))
       return fallback(name, out);
     if (!ast) return false;
     OutputBuffer ob(buffer_, capacity_);
@@ -331,7 +334,9 @@ int main(int argc, char** argv) {
   std::printf("%s: %zu mangled names, one thread, best of %d (CPU s)\n", argv[1], names.size(), runs);
   std::printf("%-12s %8s %10s %14s\n", "demangler", "CPU s", "vs libiberty", "names differ");
   const char* labels[3] = {"libiberty", "LLVM", "LLVM exact"};
-  for (int k = 0; k < 3; ++k) std::printf("%-12s %8.3f %9.2fx %14zu\n", labels[k], best[k], best[0] / best[k], differ[k]);
-  std::printf("LLVM exact left %zu names (%.1f%%) to libiberty\n", fallbacks, 100.0 * fallbacks / std::max<std::size_t>(1, names.size()));
+  for (int k = 0; k < 3; ++k)
+    std::printf("%-12s %8.3f %9.2fx %14zu\n", labels[k], best[k], best[0] / best[k], differ[k]);
+  std::printf("LLVM exact left %zu names (%.1f%%) to libiberty\n", fallbacks,
+              100.0 * fallbacks / std::max<std::size_t>(1, names.size()));
   return differ[2] == 0 ? 0 : 1;
 }

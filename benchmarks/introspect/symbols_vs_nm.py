@@ -20,6 +20,7 @@ Without --library the wheel is fetched with `pip download torch --no-deps` into
 ~/.cache/glassbox/wheels (or $GLASSBOX_CACHE_DIR/wheels) once, and only torch/lib/libtorch_cpu.so
 is unpacked from it.
 """
+
 import argparse
 import glob
 import os
@@ -45,13 +46,15 @@ def torch_library(name="libtorch_cpu.so"):
     os.makedirs(wheels, exist_ok=True)
     found = sorted(glob.glob(os.path.join(wheels, "torch-*.whl")))
     if not found:
-        subprocess.run([sys.executable, "-m", "pip", "download", "torch", "--no-deps", "--only-binary=:all:",
-                        "-d", wheels], check=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "torch", "--no-deps", "--only-binary=:all:", "-d", wheels],
+            check=True,
+        )
         found = sorted(glob.glob(os.path.join(wheels, "torch-*.whl")))
     if not found:
         sys.exit("symbols_vs_nm: pip download torch gave no wheel")
     wheel = found[-1]
-    unpacked = os.path.join(wheels, os.path.basename(wheel)[:-len(".whl")])
+    unpacked = os.path.join(wheels, os.path.basename(wheel)[: -len(".whl")])
     lib = os.path.join(unpacked, "torch", "lib", name)
     if not os.path.exists(lib):
         zipfile.ZipFile(wheel).extract(f"torch/lib/{name}", unpacked)
@@ -80,8 +83,12 @@ def names(argv, column):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--glassbox", default=os.path.join(os.environ.get("GLASSBOX_BUILD_DIR", os.path.join(REPO, "build", "dev")),
-                                                      "bin", "glassbox"))
+    p.add_argument(
+        "--glassbox",
+        default=os.path.join(
+            os.environ.get("GLASSBOX_BUILD_DIR", os.path.join(REPO, "build", "dev")), "bin", "glassbox"
+        ),
+    )
     p.add_argument("--library", help="the library to list (default: libtorch_cpu.so of the torch wheel)")
     p.add_argument("--repeat", type=int, default=3, help="runs of each; the best is printed")
     p.add_argument("--check", action="store_true", help="also compare the names both tools list")
@@ -102,8 +109,11 @@ def main():
     (t_one, c_one) = best_time([args.glassbox, "symbols", "--threads", "1", lib], args.repeat)
     (t_all, c_all) = best_time([args.glassbox, "symbols", "--threads", str(cores), lib], args.repeat)
     print(f"{'':30}{'wall s':>8}{'vs nm -C':>10}{'CPU s':>8}{'vs nm -C':>10}")
-    rows = [("nm -C", t_nm, c_nm), ("glassbox symbols, 1 thread", t_one, c_one),
-            (f"glassbox symbols, {cores} threads", t_all, c_all)]
+    rows = [
+        ("nm -C", t_nm, c_nm),
+        ("glassbox symbols, 1 thread", t_one, c_one),
+        (f"glassbox symbols, {cores} threads", t_all, c_all),
+    ]
     for name, wall, cpu in rows:
         print(f"{name:30}{wall:8.3f}{t_nm / wall:9.2f}x{cpu:8.3f}{c_nm / cpu:9.2f}x")
     if args.check:

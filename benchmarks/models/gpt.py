@@ -2,6 +2,7 @@
 builds it with glassbox (`lib = glassbox`) or with PyTorch (`lib = torch`): token and position
 embeddings, pre-norm blocks of causal self-attention and a GELU MLP, a final layer norm and a
 linear head. `copy_weights` gives two builds the same weights, so their losses can be compared."""
+
 import math
 
 

@@ -3,6 +3,7 @@
 This is where names are decided (out= ordering, renaming of overloads C++ could not tell apart,
 clashes with Tensor's own members); the renderers only print what the Plan says.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,14 +15,31 @@ from .errors import CodegenError, ErrorCollector
 from .ops_yaml import DISPATCH_KEYS, NAMESPACE, OpEntry
 
 # Members engine/core/tensor.h declares by hand; a method variant may not reuse these names.
-TENSOR_MEMBERS = ("defined", "unsafe_impl", "impl", "key_set", "dtype", "device", "sizes", "strides",
-                  "storage_offset", "is_contiguous", "data_ptr", "data", "dim", "numel", "is_same")
+TENSOR_MEMBERS = (
+    "defined",
+    "unsafe_impl",
+    "impl",
+    "key_set",
+    "dtype",
+    "device",
+    "sizes",
+    "strides",
+    "storage_offset",
+    "is_contiguous",
+    "data_ptr",
+    "data",
+    "dim",
+    "numel",
+    "is_same",
+)
 
 # Names of the aggregate outputs, which a per-operator file must not take.
 AGGREGATE_NAMES = ("Types", "Functions", "NativeFunctions", "RegisterSchema", "TensorMethods") + tuple(
-    f"Register{k}" for k in DISPATCH_KEYS)
+    f"Register{k}" for k in DISPATCH_KEYS
+)
 
-CPP_KEYWORDS = frozenset("""
+CPP_KEYWORDS = frozenset(
+    """
 alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t
 class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
 decltype default delete do double dynamic_cast else enum explicit export extern false float for friend
@@ -29,7 +47,8 @@ goto if inline int long mutable namespace new noexcept not not_eq nullptr operat
 protected public register reinterpret_cast requires return short signed sizeof static static_assert
 static_cast struct switch template this thread_local throw true try typedef typeid typename union
 unsigned using virtual void volatile wchar_t while xor xor_eq
-""".split())
+""".split()
+)
 # Names the generated code itself uses next to the arguments.
 _RESERVED_PARAMS = frozenset({"keys", "op"})
 
@@ -47,6 +66,7 @@ class Param:
 @dataclass
 class Variant:
     """One C++ entry point: a free function (plain, out or outf) or a Tensor method."""
+
     kind: str  # "function", "out", "outf" or "method"
     name: str
     params: list[Param]  # in C++ order (methods: without self)
@@ -137,8 +157,11 @@ def build_plan(entries: list[OpEntry], display: str) -> Plan:
             continue
         if op.struct in structs:
             other = structs[op.struct]
-            fail(entry.line, f"{entry.full_name} and {other.entry.full_name} ({display}:{other.line}) "
-                             f"would both be glassbox::ops::{op.struct}; rename one of them")
+            fail(
+                entry.line,
+                f"{entry.full_name} and {other.entry.full_name} ({display}:{other.line}) "
+                f"would both be glassbox::ops::{op.struct}; rename one of them",
+            )
             continue
         structs[op.struct] = op
         ops.append(op)
@@ -147,8 +170,11 @@ def build_plan(entries: list[OpEntry], display: str) -> Plan:
     lowered_aggregates = {n.lower(): n for n in AGGREGATE_NAMES}
     for op in ops:
         if op.base_name.lower() in lowered_aggregates and op.base_name not in bases:
-            fail(op.line, f"operator name '{op.base_name}' would overwrite the generated "
-                          f"{lowered_aggregates[op.base_name.lower()]} files; rename it")
+            fail(
+                op.line,
+                f"operator name '{op.base_name}' would overwrite the generated "
+                f"{lowered_aggregates[op.base_name.lower()]} files; rename it",
+            )
         bases.setdefault(op.base_name, []).append(op)
 
     _name_functions(ops, fail, display)
@@ -164,16 +190,20 @@ def _op(entry: OpEntry) -> Op:
     params: list[Param] = []
     for arg in schema.arguments:
         cpp_type = cpp_types.arg_type(arg)
-        params.append(Param(cpp_identifier(arg.name), cpp_type, cpp_types.default_value(arg), arg.name,
-                            arg.is_write, arg.kwarg_only))
+        params.append(
+            Param(
+                cpp_identifier(arg.name), cpp_type, cpp_types.default_value(arg), arg.name, arg.is_write, arg.kwarg_only
+            )
+        )
     ret = cpp_types.returns_type(schema)
     struct = f"{entry.name}_{entry.overload}" if entry.overload else entry.name
     kernels = [Kernel(key, name, entry.implicit_composite) for key, name in entry.dispatch]
     return Op(entry, struct, ret, params, kernels)
 
 
-def _with_defaults(op: Op, params: list[Param], use_defaults: bool,
-                   array_prefix: str) -> tuple[list[Optional[str]], list[tuple[str, ArrayDefault]]]:
+def _with_defaults(
+    op: Op, params: list[Param], use_defaults: bool, array_prefix: str
+) -> tuple[list[Optional[str]], list[tuple[str, ArrayDefault]]]:
     """C++ defaults for params in this order: only a trailing run of defaulted params keeps them."""
     defaults: list[Optional[str]] = [None] * len(params)
     arrays: list[tuple[str, ArrayDefault]] = []
@@ -220,8 +250,10 @@ def _renamed(op: Op) -> str:
 def _resolution_order(ops: list[Op]) -> list[Op]:
     """The overload without a name keeps the plain C++ name first; then the entries written out in
     the YAML before the variants derived from a structured entry; then YAML order."""
+
     def derived(op: Op) -> bool:
         return op.entry.structured is not None and op.entry.structured.role != "functional"
+
     return sorted(ops, key=lambda op: (op.entry.overload != "", derived(op), ops.index(op)))
 
 
@@ -260,9 +292,11 @@ def _first_clash(variants: list[Variant], taken: dict[str, list[tuple[Op, list[V
 
 
 def _ambiguity_message(op: Op, other: Op, name: str, display: str) -> str:
-    return (f"{op.entry.full_name}: C++ could not tell {name}(...) apart from the one of "
-            f"{other.entry.full_name} ({display}:{other.line}): "
-            "same parameter types; give the overloads different argument types or rename one")
+    return (
+        f"{op.entry.full_name}: C++ could not tell {name}(...) apart from the one of "
+        f"{other.entry.full_name} ({display}:{other.line}): "
+        "same parameter types; give the overloads different argument types or rename one"
+    )
 
 
 def _name_methods(ops: list[Op], fail, display: str) -> None:
@@ -272,9 +306,12 @@ def _name_methods(ops: list[Op], fail, display: str) -> None:
             continue
         method = _method_variant(op, op.entry.name)
         if method.name in TENSOR_MEMBERS:
-            fail(op.line, f"{op.entry.full_name}: the method variant Tensor::{method.name} clashes with the "
-                          f"existing member Tensor::{method.name} (engine/core/tensor.h); drop 'method' from "
-                          "its variants or rename the operator")
+            fail(
+                op.line,
+                f"{op.entry.full_name}: the method variant Tensor::{method.name} clashes with the "
+                f"existing member Tensor::{method.name} (engine/core/tensor.h); drop 'method' from "
+                "its variants or rename the operator",
+            )
             continue
         clash = _first_clash([method], taken)
         if clash is not None:
@@ -314,12 +351,21 @@ def _check_kernels(ops: list[Op], fail, display: str) -> set[str]:
             if other is op:
                 continue
             if other.ret != op.ret:
-                fail(op.line, f"{op.entry.full_name}: kernel native::{kernel.name} would differ from the one of "
-                              f"{other.entry.full_name} ({display}:{other.line}) only in its return type; "
-                              "give it another name in 'dispatch:'")
+                fail(
+                    op.line,
+                    f"{op.entry.full_name}: kernel native::{kernel.name} would differ from the one of "
+                    f"{other.entry.full_name} ({display}:{other.line}) only in its return type; "
+                    "give it another name in 'dispatch:'",
+                )
             elif kernel.implicit and other_kernel.implicit:
-                fail(op.line, f"{op.entry.full_name}: its CompositeImplicitAutograd kernel native::{kernel.name} "
-                              f"has the same C++ signature as the one of {other.entry.full_name} "
-                              f"({display}:{other.line}); name the kernels in 'dispatch:'")
-    return {name for name, signatures in by_name.items()
-            if len({(params, op.ret) for params, (op, _) in signatures.items()}) > 1}
+                fail(
+                    op.line,
+                    f"{op.entry.full_name}: its CompositeImplicitAutograd kernel native::{kernel.name} "
+                    f"has the same C++ signature as the one of {other.entry.full_name} "
+                    f"({display}:{other.line}); name the kernels in 'dispatch:'",
+                )
+    return {
+        name
+        for name, signatures in by_name.items()
+        if len({(params, op.ret) for params, (op, _) in signatures.items()}) > 1
+    }

@@ -4,6 +4,7 @@ The spellings must be exactly those registry/cpp_signature.h derives from a kern
 (CppArgType::cpp_name): a typed handle whose signature differs from the registered kernels'
 is refused when it is made.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -67,13 +68,17 @@ def arg_type(arg: Argument) -> str:
         # Tensor?[] (index.Tensor's indices): a view of optional tensors, as registry/cpp_signature.h spells it.
         if t.base == "Tensor" and not t.optional and not arg.is_write:
             return "OptionalTensorList"
-        raise UnsupportedType(f"argument '{arg.name}': type '{t}' (a list of optional elements) "
-                              "is not supported by glassbox's C++ API yet (only Tensor?[])")
+        raise UnsupportedType(
+            f"argument '{arg.name}': type '{t}' (a list of optional elements) "
+            "is not supported by glassbox's C++ API yet (only Tensor?[])"
+        )
     if arg.is_write:
         if t.base == "Tensor" and not t.optional:
             return "TensorList" if t.is_list else "Tensor&"
-        raise UnsupportedType(f"argument '{arg.name}': a written-to '{t}' is not supported by glassbox's "
-                              "C++ API yet (only Tensor(a!) and Tensor(a!)[])")
+        raise UnsupportedType(
+            f"argument '{arg.name}': a written-to '{t}' is not supported by glassbox's "
+            "C++ API yet (only Tensor(a!) and Tensor(a!)[])"
+        )
     cpp = _ARG_TYPES.get((_base(t), t.is_list, t.optional))
     if cpp is None:
         raise UnsupportedType(f"argument '{arg.name}': type '{t}' is not supported by glassbox's C++ API yet")
@@ -87,8 +92,10 @@ def return_type(r: Return) -> str:
     if r.is_write:
         if t.base == "Tensor" and not t.is_list:
             return "Tensor&"
-        raise UnsupportedType(f"a written-to return '{t}' is not supported by glassbox's C++ API yet "
-                              "(return () from an operator that writes a list)")
+        raise UnsupportedType(
+            f"a written-to return '{t}' is not supported by glassbox's C++ API yet "
+            "(return () from an operator that writes a list)"
+        )
     cpp = _RETURN_TYPES.get((_base(t), t.is_list))
     if cpp is None:
         raise UnsupportedType(f"return type '{t}' is not supported by glassbox's C++ API yet")
@@ -107,6 +114,7 @@ def returns_type(schema: FunctionSchema) -> str:
 @dataclass(frozen=True)
 class ArrayDefault:
     """A non-empty list default: C++ needs storage for it (an array the parameter can view)."""
+
     element_type: str  # "int64_t" or "double"
     values: tuple[str, ...]
 
@@ -133,14 +141,16 @@ def default_value(arg: Argument) -> Optional[CppDefault]:
         elif t.fixed_size:
             values = (_single(base, d, arg),) * t.fixed_size  # int[2] stride=1 means {1, 1}
         else:
-            raise UnsupportedType(f"argument '{arg.name}': the default {d.text} of '{t}' needs a list "
-                                  "(or a fixed size such as int[2])")
+            raise UnsupportedType(
+                f"argument '{arg.name}': the default {d.text} of '{t}' needs a list (or a fixed size such as int[2])"
+            )
         if not values:
             # `{}` would make an optional list nullopt; an empty list is an empty view.
             return f"{_ARG_TYPES[(base, True, False)]}()" if t.optional else "{}"
         if element is None:
-            raise UnsupportedType(f"argument '{arg.name}': a non-empty default for '{t}' is not supported "
-                                  "by glassbox's C++ API yet")
+            raise UnsupportedType(
+                f"argument '{arg.name}': a non-empty default for '{t}' is not supported by glassbox's C++ API yet"
+            )
         return ArrayDefault(element, values)
     return _single(base, d, arg)
 
@@ -165,8 +175,10 @@ def _single(base: str, d: DefaultValue, arg: Argument) -> str:
             return REDUCTIONS[d.text]
         if base == "ScalarType" and d.text in SCALAR_TYPES:
             return f"ScalarType::{d.text}"
-        raise UnsupportedType(f"argument '{arg.name}': the default '{d.text}' of type '{arg.type}' is not "
-                              "supported by glassbox's C++ API yet")
+        raise UnsupportedType(
+            f"argument '{arg.name}': the default '{d.text}' of type '{arg.type}' is not "
+            "supported by glassbox's C++ API yet"
+        )
     raise UnsupportedType(f"argument '{arg.name}': the default {d.text} is not supported by glassbox's C++ API yet")
 
 

@@ -11,6 +11,7 @@ the outputs (`result`, `resultN`, or the schema's return names), any argument by
 tensor argument (only that metadata is kept then). Its value is brought back to the input's shape and dtype in one shared place
 (autograd::to_input), so a formula never undoes broadcasting itself.
 """
+
 from __future__ import annotations
 
 import re
@@ -53,8 +54,11 @@ def load_derivatives(path: str, display: str, yaml_parser: str = "auto") -> list
             errors.add(e)
             continue
         if entry.name in seen:
-            errors.add(CodegenError(display, entry.line,
-                                    f"second entry for {entry.name} (first at {display}:{seen[entry.name]})"))
+            errors.add(
+                CodegenError(
+                    display, entry.line, f"second entry for {entry.name} (first at {display}:{seen[entry.name]})"
+                )
+            )
             continue
         seen[entry.name] = entry.line
         out.append(entry)
@@ -80,7 +84,9 @@ def _entry(node: YNode, display: str) -> DerivativeEntry:
         if key == "output_differentiability":
             words = value.value if value.kind == "seq" else None
             if words is None:
-                raise CodegenError(display, node.key_lines[key], "output_differentiability must be a list of True/False")
+                raise CodegenError(
+                    display, node.key_lines[key], "output_differentiability must be a list of True/False"
+                )
             for w in words:  # type: ignore[union-attr]
                 text = str(w.value).strip()
                 if text not in ("True", "False", "true", "false"):
@@ -93,9 +99,14 @@ def _entry(node: YNode, display: str) -> DerivativeEntry:
         lines[key] = node.key_lines[key]
     never = bool(outputs) and not any(outputs)
     if not formulas and not never:
-        raise CodegenError(display, node.line, f"{name}: no formula for any input (an operator whose results are never "
-                                               "differentiable says output_differentiability: [False])")
+        raise CodegenError(
+            display,
+            node.line,
+            f"{name}: no formula for any input (an operator whose results are never "
+            "differentiable says output_differentiability: [False])",
+        )
     if formulas and never:
-        raise CodegenError(display, node.line, f"{name}: formulas for an operator whose outputs are all "
-                                               "non-differentiable")
+        raise CodegenError(
+            display, node.line, f"{name}: formulas for an operator whose outputs are all non-differentiable"
+        )
     return DerivativeEntry(name, node.line, formulas, lines, outputs)

@@ -1,4 +1,5 @@
 """Errors that point at a line of the YAML file, printed the way compilers print theirs."""
+
 from __future__ import annotations
 
 

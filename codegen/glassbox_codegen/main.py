@@ -1,8 +1,9 @@
 """Command line: generate the C++ of engine/ops/ops.yaml, or list what it would generate.
 
-    python codegen/generate.py --ops-yaml engine/ops/ops.yaml --out-dir build/dev/generated/glassbox/ops
-    python codegen/generate.py ... --list-outputs outputs.cmake     # dry run for CMake
+python codegen/generate.py --ops-yaml engine/ops/ops.yaml --out-dir build/dev/generated/glassbox/ops
+python codegen/generate.py ... --list-outputs outputs.cmake     # dry run for CMake
 """
+
 from __future__ import annotations
 
 import argparse
@@ -11,11 +12,18 @@ import sys
 import time
 from types import ModuleType
 
-from . import (render_autograd, render_methods, render_native, render_ops, render_python, render_register,
-               render_structured)
+from . import (
+    render_autograd,
+    render_methods,
+    render_native,
+    render_ops,
+    render_python,
+    render_register,
+    render_structured,
+)
 from .api import Plan, build_plan
-from .errors import CodegenError, CodegenErrors
 from .derivatives import load_derivatives
+from .errors import CodegenError, CodegenErrors
 from .ops_yaml import load_ops
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -23,8 +31,15 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 # Each renderer has outputs(plan) -> [relative path] (cheap: the dry run calls only this) and
 # render_all(plan) -> {relative path: content}. Further outputs (Python bindings, autograd from
 # derivatives.yaml) are added as modules with the same two functions.
-RENDERERS: list[ModuleType] = [render_ops, render_native, render_register, render_methods, render_autograd,
-                                 render_python, render_structured]
+RENDERERS: list[ModuleType] = [
+    render_ops,
+    render_native,
+    render_register,
+    render_methods,
+    render_autograd,
+    render_python,
+    render_structured,
+]
 
 # Outputs that hold CUDA kernels' registrations: built with the CUDA library, not the CPU one.
 CUDA_OUTPUTS = (render_register.register_file("CUDA"), render_structured.BACKENDS["CUDA"][0])
@@ -37,8 +52,9 @@ def display_path(path: str, source_root: str) -> str:
     return (full if rel.startswith("..") else rel).replace(os.sep, "/")
 
 
-def load_plan(ops_yaml: str, source_root: str = REPO_ROOT, yaml_parser: str = "auto",
-              derivatives_yaml: str | None = None) -> Plan:
+def load_plan(
+    ops_yaml: str, source_root: str = REPO_ROOT, yaml_parser: str = "auto", derivatives_yaml: str | None = None
+) -> Plan:
     display = display_path(ops_yaml, source_root)
     plan = build_plan(load_ops(ops_yaml, display, yaml_parser), display)
     if derivatives_yaml:
@@ -74,8 +90,13 @@ def split_outputs(files: list[str]) -> tuple[list[str], list[str], list[str], li
     return headers, sources, cuda, python
 
 
-def generate(ops_yaml: str, out_dir: str, source_root: str = REPO_ROOT, yaml_parser: str = "auto",
-             derivatives_yaml: str | None = None) -> list[str]:
+def generate(
+    ops_yaml: str,
+    out_dir: str,
+    source_root: str = REPO_ROOT,
+    yaml_parser: str = "auto",
+    derivatives_yaml: str | None = None,
+) -> list[str]:
     """Writes every output whose content changed; returns those (relative to out_dir)."""
     from .outputs import remove_stale, write_outputs
 
@@ -92,14 +113,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="codegen", description=__doc__.splitlines()[0])
     parser.add_argument("--ops-yaml", required=True, help="engine/ops/ops.yaml")
     parser.add_argument("--derivatives-yaml", help="engine/ops/derivatives.yaml (backward formulas)")
-    parser.add_argument("--out-dir", required=True,
-                        help="where glassbox/ops/* go, e.g. build/dev/generated/glassbox/ops")
+    parser.add_argument(
+        "--out-dir", required=True, help="where glassbox/ops/* go, e.g. build/dev/generated/glassbox/ops"
+    )
     parser.add_argument("--source-root", default=REPO_ROOT, help="paths in comments are relative to this (the repo)")
-    parser.add_argument("--list-outputs", metavar="FILE.cmake",
-                        help="dry run: write the output lists as CMake variables and generate nothing")
+    parser.add_argument(
+        "--list-outputs",
+        metavar="FILE.cmake",
+        help="dry run: write the output lists as CMake variables and generate nothing",
+    )
     parser.add_argument("--stamp", metavar="FILE", help="touch FILE after a successful run (the build's OUTPUT)")
-    parser.add_argument("--yaml-parser", choices=("auto", "pyyaml", "builtin"), default="auto",
-                        help="auto: PyYAML when installed, else the built-in parser")
+    parser.add_argument(
+        "--yaml-parser",
+        choices=("auto", "pyyaml", "builtin"),
+        default="auto",
+        help="auto: PyYAML when installed, else the built-in parser",
+    )
     parser.add_argument("--verbose", action="store_true", help="name every file written")
     args = parser.parse_args(argv)
 
@@ -121,8 +150,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"codegen: wrote {rel}")
         for rel in removed:
             print(f"codegen: removed {rel}")
-    print(f"codegen: {len(plan.ops)} operators, {len(files)} files, {len(written)} rewritten"
-          + (f", {len(removed)} removed" if removed else ""))
+    print(
+        f"codegen: {len(plan.ops)} operators, {len(files)} files, {len(written)} rewritten"
+        + (f", {len(removed)} removed" if removed else "")
+    )
     if args.stamp:
         os.makedirs(os.path.dirname(os.path.abspath(args.stamp)), exist_ok=True)
         with open(args.stamp, "w", encoding="utf-8") as f:

@@ -5,13 +5,26 @@
 The grammar follows registry/schema_parser.cpp so that what the generator accepts also registers
 at run time. The C++ parser stays the authority: this one only has to read what ops.yaml holds.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Optional
 
-BASE_TYPES = ("Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "ScalarType", "Device",
-              "Layout", "MemoryFormat", "Generator")
+BASE_TYPES = (
+    "Tensor",
+    "int",
+    "SymInt",
+    "float",
+    "bool",
+    "str",
+    "Scalar",
+    "ScalarType",
+    "Device",
+    "Layout",
+    "MemoryFormat",
+    "Generator",
+)
 
 
 @dataclass(frozen=True)
@@ -142,19 +155,19 @@ class _Parser:
             return ""
         while _is_ident_char(self.peek()):
             self.pos += 1
-        return self.text[start:self.pos]
+        return self.text[start : self.pos]
 
     def describe(self) -> str:
         if self.at_end():
             return "end of input"
-        rest = self.text[self.pos:]
+        rest = self.text[self.pos :]
         for token in ("->", "..."):
             if rest.startswith(token):
                 return f"'{token}'"
         n = 0
         while n < len(rest) and _is_ident_char(rest[n]):
             n += 1
-        return f"'{rest[:max(n, 1)]}'"
+        return f"'{rest[: max(n, 1)]}'"
 
     # -- grammar ------------------------------------------------------------------------------
     def schema(self) -> FunctionSchema:
@@ -180,8 +193,9 @@ class _Parser:
         self.skip_space()
         if not self.at_end():
             raise self.fail(f"trailing characters after the returns: {self.describe()}")
-        return FunctionSchema(namespace, name, overload, tuple(arguments), tuple(returns), self.text,
-                              is_vararg, is_varret)
+        return FunctionSchema(
+            namespace, name, overload, tuple(arguments), tuple(returns), self.text, is_vararg, is_varret
+        )
 
     def arguments(self) -> tuple[list[Argument], bool]:
         self.skip_space()
@@ -295,7 +309,7 @@ class _Parser:
                 size_pos = self.pos
                 while self.peek().isdigit():
                     self.pos += 1
-                fixed_size = int(self.text[size_pos:self.pos])
+                fixed_size = int(self.text[size_pos : self.pos])
                 if fixed_size <= 0:
                     raise self.fail(f"bad list size '{fixed_size}': must be a positive integer", size_pos)
                 self.skip_space()
@@ -351,7 +365,7 @@ class _Parser:
                 end += 2 if self.text[end] == "\\" else 1
             if end >= len(self.text):
                 raise self.fail("unterminated string")
-            text = self.text[self.pos:end + 1]
+            text = self.text[self.pos : end + 1]
             self.pos = end + 1
             return DefaultValue("String", text)
         if c == "[":
@@ -360,8 +374,15 @@ class _Parser:
             return self.number()
         if _is_ident_start(c):
             word = self.identifier()
-            kind = ("None" if word == "None" else "Bool" if word in ("True", "False")
-                    else "Float" if word in ("inf", "nan") else "Identifier")
+            kind = (
+                "None"
+                if word == "None"
+                else "Bool"
+                if word in ("True", "False")
+                else "Float"
+                if word in ("inf", "nan")
+                else "Identifier"
+            )
             return DefaultValue(kind, word)
         raise self.fail(f"expected a default value, found {self.describe()}")
 
@@ -391,7 +412,7 @@ class _Parser:
         self.consume("-")
         word_pos = self.pos
         if self.identifier() in ("inf", "nan"):
-            return DefaultValue("Float", self.text[start:self.pos])
+            return DefaultValue("Float", self.text[start : self.pos])
         self.pos = word_pos
         is_float = False
         digits = 0
@@ -415,10 +436,10 @@ class _Parser:
         while _is_ident_char(self.peek()) or self.peek() == ".":
             bad = True
             self.pos += 1
-        text = self.text[start:self.pos]
+        text = self.text[start : self.pos]
         if bad:
             raise self.fail(f"invalid number '{text}'", start)
-        if not is_float and not -2**63 <= int(text) < 2**63:
+        if not is_float and not -(2**63) <= int(text) < 2**63:
             raise self.fail(f"integer default '{text}' is out of range", start)
         return DefaultValue("Float" if is_float else "Int", text)
 
@@ -439,12 +460,20 @@ class _Parser:
 
 def _fits(base: str, kind: str) -> bool:
     """Whether a single default of this kind can stand for a value of type `base`."""
-    return kind in {
-        "Tensor": (), "Generator": (),
-        "int": ("Int", "Identifier"), "SymInt": ("Int", "Identifier"),
-        "float": ("Float", "Int"), "bool": ("Bool",), "str": ("String",),
-        "Scalar": ("Int", "Float", "Bool"),
-        "ScalarType": ("Identifier", "Int"), "Layout": ("Identifier", "Int"),
-        "MemoryFormat": ("Identifier", "Int"),
-        "Device": ("Identifier", "String"),
-    }[base]
+    return (
+        kind
+        in {
+            "Tensor": (),
+            "Generator": (),
+            "int": ("Int", "Identifier"),
+            "SymInt": ("Int", "Identifier"),
+            "float": ("Float", "Int"),
+            "bool": ("Bool",),
+            "str": ("String",),
+            "Scalar": ("Int", "Float", "Bool"),
+            "ScalarType": ("Identifier", "Int"),
+            "Layout": ("Identifier", "Int"),
+            "MemoryFormat": ("Identifier", "Int"),
+            "Device": ("Identifier", "String"),
+        }[base]
+    )

@@ -1,4 +1,5 @@
 """Reads and validates ops.yaml: one OpEntry per `- func:` entry, with the line it starts on."""
+
 from __future__ import annotations
 
 import re
@@ -12,8 +13,18 @@ from .yaml_loader import YNode, load_yaml
 NAMESPACE = "glassbox"
 
 # engine/core/dispatch_key.h, in priority order: runtime keys, then alias keys.
-DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "AutogradCPU", "AutogradCUDA", "Trace", "Python", "Autograd",
-                 "CompositeImplicitAutograd", "CompositeExplicitAutograd")
+DISPATCH_KEYS = (
+    "CPU",
+    "CUDA",
+    "Meta",
+    "AutogradCPU",
+    "AutogradCUDA",
+    "Trace",
+    "Python",
+    "Autograd",
+    "CompositeImplicitAutograd",
+    "CompositeExplicitAutograd",
+)
 ENTRY_KEYS = ("func", "variants", "dispatch", "tags", "structured", "inplace", "inplace_variants", "out")
 # The keys of a structured entry's kernels, and the suffix of their generated kernel names.
 STRUCTURED_KEYS = (("CPU", "cpu"), ("CUDA", "cuda"), ("Meta", "meta"))
@@ -26,6 +37,7 @@ _CPP_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 class Structured:
     """An operator variant derived from a `structured:` entry: its kernels are generated, each the
     family's front end with one backend's compute and the entry's functor."""
+
     functor: str  # in glassbox::functors
     role: str  # "functional", "inplace" or "out"
     functional: str  # the entry's full name (add.Tensor)
@@ -77,8 +89,9 @@ def ops_from_tree(root: YNode, display: str) -> list[OpEntry]:
     if root.kind == "scalar" and root.value == "":
         return []
     if root.kind != "seq":
-        raise CodegenError(display, root.line,
-                           f"expected a list of operator entries ('- func: ...'), found {root.describe()}")
+        raise CodegenError(
+            display, root.line, f"expected a list of operator entries ('- func: ...'), found {root.describe()}"
+        )
     entries: list[OpEntry] = []
     first_seen: dict[str, int] = {}
     for node in root.value:
@@ -90,8 +103,11 @@ def ops_from_tree(root: YNode, display: str) -> list[OpEntry]:
         for entry in expanded:
             if entry.full_name in first_seen:
                 first = f"{display}:{first_seen[entry.full_name]}"
-                errors.add(CodegenError(display, entry.line,
-                                        f"duplicate operator {entry.full_name} (first declared at {first})"))
+                errors.add(
+                    CodegenError(
+                        display, entry.line, f"duplicate operator {entry.full_name} (first declared at {first})"
+                    )
+                )
                 continue
             first_seen[entry.full_name] = entry.line
             entries.append(entry)
@@ -132,8 +148,10 @@ def _entry(node: YNode, display: str) -> OpEntry:
     except SchemaError as e:
         raise fail(func.line, f"bad schema: {e.reason} at column {e.column} of '{func.value.strip()}'") from None
     if schema.namespace:
-        raise fail(func.line, f"write the schema without a namespace ('{schema.namespace}::' given): "
-                              f"every operator is in '{NAMESPACE}'")
+        raise fail(
+            func.line,
+            f"write the schema without a namespace ('{schema.namespace}::' given): every operator is in '{NAMESPACE}'",
+        )
     if schema.is_vararg or schema.is_varret:
         raise fail(func.line, f"{schema.full_name}: '...' schemas take boxed kernels only and have no C++ API")
 
@@ -145,7 +163,9 @@ def _entry(node: YNode, display: str) -> OpEntry:
     implicit = "dispatch" not in fields and "structured" not in fields
     if "structured" in fields:
         if "dispatch" in fields:
-            raise fail(node.key_lines["dispatch"], "a 'structured:' entry has no 'dispatch:' (its kernels are generated)")
+            raise fail(
+                node.key_lines["dispatch"], "a 'structured:' entry has no 'dispatch:' (its kernels are generated)"
+            )
     elif not implicit:
         dispatch = _dispatch(fields["dispatch"], node.key_lines["dispatch"], fail)
     else:
@@ -159,12 +179,16 @@ def _entry(node: YNode, display: str) -> OpEntry:
         self_arg = next((a for a in schema.arguments if a.name == "self"), None)
         t = self_arg.type if self_arg else None
         if t is None or t.base != "Tensor" or t.is_list or t.optional:
-            raise fail(line, f"{schema.full_name} has a method variant but no 'Tensor self' argument "
-                             "(a method is called on self)")
+            raise fail(
+                line,
+                f"{schema.full_name} has a method variant but no 'Tensor self' argument (a method is called on self)",
+            )
         if schema.is_out:
-            raise fail(line, f"{schema.full_name} is an out= overload (it writes keyword-only arguments "
-                             "{}); out= overloads have no method variant".format(
-                                 ", ".join(a.name for a in schema.out_arguments)))
+            raise fail(
+                line,
+                f"{schema.full_name} is an out= overload (it writes keyword-only arguments "
+                "{}); out= overloads have no method variant".format(", ".join(a.name for a in schema.out_arguments)),
+            )
     return OpEntry(schema, line, variants, tuple(dispatch), implicit, tags)
 
 
@@ -196,16 +220,20 @@ def _variants(node: YNode, key_line: int, fail) -> tuple[str, ...]:
 
 def _dispatch(node: YNode, key_line: int, fail) -> list[tuple[str, str]]:
     if node.kind != "map" or not node.value:
-        raise fail(key_line, "'dispatch' must be a mapping of dispatch key to kernel name, e.g. 'CPU: add_cpu' "
-                             "(leave it out for a CompositeImplicitAutograd kernel named after the operator)")
+        raise fail(
+            key_line,
+            "'dispatch' must be a mapping of dispatch key to kernel name, e.g. 'CPU: add_cpu' "
+            "(leave it out for a CompositeImplicitAutograd kernel named after the operator)",
+        )
     kernels: dict[str, tuple[str, int]] = {}
     for keys, kernel_node in node.value.items():  # type: ignore[union-attr]
         line = node.key_lines[keys]
         kernel = kernel_node.value.strip() if kernel_node.kind == "scalar" else ""  # type: ignore[union-attr]
         if not _CPP_IDENTIFIER.match(kernel):
             shown = kernel_node.value if kernel_node.kind == "scalar" else kernel_node.describe()
-            raise fail(line, f"the kernel for '{keys}' must be a C++ function name in glassbox::native, "
-                             f"found '{shown}'")
+            raise fail(
+                line, f"the kernel for '{keys}' must be a C++ function name in glassbox::native, found '{shown}'"
+            )
         for key in (k.strip() for k in keys.split(",")):  # "CPU, CUDA: kernel" registers one kernel twice
             if key not in DISPATCH_KEYS:
                 raise fail(line, f"unknown dispatch key '{key}' (keys: {', '.join(DISPATCH_KEYS)})")
@@ -248,7 +276,7 @@ def _derived_schema(schema: FunctionSchema, full_name: str, role: str) -> str:
             kwarg = True
         text = _argument_text(a)
         if role == "inplace" and a.name == "self":
-            text = f"Tensor(a!) self"
+            text = "Tensor(a!) self"
         args.append(text)
     if role == "out":
         if not kwarg:
@@ -264,23 +292,37 @@ def _structured(entry: OpEntry, node: YNode, display: str) -> list[OpEntry]:
     fields: dict[str, YNode] = node.value  # type: ignore[assignment]
     functor = _scalar(fields["structured"], node.key_lines["structured"], fail, "structured")
     if not _CPP_IDENTIFIER.match(functor):
-        raise fail(node.key_lines["structured"], f"'structured' names a functor in glassbox::functors, found '{functor}'")
+        raise fail(
+            node.key_lines["structured"], f"'structured' names a functor in glassbox::functors, found '{functor}'"
+        )
     schema = entry.schema
     tensors = [a for a in schema.arguments if a.type.base == "Tensor" and not a.type.is_list]
     returns_one_tensor = len(schema.returns) == 1 and str(schema.returns[0].type) == "Tensor"
-    if (schema.is_out or entry.name.endswith("_") or not tensors or tensors[0].type.optional
-            or not returns_one_tensor or any(a.is_write for a in schema.arguments)):
-        raise fail(entry.line, f"{entry.full_name}: a structured entry is the functional form: a Tensor argument "
-                               "first, one Tensor returned, nothing written")
+    if (
+        schema.is_out
+        or entry.name.endswith("_")
+        or not tensors
+        or tensors[0].type.optional
+        or not returns_one_tensor
+        or any(a.is_write for a in schema.arguments)
+    ):
+        raise fail(
+            entry.line,
+            f"{entry.full_name}: a structured entry is the functional form: a Tensor argument "
+            "first, one Tensor returned, nothing written",
+        )
     if "self" not in (a.name for a in schema.arguments) and fields.get("inplace") is None:
-        raise fail(entry.line, f"{entry.full_name}: an in-place form writes 'self', which this schema lacks "
-                               "(write 'inplace: none')")
+        raise fail(
+            entry.line,
+            f"{entry.full_name}: an in-place form writes 'self', which this schema lacks (write 'inplace: none')",
+        )
     stem = entry.name
     dispatch = tuple((key, f"{stem}_{suffix}") for key, suffix in STRUCTURED_KEYS)
     out = [replace(entry, dispatch=dispatch, structured=Structured(functor, "functional", entry.full_name, stem))]
 
-    def derived(key: str, default: str, role: str, kernels: tuple[tuple[str, str], ...], op_name: str,
-                variants: tuple[str, ...]) -> None:
+    def derived(
+        key: str, default: str, role: str, kernels: tuple[tuple[str, str], ...], op_name: str, variants: tuple[str, ...]
+    ) -> None:
         name = default
         if key in fields:
             name = _scalar(fields[key], node.key_lines[key], fail, key)
@@ -290,15 +332,36 @@ def _structured(entry: OpEntry, node: YNode, display: str) -> list[OpEntry]:
             derived_schema = parse_schema(_derived_schema(schema, name, role))
         except SchemaError as e:
             raise fail(node.key_lines.get(key, entry.line), f"bad {key} name '{name}': {e.reason}") from None
-        out.append(OpEntry(derived_schema, entry.line, variants, kernels, False, entry.tags,
-                           Structured(functor, role, entry.full_name, op_name)))
+        out.append(
+            OpEntry(
+                derived_schema,
+                entry.line,
+                variants,
+                kernels,
+                False,
+                entry.tags,
+                Structured(functor, role, entry.full_name, op_name),
+            )
+        )
 
     inplace_variants = entry.variants
     if "inplace_variants" in fields:
         inplace_variants = _variants(fields["inplace_variants"], node.key_lines["inplace_variants"], fail)
     overload = f".{entry.overload}" if entry.overload else ""
-    derived("inplace", f"{stem}_{overload}", "inplace", tuple((k, f"{stem}_{s}_") for k, s in STRUCTURED_KEYS),
-            f"{stem}_", inplace_variants)
-    derived("out", f"{stem}.out", "out", tuple((k, f"{stem}_out_{s}") for k, s in STRUCTURED_KEYS), f"{stem}.out",
-            ("function",))
+    derived(
+        "inplace",
+        f"{stem}_{overload}",
+        "inplace",
+        tuple((k, f"{stem}_{s}_") for k, s in STRUCTURED_KEYS),
+        f"{stem}_",
+        inplace_variants,
+    )
+    derived(
+        "out",
+        f"{stem}.out",
+        "out",
+        tuple((k, f"{stem}_out_{s}") for k, s in STRUCTURED_KEYS),
+        f"{stem}.out",
+        ("function",),
+    )
     return out

@@ -10,6 +10,7 @@ kernel that refuses inputs which require grad; operators without a derivative re
 raises when a backward pass reaches it (unless their result is not floating point: eq, argmax). One file per family, so an edit to one formula
 rebuilds one file.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,7 +20,7 @@ from typing import Optional
 from .api import Op, Param, Plan
 from .derivatives import DerivativeEntry
 from .errors import CodegenError, ErrorCollector
-from .render_common import location, params_decl, render_file, string_literal
+from .render_common import location, render_file, string_literal
 
 TENSOR = "const Tensor&"
 OPT_TENSOR = "const std::optional<Tensor>&"
@@ -31,13 +32,17 @@ _STORED = {
     "const Scalar&": ("Scalar", "const Scalar& {n} = {m};"),
     "const std::optional<Scalar>&": ("std::optional<Scalar>", "const std::optional<Scalar>& {n} = {m};"),
     "IntArrayRef": ("std::vector<int64_t>", "IntArrayRef {n} = {m};"),
-    "std::optional<IntArrayRef>": ("std::optional<std::vector<int64_t>>",
-                                   "std::optional<IntArrayRef> {n} = {m} ? std::optional<IntArrayRef>(*{m}) : std::nullopt;"),
+    "std::optional<IntArrayRef>": (
+        "std::optional<std::vector<int64_t>>",
+        "std::optional<IntArrayRef> {n} = {m} ? std::optional<IntArrayRef>(*{m}) : std::nullopt;",
+    ),
     "std::span<const double>": ("std::vector<double>", "std::span<const double> {n} = {m};"),
     "OptionalTensorList": ("std::vector<std::optional<Tensor>>", "OptionalTensorList {n} = {m};"),
     "std::string_view": ("std::string", "std::string_view {n} = {m};"),
-    "std::optional<std::string_view>": ("std::optional<std::string>",
-                                        "std::optional<std::string_view> {n} = {m} ? std::optional<std::string_view>(*{m}) : std::nullopt;"),
+    "std::optional<std::string_view>": (
+        "std::optional<std::string>",
+        "std::optional<std::string_view> {n} = {m} ? std::optional<std::string_view>(*{m}) : std::nullopt;",
+    ),
 }
 
 
@@ -82,11 +87,15 @@ def autograd_ops(plan: Plan) -> list[AutogradOp]:
             names = _names(key)
             for arg in names:
                 if arg not in tensor_args:
-                    errors.add(CodegenError(display, line, f"{name}: '{arg}' is not a tensor argument of "
-                                                           f"{op.entry.schema.text}"))
+                    errors.add(
+                        CodegenError(
+                            display, line, f"{name}: '{arg}' is not a tensor argument of {op.entry.schema.text}"
+                        )
+                    )
             if len(names) > 1 and lists & set(names):
-                errors.add(CodegenError(display, line, f"{name}: a formula for several inputs cannot include "
-                                                       "a tensor list"))
+                errors.add(
+                    CodegenError(display, line, f"{name}: a formula for several inputs cannot include a tensor list")
+                )
     errors.raise_if_any()
 
     numbering: dict[str, int] = {}
@@ -131,8 +140,12 @@ def _functional_entry(op: Op, by_name: dict[str, Op], entries: dict) -> Optional
         return _functional_name(op)
     for name in entries:
         other = by_name.get(name)
-        if (other is not None and other.entry.name == op.entry.name[:-1] and not other.entry.schema.is_out
-                and _signature(other) == _signature(op)):
+        if (
+            other is not None
+            and other.entry.name == op.entry.name[:-1]
+            and not other.entry.schema.is_out
+            and _signature(other) == _signature(op)
+        ):
             return name
     return None
 
@@ -170,13 +183,18 @@ def render_all(plan: Plan) -> dict[str, str]:
                 rendered_nodes.add(a.node)
             kernels.append(_kernel(plan, a))
         files[f"autograd/{base}.cpp"] = render_file(
-            "autograd_family.cpp", plan, base=base, nodes="\n".join(nodes), kernels="\n".join(kernels))
+            "autograd_family.cpp", plan, base=base, nodes="\n".join(nodes), kernels="\n".join(kernels)
+        )
     if ops:
         declarations = [f"{a.op.ret} {a.op.struct}_autograd({_kernel_params(a.op)});" for a in ops]
-        registrations = [f"  m.impl({string_literal(a.op.entry.full_name)}, &autograd_kernels::{a.op.struct}_autograd);"
-                         f"  // {location(plan, a.op)}" for a in ops]
-        files[REGISTER] = render_file("autograd_register.cpp", plan, declarations="\n".join(declarations),
-                                      registrations="\n".join(registrations))
+        registrations = [
+            f"  m.impl({string_literal(a.op.entry.full_name)}, &autograd_kernels::{a.op.struct}_autograd);"
+            f"  // {location(plan, a.op)}"
+            for a in ops
+        ]
+        files[REGISTER] = render_file(
+            "autograd_register.cpp", plan, declarations="\n".join(declarations), registrations="\n".join(registrations)
+        )
     return files
 
 
@@ -239,8 +257,10 @@ def _saved(a: AutogradOp) -> _Saved:
             diff.append(p)
         if _uses(formulas, p.schema_name):
             (inputs if is_tensor else values).append(p)
-        if is_tensor and (p.schema_name in with_formula or any(
-                _uses(formulas, f"{p.schema_name}_{m}") for m in ("sizes", "dtype", "numel"))):
+        if is_tensor and (
+            p.schema_name in with_formula
+            or any(_uses(formulas, f"{p.schema_name}_{m}") for m in ("sizes", "dtype", "numel"))
+        ):
             metadata.append(p)
         if p.type == TENSOR:
             geometry += [(p, m) for m in _GEOMETRY if _uses(formulas, f"{p.schema_name}_{m}")]
@@ -298,10 +318,15 @@ def _node(plan: Plan, a: AutogradOp) -> str:
             if p.type == TENSOR_LIST:
                 body.append(f"  const auto {p.schema_name}_{m} = autograd::{m}_of_list({x});")
             elif p.type == OPT_TENSOR:
-                body.append(f"  const auto {p.schema_name}_{m} = {x} ? {expr.format(x='(*' + x + ')')} : decltype({expr.format(x='(*' + x + ')')}){{}};")
+                body.append(
+                    f"  const auto {p.schema_name}_{m} = {x} ? {expr.format(x='(*' + x + ')')} : decltype({expr.format(x='(*' + x + ')')}){{}};"
+                )
             else:
-                body.append(f"  const auto& {p.schema_name}_{m} = {expr.format(x=x)};" if m != "numel"
-                            else f"  const int64_t {p.schema_name}_{m} = {expr.format(x=x)};")
+                body.append(
+                    f"  const auto& {p.schema_name}_{m} = {expr.format(x=x)};"
+                    if m != "numel"
+                    else f"  const int64_t {p.schema_name}_{m} = {expr.format(x=x)};"
+                )
     for p, m in s.geometry:
         body.append(f"  const auto& {p.schema_name}_{m} = {p.name}_{m}_;")
     for i in s.results:
@@ -319,47 +344,60 @@ def _node(plan: Plan, a: AutogradOp) -> str:
                 body.append(f"  if (autograd::any_should_compute(*this, slot, {p.name}_info_.size())) {{  // {line}")
                 body.append(f"    std::vector<Tensor> g = {formula};")
                 body.append(f"    for (size_t j = 0; j < {p.name}_info_.size(); ++j)")
-                body.append(f"      if (should_compute_output(slot + j)) out[slot + j] = autograd::to_input(g[j], {p.name}_info_[j]);")
+                body.append(
+                    f"      if (should_compute_output(slot + j)) out[slot + j] = autograd::to_input(g[j], {p.name}_info_[j]);"
+                )
                 body.append("  }")
                 body.append(f"  slot += {p.name}_info_.size();")
             else:
                 info = f"*{p.name}_info_" if p.type == OPT_TENSOR else f"{p.name}_info_"
-                body.append(f"  if (should_compute_output(slot)) out[slot] = autograd::to_input({formula}, {info});  // {line}")
+                body.append(
+                    f"  if (should_compute_output(slot)) out[slot] = autograd::to_input({formula}, {info});  // {line}"
+                )
                 body.append("  ++slot;")
     else:
         slot = {p.schema_name: i for i, p in enumerate(s.differentiable)}
-        info = {p.schema_name: (f"*{p.name}_info_" if p.type == OPT_TENSOR else f"{p.name}_info_") for p in s.differentiable}
+        info = {
+            p.schema_name: (f"*{p.name}_info_" if p.type == OPT_TENSOR else f"{p.name}_info_") for p in s.differentiable
+        }
         for key, formula in e.formulas.items():
             names = _names(key)
             line = f"{display}:{e.formula_lines[key]}"
             if len(names) == 1:
                 n = names[0]
-                body.append(f"  if (should_compute_output({slot[n]})) out[{slot[n]}] = autograd::to_input({formula}, {info[n]});  // {line}")
+                body.append(
+                    f"  if (should_compute_output({slot[n]})) out[{slot[n]}] = autograd::to_input({formula}, {info[n]});  // {line}"
+                )
                 continue
             wanted = " || ".join(f"should_compute_output({slot[n]})" for n in names)
             body.append(f"  if ({wanted}) {{  // {line}")
             body.append(f"    auto all = {formula};")
             for i, n in enumerate(names):
-                body.append(f"    if (should_compute_output({slot[n]})) out[{slot[n]}] = autograd::to_input(std::get<{i}>(all), {info[n]});")
+                body.append(
+                    f"    if (should_compute_output({slot[n]})) out[{slot[n]}] = autograd::to_input(std::get<{i}>(all), {info[n]});"
+                )
             body.append("  }")
     body.append("  return out;")
-    return "\n".join([
-        f"// {display}:{e.line}",
-        f"struct {a.node} final : autograd::Node {{",
-        f'  std::string name() const override {{ return "{a.node}"; }}',
-        "  autograd::variable_list apply(autograd::variable_list&& grads) override;",
-        "  void release_variables() override {" + (" " + " ".join(releases) + " }" if releases else " }"),
-        *members,
-        "};",
-        f"autograd::variable_list {a.node}::apply(autograd::variable_list&& grads) {{",
-        *body,
-        "}",
-        "",
-    ])
+    return "\n".join(
+        [
+            f"// {display}:{e.line}",
+            f"struct {a.node} final : autograd::Node {{",
+            f'  std::string name() const override {{ return "{a.node}"; }}',
+            "  autograd::variable_list apply(autograd::variable_list&& grads) override;",
+            "  void release_variables() override {" + (" " + " ".join(releases) + " }" if releases else " }"),
+            *members,
+            "};",
+            f"autograd::variable_list {a.node}::apply(autograd::variable_list&& grads) {{",
+            *body,
+            "}",
+            "",
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # The Autograd-key kernels.
+
 
 def _kernel_params(op: Op) -> str:
     return ", ".join(["DispatchKeySet ks"] + [f"{p.type} {p.name}" for p in op.params])
@@ -373,13 +411,18 @@ def _refusing_kernel(op: Op, head: str, redispatch: str, tensors: list[str]) -> 
     lines = [head, f"  if (!autograd::compute_requires_grad({', '.join(tensors)})) return {redispatch};"]
     if op.entry.name.endswith("_"):
         lines.append(f"  autograd::check_inplace(self, {name});")
-    lines += [f"  auto grad_fn = autograd::not_implemented_node({name}, autograd::collect_next_edges({', '.join(tensors)}));",
-              "  auto&& result = [&]() -> decltype(auto) {",
-              "    autograd::BelowAutogradGuard below;",
-              f"    return {redispatch};",
-              "  }();"]
-    lines.append("  if (autograd::any_floating_point(self)) autograd::rebase_history(self, grad_fn);"
-                 if op.entry.name.endswith("_") else "  autograd::set_not_implemented_history(result, grad_fn);")
+    lines += [
+        f"  auto grad_fn = autograd::not_implemented_node({name}, autograd::collect_next_edges({', '.join(tensors)}));",
+        "  auto&& result = [&]() -> decltype(auto) {",
+        "    autograd::BelowAutogradGuard below;",
+        f"    return {redispatch};",
+        "  }();",
+    ]
+    lines.append(
+        "  if (autograd::any_floating_point(self)) autograd::rebase_history(self, grad_fn);"
+        if op.entry.name.endswith("_")
+        else "  autograd::set_not_implemented_history(result, grad_fn);"
+    )
     lines += ["  return result;", "}", ""]
     return "\n".join(lines)
 
@@ -388,8 +431,14 @@ def _is_view_op(op: Op) -> bool:
     """A view operator: its one result aliases self without writing it (`Tensor(a) self -> Tensor(a)`)."""
     rets = op.entry.schema.returns
     selfs = [x for x in op.entry.schema.arguments if x.name == "self"]
-    return (len(rets) == 1 and rets[0].alias is not None and not rets[0].alias.is_write and bool(selfs)
-            and selfs[0].alias is not None and not op.entry.name.endswith("_"))
+    return (
+        len(rets) == 1
+        and rets[0].alias is not None
+        and not rets[0].alias.is_write
+        and bool(selfs)
+        and selfs[0].alias is not None
+        and not op.entry.name.endswith("_")
+    )
 
 
 def _kernel(plan: Plan, a: AutogradOp) -> str:
@@ -406,11 +455,13 @@ def _kernel(plan: Plan, a: AutogradOp) -> str:
         floating = " || ".join(f"autograd::any_floating_point({o})" for o in outs) or "true"
         # An out= form records nothing: with an input that requires grad it is refused, unless its
         # result cannot carry a gradient anyway (a comparison into a bool out=), as in PyTorch.
-        check = [f"  if (autograd::compute_requires_grad({', '.join(tensors)})) {{",
-                 f"    if ({floating}) autograd::throw_out_not_differentiable({string_literal(op.entry.full_name)});",
-                 "    autograd::BelowAutogradGuard below;",
-                 f"    return {redispatch};",
-                 "  }"]
+        check = [
+            f"  if (autograd::compute_requires_grad({', '.join(tensors)})) {{",
+            f"    if ({floating}) autograd::throw_out_not_differentiable({string_literal(op.entry.full_name)});",
+            "    autograd::BelowAutogradGuard below;",
+            f"    return {redispatch};",
+            "  }",
+        ]
         return "\n".join([head] + check + [f"  return {redispatch};", "}", ""])
 
     if a.kind == "not_implemented":
@@ -440,9 +491,15 @@ def _kernel(plan: Plan, a: AutogradOp) -> str:
             lines.append(f"    grad_fn->{p.name}_ = autograd::SavedVariable({p.name}, false);")
     for p in s.values:
         stored = _STORED.get(p.type)
-        value = f"{stored[0]}({p.name}.begin(), {p.name}.end())" if stored and stored[0].startswith("std::vector") \
-            else f"autograd::stored({p.name})" if stored and stored[0].startswith("std::optional<std::") \
-            else f"{stored[0]}({p.name})" if stored else p.name
+        value = (
+            f"{stored[0]}({p.name}.begin(), {p.name}.end())"
+            if stored and stored[0].startswith("std::vector")
+            else f"autograd::stored({p.name})"
+            if stored and stored[0].startswith("std::optional<std::")
+            else f"{stored[0]}({p.name})"
+            if stored
+            else p.name
+        )
         lines.append(f"    grad_fn->{p.name}_ = {value};")
     lines.append("  }")
     # A view operator's result is marked as a view of self even when nothing requires grad: an
@@ -450,8 +507,13 @@ def _kernel(plan: Plan, a: AutogradOp) -> str:
     view = _is_view_op(op)
     # The common case on the call path: nothing requires grad, so nothing below can record either.
     if view:
-        lines += ["  if (!grad_fn) {", f"    auto result = {redispatch};", "    autograd::set_view_of(result, self);",
-                  "    return result;", "  }"]
+        lines += [
+            "  if (!grad_fn) {",
+            f"    auto result = {redispatch};",
+            "    autograd::set_view_of(result, self);",
+            "    return result;",
+            "  }",
+        ]
     else:
         lines.append(f"  if (!grad_fn) return {redispatch};")
     lines.append("  auto&& result = [&]() -> decltype(auto) {")

@@ -1,4 +1,5 @@
 """What every renderer shares: templates, the banner, `// file:line` comments, parameter lists."""
+
 from __future__ import annotations
 
 import functools

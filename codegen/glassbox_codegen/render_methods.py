@@ -1,4 +1,5 @@
 """Tensor's method variants: TensorMethods.inc (declarations inside class Tensor) and TensorMethods.cpp."""
+
 from __future__ import annotations
 
 from .api import Op, Plan
@@ -34,7 +35,9 @@ def _member(plan: Plan, op: Op) -> str:
 def _definition(plan: Plan, op: Op) -> str:
     m = op.method
     assert m is not None
-    return (f"\n// {location(plan, op)}\n"
-            f"{op.ret} Tensor::{m.name}({params_decl(m.params)}) const {{\n"
-            f"  return ops::{op.struct}::call({', '.join(m.call_args)});\n"
-            "}\n")
+    return (
+        f"\n// {location(plan, op)}\n"
+        f"{op.ret} Tensor::{m.name}({params_decl(m.params)}) const {{\n"
+        f"  return ops::{op.struct}::call({', '.join(m.call_args)});\n"
+        "}\n"
+    )

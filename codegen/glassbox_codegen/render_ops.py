@@ -1,4 +1,5 @@
 """Per operator: glassbox/ops/<base>.h (typed handles + functions) and <base>.cpp; Functions.h."""
+
 from __future__ import annotations
 
 import re
@@ -17,8 +18,9 @@ def outputs(plan: Plan) -> list[str]:
 def render_all(plan: Plan) -> dict[str, str]:
     files = {
         "Types.h": render_file("Types.h", plan),
-        "Functions.h": render_file("Functions.h", plan,
-                                   includes="\n".join(f'#include "glassbox/ops/{b}.h"' for b in plan.bases)),
+        "Functions.h": render_file(
+            "Functions.h", plan, includes="\n".join(f'#include "glassbox/ops/{b}.h"' for b in plan.bases)
+        ),
     }
     for base, ops in plan.bases.items():
         files[f"{base}.h"] = _header(plan, base, ops)
@@ -43,11 +45,18 @@ def _header(plan: Plan, base: str, ops: list[Op]) -> str:
 
 
 def _struct(plan: Plan, op: Op) -> str:
-    text = render("op_struct.h", location=entry_ref(plan, op), struct=op.struct,
-                  function_type=_global_std(op.function_type), qualified_name=op.qualified_name,
-                  overload=op.entry.overload, schema_literal=string_literal(op.entry.schema.text),
-                  ret=_global_std(op.ret), params=_global_std(params_decl(op.params)),
-                  redispatch_params=_global_std(_redispatch_params(op)))
+    text = render(
+        "op_struct.h",
+        location=entry_ref(plan, op),
+        struct=op.struct,
+        function_type=_global_std(op.function_type),
+        qualified_name=op.qualified_name,
+        overload=op.entry.overload,
+        schema_literal=string_literal(op.entry.schema.text),
+        ret=_global_std(op.ret),
+        params=_global_std(params_decl(op.params)),
+        redispatch_params=_global_std(_redispatch_params(op)),
+    )
     arrays = [a for v in op.functions for a in v.arrays]
     if arrays:
         text += f"\n// Storage for the list defaults of {op.entry.full_name}.\n"
@@ -60,15 +69,31 @@ def _redispatch_params(op: Op) -> str:
 
 
 def _function(plan: Plan, op: Op, v: Variant) -> str:
-    return render("op_function.h", location=entry_ref(plan, op), ret=op.ret, name=v.name,
-                  params=params_decl(v.params, v.defaults), struct=op.struct, args=", ".join(v.call_args))
+    return render(
+        "op_function.h",
+        location=entry_ref(plan, op),
+        ret=op.ret,
+        name=v.name,
+        params=params_decl(v.params, v.defaults),
+        struct=op.struct,
+        args=", ".join(v.call_args),
+    )
 
 
 def _source(plan: Plan, base: str, ops: list[Op]) -> str:
     definitions = "".join(
-        render("op_definition.cpp", location=location(plan, op), ret=_global_std(op.ret), struct=op.struct,
-               params=_global_std(params_decl(op.params)), qualified_name=op.qualified_name, overload=op.entry.overload,
-               args=", ".join(p.name for p in op.params), redispatch_params=_global_std(_redispatch_params(op)),
-               redispatch_args=", ".join(["keys"] + [p.name for p in op.params]))
-        for op in ops)
+        render(
+            "op_definition.cpp",
+            location=location(plan, op),
+            ret=_global_std(op.ret),
+            struct=op.struct,
+            params=_global_std(params_decl(op.params)),
+            qualified_name=op.qualified_name,
+            overload=op.entry.overload,
+            args=", ".join(p.name for p in op.params),
+            redispatch_params=_global_std(_redispatch_params(op)),
+            redispatch_args=", ".join(["keys"] + [p.name for p in op.params]),
+        )
+        for op in ops
+    )
     return render_file("op.cpp", plan, base=base, definitions=definitions)

@@ -7,14 +7,14 @@ The families are spread over SHARDS files, python/bindings_<n>.cpp, by a stable 
 family's name: pybind11 is heavy to compile, so a file per family would cost more in headers than
 in bindings, while a change to one family still rewrites (and rebuilds) only its shard.
 """
+
 from __future__ import annotations
 
 import zlib
 
 from .api import Op, Param, Plan
 from .cpp_types import ArrayDefault, default_value
-from .render_common import entry_ref, render_file, string_literal
-
+from .render_common import render_file, string_literal
 
 SHARDS = 8
 
@@ -42,7 +42,8 @@ def render_all(plan: Plan) -> dict[str, str]:
     files = {}
     for n in range(SHARDS):
         files[f"python/bindings_{n}.cpp"] = render_file(
-            "python_shard.cpp", plan, shard=str(n), includes="\n".join(includes[n]), bindings="\n".join(shards[n]))
+            "python_shard.cpp", plan, shard=str(n), includes="\n".join(includes[n]), bindings="\n".join(shards[n])
+        )
     declarations = "\n".join(f"void bind_shard_{n}(py::module_& m, py::class_<Tensor>& tensor);" for n in range(SHARDS))
     calls = "\n".join(f"  bind_shard_{n}(m, tensor);" for n in range(SHARDS))
     files["python/bind_all.cpp"] = render_file("python_bind_all.cpp", plan, declarations=declarations, calls=calls)
@@ -112,13 +113,18 @@ def _binding(plan: Plan, op: Op, method: bool) -> str:
             kw_only_done = True
         default = _python_default(p, op)
         name = string_literal(p.schema_name)
-        args.append(f"py::arg_v({name}, {default}, {string_literal(_default_text(op, p))})" if default
-                    else f"py::arg({name})" + (".none(true)" if "optional" in p.type else ""))
+        args.append(
+            f"py::arg_v({name}, {default}, {string_literal(_default_text(op, p))})"
+            if default
+            else f"py::arg({name})" + (".none(true)" if "optional" in p.type else "")
+        )
     target = "tensor" if method else "m"
     pyname = op.entry.name
     extra = "".join(f", {a}" for a in args + [RELEASE_GIL])
-    return (f"  // {plan.display}: {op.entry.schema.text}\n"
-            f"  {target}.def({string_literal(pyname)}, []({lambda_params}) -> {ret} {{ {body} }}{extra});")
+    return (
+        f"  // {plan.display}: {op.entry.schema.text}\n"
+        f"  {target}.def({string_literal(pyname)}, []({lambda_params}) -> {ret} {{ {body} }}{extra});"
+    )
 
 
 def _takes_varargs(op: Op) -> bool:
@@ -133,24 +139,33 @@ def _takes_varargs(op: Op) -> bool:
 def _varargs_binding(plan: Plan, op: Op) -> str:
     listed = next(p for p in op.params if p.schema_name != "self" and not p.kwarg_only)
     keywords = [p for p in op.params if p.kwarg_only]
-    lambda_params = ", ".join(["const Tensor& self", "py::args items"] + [f"{_python_type(op, p)} {p.name}" for p in keywords])
+    lambda_params = ", ".join(
+        ["const Tensor& self", "py::args items"] + [f"{_python_type(op, p)} {p.name}" for p in keywords]
+    )
     ret = "Tensor" if op.ret == "Tensor&" else op.ret
     call = f"ops::{op.struct}::call({', '.join(p.name if p is not listed else 'ints' for p in op.params)})"
     message = string_literal(f"{op.entry.name}(): {listed.schema_name} must be ints, got ")
-    convert = ("std::vector<int64_t> ints; ints.reserve(items.size()); "
-               "for (const py::handle item : items) { if (!is_python_int(item)) throw py::type_error("
-               f"{message} + std::string(py::str(py::type::of(item).attr(\"__name__\")))); "
-               f"ints.push_back(int64_from_python(item, IntOverflow::TypeError, {string_literal(op.entry.name + '()')})); }} "
-               "python::ReleaseGil nogil; ")
+    convert = (
+        "std::vector<int64_t> ints; ints.reserve(items.size()); "
+        "for (const py::handle item : items) { if (!is_python_int(item)) throw py::type_error("
+        f'{message} + std::string(py::str(py::type::of(item).attr("__name__")))); '
+        f"ints.push_back(int64_from_python(item, IntOverflow::TypeError, {string_literal(op.entry.name + '()')})); }} "
+        "python::ReleaseGil nogil; "
+    )
     args = []
     for p in keywords:
         default = _python_default(p, op)
         name = string_literal(p.schema_name)
-        args.append(f"py::arg_v({name}, {default}, {string_literal(_default_text(op, p))})" if default
-                    else f"py::arg({name})" + (".none(true)" if "optional" in p.type else ""))
+        args.append(
+            f"py::arg_v({name}, {default}, {string_literal(_default_text(op, p))})"
+            if default
+            else f"py::arg({name})" + (".none(true)" if "optional" in p.type else "")
+        )
     extra = "".join(f", {a}" for a in args)
-    return (f"  // {plan.display}: {op.entry.schema.text} (ints one by one)\n"
-            f"  tensor.def({string_literal(op.entry.name)}, []({lambda_params}) -> {ret} {{ {convert}return {call}; }}{extra});")
+    return (
+        f"  // {plan.display}: {op.entry.schema.text} (ints one by one)\n"
+        f"  tensor.def({string_literal(op.entry.name)}, []({lambda_params}) -> {ret} {{ {convert}return {call}; }}{extra});"
+    )
 
 
 def _default_text(op: Op, p: Param) -> str:

@@ -1,4 +1,5 @@
 """Registration: RegisterSchema.cpp (m.def of every schema) and Register<Key>.cpp (m.impl per key)."""
+
 from __future__ import annotations
 
 from .api import Plan

@@ -2,6 +2,7 @@
 StructuredCPU.cpp, StructuredCUDA.cu and StructuredMeta.cpp. Each functional, in-place and out=
 kernel is one call of the front end, structured_pointwise<Functor, Compute>(...), which the
 Register<Key>.cpp files then register like any hand-written kernel."""
+
 from __future__ import annotations
 
 from .api import Op, Plan
@@ -34,8 +35,9 @@ def render_all(plan: Plan) -> dict[str, str]:
     for key, (file, header, compute) in BACKENDS.items():
         includes = "\n".join([f'#include "{header}"'] + [f'#include "glassbox/ops/native/{b}.h"' for b in bases])
         kernels = "".join(_kernel(plan, op, key, compute) for op in ops)
-        files[file] = render_file("StructuredKernels.cpp", plan, key=key, compute=compute, includes=includes,
-                                  kernels=kernels)
+        files[file] = render_file(
+            "StructuredKernels.cpp", plan, key=key, compute=compute, includes=includes, kernels=kernels
+        )
     return files
 
 

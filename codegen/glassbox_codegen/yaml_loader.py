@@ -6,6 +6,7 @@ built-in parser reads the subset that ops.yaml uses: block sequences and mapping
 comments. Both give the same tree. Every scalar is
 kept as the string it was written as (no int/bool conversion): the schema parser reads the text.
 """
+
 from __future__ import annotations
 
 import os
@@ -40,6 +41,7 @@ def parse_yaml(text: str, display: str, parser: str = "auto") -> YNode:
     if parser == "auto":
         try:
             import yaml  # noqa: F401
+
             parser = "pyyaml"
         except ImportError:
             parser = "builtin"
@@ -52,6 +54,7 @@ def parse_yaml(text: str, display: str, parser: str = "auto") -> YNode:
 
 # ---------------------------------------------------------------------------------------------
 # PyYAML: compose the node tree (which keeps start marks) and convert it.
+
 
 def _parse_with_pyyaml(text: str, display: str) -> YNode:
     import yaml
@@ -184,21 +187,21 @@ class _SubsetParser:
                 raise self.fail(line.number, f"expected 'key: value', found '{line.text}'")
             key = _unquote(m.group(1).strip())
             if key in values:
-                raise CodegenError(self.display, line.number,
-                                   f"duplicate key '{key}' (first on line {key_lines[key]})")
-            rest = line.text[m.end():].strip()
+                raise CodegenError(self.display, line.number, f"duplicate key '{key}' (first on line {key_lines[key]})")
+            rest = line.text[m.end() :].strip()
             self.pos += 1
             key_lines[key] = line.number
             if rest:
                 # A plain value may go on over more indented lines (a long schema): joined by spaces.
-                while (rest[0] not in "[{'\"" and self.pos < len(self.lines)
-                       and self.lines[self.pos].indent > indent):
+                while rest[0] not in "[{'\"" and self.pos < len(self.lines) and self.lines[self.pos].indent > indent:
                     rest += " " + self.lines[self.pos].text
                     self.pos += 1
                 values[key] = self.scalar(rest, line.number)
                 if self.pos < len(self.lines) and self.lines[self.pos].indent > indent:
-                    raise self.fail(self.lines[self.pos].number,
-                                    "a quoted or [flow] value must be on one line for the built-in YAML parser")
+                    raise self.fail(
+                        self.lines[self.pos].number,
+                        "a quoted or [flow] value must be on one line for the built-in YAML parser",
+                    )
             else:
                 values[key] = self.nested(indent, line.number, after_key=True)
         return YNode("map", values, start, key_lines)
@@ -217,8 +220,10 @@ class _SubsetParser:
         if text.startswith("["):
             return self.flow_list(text, number)
         if text[0] in "{&*!|>%@`":
-            raise self.fail(number, f"'{text[0]}' is not supported by the built-in YAML parser "
-                                    "(install PyYAML, or write a plain value)")
+            raise self.fail(
+                number,
+                f"'{text[0]}' is not supported by the built-in YAML parser (install PyYAML, or write a plain value)",
+            )
         if text[0] in "'\"":
             value, end = _quoted(text, 0)
             if value is None:
@@ -241,8 +246,8 @@ class _SubsetParser:
                 raise self.fail(number, "unterminated flow list (write it on one line: [a, b])")
             c = text[i]
             if c == "]":
-                if text[i + 1:].strip():
-                    raise self.fail(number, f"unexpected text after ']': '{text[i + 1:].strip()}'")
+                if text[i + 1 :].strip():
+                    raise self.fail(number, f"unexpected text after ']': '{text[i + 1 :].strip()}'")
                 return YNode("seq", items, number)
             if c in "[{":
                 raise self.fail(number, "nested collections are not supported by the built-in YAML parser")
@@ -290,7 +295,7 @@ def _quoted(text: str, start: int) -> tuple[str | None, int]:
     while i < len(text):
         c = text[i]
         if q == "'" and c == "'":
-            if text[i + 1: i + 2] == "'":
+            if text[i + 1 : i + 2] == "'":
                 out.append("'")
                 i += 2
                 continue

@@ -32,8 +32,9 @@ void set_requires_grad(const Tensor& t, bool requires_grad) {
   AutogradMeta* m = autograd_meta(t);
   if (m && m->grad_fn_) {
     if (requires_grad) return;
-    throw Error("requires_grad_: you can only change requires_grad flags of leaf variables. If you want to use a "
-                "computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+    throw Error(
+        "requires_grad_: you can only change requires_grad flags of leaf variables. If you want to use a "
+        "computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
   }
   if (requires_grad && !is_floating_point(t.dtype()))
     throw Error(std::string("requires_grad_: only Tensors of floating point dtype can require gradients, got ") +

@@ -84,7 +84,8 @@ Tensor detach(const Tensor& t);
 inline bool any_requires_grad(const Tensor& t) { return requires_grad(t); }
 inline bool any_requires_grad(const std::optional<Tensor>& t) { return t && requires_grad(*t); }
 inline bool any_requires_grad(TensorList l) {
-  for (const Tensor& t : l) if (requires_grad(t)) return true;
+  for (const Tensor& t : l)
+    if (requires_grad(t)) return true;
   return false;
 }
 template <class... Ts>

@@ -43,8 +43,8 @@ Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const
     // gelu'' = (1 - t^2) u' + x/2 (1 - t^2) (u'' - 2 t u'^2), u' = k (1 + 3c x^2), u'' = 6 k c x.
     const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
     const Tensor x2 = glassbox::mul(self, self);
-    const Tensor t = glassbox::tanh(glassbox::mul(glassbox::add(self, glassbox::mul(glassbox::mul(x2, self), Scalar(c))),
-                                                  Scalar(k)));
+    const Tensor t = glassbox::tanh(
+        glassbox::mul(glassbox::add(self, glassbox::mul(glassbox::mul(x2, self), Scalar(c))), Scalar(k)));
     const Tensor sech2 = one_minus(glassbox::mul(t, t), 1.0);
     const Tensor du = glassbox::mul(glassbox::add(glassbox::mul(x2, Scalar(3 * c)), Scalar(1.0)), Scalar(k));
     const Tensor d2u = glassbox::mul(self, Scalar(6 * k * c));
@@ -64,7 +64,8 @@ Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const
 Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim) {
   const Tensor go_dot_y = glassbox::sum(glassbox::mul(grad_output, output), IntArrayRef{dim}, true);
   const Tensor grad_dot_y = glassbox::sum(glassbox::mul(grad, output), IntArrayRef{dim}, true);
-  return glassbox::sub(glassbox::mul(grad, glassbox::sub(grad_output, go_dot_y)), glassbox::mul(grad_output, grad_dot_y));
+  return glassbox::sub(glassbox::mul(grad, glassbox::sub(grad_output, go_dot_y)),
+                       glassbox::mul(grad_output, grad_dot_y));
 }
 
 // log_softmax's backward is go - p sum(go), p = exp(output): for go, grad - sum(grad p).

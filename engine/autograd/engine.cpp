@@ -18,7 +18,9 @@ namespace {
 // The root of a backward pass: hands the given gradients to the outputs' nodes.
 class GraphRoot final : public Node {
  public:
-  GraphRoot(std::vector<Edge> edges, variable_list grads) : grads_(std::move(grads)) { set_next_edges(std::move(edges)); }
+  GraphRoot(std::vector<Edge> edges, variable_list grads) : grads_(std::move(grads)) {
+    set_next_edges(std::move(edges));
+  }
   std::string name() const override { return "GraphRoot"; }
   variable_list apply(variable_list&&) override { return grads_; }
 
@@ -60,14 +62,14 @@ void check_gradient(const Node& node, size_t i, const Tensor& g) {
   const InputMetadata& m = node.input_metadata()[i];
   if (g.sizes() != m.sizes)
     throw Error("backward: Function " + node.name() + " received a gradient of shape " + shape_to_string(g.sizes()) +
-                     " for its input " + std::to_string(i) + ", expected shape " + shape_to_string(m.sizes));
+                " for its input " + std::to_string(i) + ", expected shape " + shape_to_string(m.sizes));
 }
 
 std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs, bool keep_graph,
                         bool create_graph, const std::vector<Tensor>* inputs, bool allow_unused) {
   if (!grad_outputs.empty() && grad_outputs.size() != outputs.size())
     throw Error("backward: got " + std::to_string(grad_outputs.size()) + " gradients for " +
-                     std::to_string(outputs.size()) + " tensors");
+                std::to_string(outputs.size()) + " tensors");
   std::vector<Edge> root_edges;
   variable_list root_grads;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -83,7 +85,7 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
       g = glassbox::ones(out.sizes(), out.dtype(), out.device());
     } else if (g.sizes() != out.sizes()) {
       throw Error("backward: the gradient's shape " + shape_to_string(g.sizes()) +
-                       " does not match the output's shape " + shape_to_string(out.sizes()));
+                  " does not match the output's shape " + shape_to_string(out.sizes()));
     }
     root_edges.push_back(std::move(edge));
     root_grads.push_back(std::move(g));
@@ -150,7 +152,8 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
       if (i < results.size() && results[i].defined()) {
         check_gradient(*next, e.input_nr, results[i]);
         variable_list& buffer = buffers[next];
-        if (buffer.size() <= e.input_nr) buffer.resize(next->num_inputs() > e.input_nr ? next->num_inputs() : e.input_nr + 1);
+        if (buffer.size() <= e.input_nr)
+          buffer.resize(next->num_inputs() > e.input_nr ? next->num_inputs() : e.input_nr + 1);
         buffer[e.input_nr] = accumulate(buffer[e.input_nr], results[i]);
       }
       if (--dependencies[next] == 0) ready.push(e.function);
@@ -159,8 +162,9 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
   if (inputs && !allow_unused) {
     for (size_t i = 0; i < captured.size(); ++i)
       if (!captured[i].defined())
-        throw Error("One of the differentiated Tensors (input " + std::to_string(i) +
-                    ") appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.");
+        throw Error(
+            "One of the differentiated Tensors (input " + std::to_string(i) +
+            ") appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.");
   }
   return captured;
 }

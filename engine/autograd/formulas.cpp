@@ -15,7 +15,7 @@ Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
   const int64_t lead = grad.dim() - static_cast<int64_t>(sizes.size());
   if (lead < 0)
     throw Error("sum_to: gradient of shape " + shape_to_string(grad.sizes()) + " has fewer dimensions than " +
-                     shape_to_string(sizes));
+                shape_to_string(sizes));
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
   for (size_t i = 0; i < sizes.size(); ++i)
@@ -38,7 +38,6 @@ Tensor maybe_multiply(const Tensor& grad, const Scalar& s) {
   if (s.is_floating_point() && s.to_double() == 1.0) return grad;
   return glassbox::mul(grad, s);
 }
-
 
 Tensor zeros_like_grad(const Tensor& grad) { return glassbox::zeros(grad.sizes(), grad.dtype(), grad.device()); }
 
@@ -63,7 +62,6 @@ Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim,
   glassbox::copy_(row, grad);
   return out;
 }
-
 
 namespace {
 std::vector<bool> reduced_mask(IntArrayRef sizes, std::optional<IntArrayRef> dims) {
@@ -93,7 +91,6 @@ int64_t reduced_count(IntArrayRef input_sizes, std::optional<IntArrayRef> dims) 
   return n;
 }
 
-
 Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, OptionalTensorList indices) {
   return glassbox::index_put(glassbox::zeros(input_sizes, grad.dtype(), grad.device()), indices, grad, true);
 }
@@ -120,7 +117,6 @@ Tensor masked_sum(const Tensor& grad, const Tensor& mask) {
   return sum_to(glassbox::mul(grad, mask), {});  // a bool mask promotes to grad's dtype
 }
 
-
 std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<DimVector>& sizes, int64_t dim) {
   std::vector<Tensor> out;
   const int64_t d = dim < 0 ? dim + grad.dim() : dim;
@@ -142,7 +138,6 @@ Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims) {
   for (int64_t s : shifts) negated.push_back(-s);
   return glassbox::roll(grad, negated, dims);
 }
-
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
   Tensor d = glassbox::mul(exponent, glassbox::pow(self, glassbox::sub(exponent, wrap_scalar(Scalar(1.0)))));
@@ -178,7 +173,6 @@ Tensor select_larger(const Tensor& grad, const Tensor& a, const Tensor& b) {
   return glassbox::where(glassbox::gt(a, b), grad, half);
 }
 
-
 namespace {
 // t with the reduced dims put back (size 1) when the reduction dropped them.
 Tensor unsqueeze_reduced(const Tensor& t, IntArrayRef input_sizes, std::optional<IntArrayRef> dims, bool keepdim) {
@@ -205,8 +199,10 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
   Tensor is_zero = glassbox::eq(self, Scalar(0.0));
   // The product of the non-zero elements, and how many zeros each reduction saw.
   Tensor nonzero = glassbox::where(is_zero, Scalar(1.0), self);
-  Tensor zeros_seen = dim ? glassbox::sum(is_zero, dims, true) : glassbox::sum(is_zero).reshape(std::vector<int64_t>(self.dim(), 1));
-  Tensor others = dim ? glassbox::prod(nonzero, *dim, true) : glassbox::prod(nonzero).reshape(std::vector<int64_t>(self.dim(), 1));
+  Tensor zeros_seen =
+      dim ? glassbox::sum(is_zero, dims, true) : glassbox::sum(is_zero).reshape(std::vector<int64_t>(self.dim(), 1));
+  Tensor others =
+      dim ? glassbox::prod(nonzero, *dim, true) : glassbox::prod(nonzero).reshape(std::vector<int64_t>(self.dim(), 1));
   Tensor no_zero = glassbox::div(r, glassbox::where(is_zero, Scalar(1.0), self));
   Tensor one_zero = glassbox::where(is_zero, others, Scalar(0.0));
   Tensor d = glassbox::where(glassbox::eq(zeros_seen, Scalar(0)), no_zero,
@@ -218,8 +214,8 @@ Tensor extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& re
   Tensor g = unsqueeze_reduced(grad, self.sizes(), dims, keepdim);
   Tensor r = unsqueeze_reduced(result, self.sizes(), dims, keepdim);
   Tensor hit = glassbox::eq(self, r).to(grad.dtype());
-  Tensor count = dims.empty() ? glassbox::sum(hit).reshape(std::vector<int64_t>(self.dim(), 1))
-                              : glassbox::sum(hit, dims, true);
+  Tensor count =
+      dims.empty() ? glassbox::sum(hit).reshape(std::vector<int64_t>(self.dim(), 1)) : glassbox::sum(hit, dims, true);
   return glassbox::div(glassbox::mul(g, hit), count);
 }
 
@@ -245,7 +241,8 @@ Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArr
   return glassbox::mul(g, glassbox::mul(centered, Scalar(2.0 / (static_cast<double>(n) - c))));
 }
 
-Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims, bool keepdim) {
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims,
+                          bool keepdim) {
   Tensor g = unsqueeze_reduced(grad, self.sizes(), dims, keepdim);
   Tensor r = unsqueeze_reduced(result, self.sizes(), dims, keepdim);
   return glassbox::mul(g, glassbox::exp(glassbox::sub(self, r)));

@@ -14,7 +14,6 @@ Tensor to_input(const Tensor& grad, const InputMetadata& input);
 // grad * s, skipping the multiplication when s is 1.
 Tensor maybe_multiply(const Tensor& grad, const Scalar& s);
 
-
 // Zeros shaped like grad (the gradient of an input whose value was overwritten).
 Tensor zeros_like_grad(const Tensor& grad);
 // The gradient of permute(dims): grad permuted back by the inverse permutation.
@@ -24,13 +23,11 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, 
                       std::optional<int64_t> end, int64_t step);
 Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t index);
 
-
 // The gradient of a sum over dims (all dims when dims is empty or absent): grad with the reduced
 // dims put back (when keepdim was false) and expanded to the input's shape.
 Tensor sum_backward(const Tensor& grad, IntArrayRef input_sizes, std::optional<IntArrayRef> dims, bool keepdim);
 // The number of elements a reduction over dims combined (mean's divisor).
 int64_t reduced_count(IntArrayRef input_sizes, std::optional<IntArrayRef> dims);
-
 
 // Gradients of the indexing ops: grad put back where the forward read from (adding repeats).
 Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, OptionalTensorList indices);
@@ -41,13 +38,11 @@ Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index
 // The sum of grad where mask is set (the gradient of masked_fill's 0-d value).
 Tensor masked_sum(const Tensor& grad, const Tensor& mask);
 
-
 // cat's gradient: grad cut back into the inputs' pieces along dim (skipped 1-d empty inputs get
 // empty gradients).
 std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<DimVector>& sizes, int64_t dim);
 // roll's gradient: grad rolled back by the negated shifts.
 Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims);
-
 
 // pow's gradients: exponent * self^(exponent - 1) (0 where the exponent is 0), and
 // result * log(self) (0 where self is 0 and the exponent is not negative).
@@ -60,7 +55,6 @@ Tensor clamp_backward_min(const Tensor& grad, const Tensor& self, const std::opt
 Tensor clamp_backward_max(const Tensor& grad, const Tensor& self, const std::optional<Tensor>& max);
 // maximum/minimum: grad where a wins over b, half of it where they tie.
 Tensor select_larger(const Tensor& grad, const Tensor& a, const Tensor& b);
-
 
 // prod's gradient, exact with zeros: the product of the other elements.
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, std::optional<int64_t> dim,
@@ -76,7 +70,6 @@ Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArr
 Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims, bool keepdim);
 Tensor l1_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction);
 
-
 // unfold's gradient: each window element's gradient added back at the input position it was read
 // from (windows overlap when step < size).
 Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step);
@@ -86,7 +79,6 @@ Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim,
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
                            int64_t input_storage_offset, IntArrayRef size, IntArrayRef stride,
                            std::optional<int64_t> storage_offset);
-
 
 // Second derivatives: the gradients of the activation, softmax and loss backward operators with
 // respect to their non-gradient input (the gradient input is linear and reuses the operator).

@@ -17,7 +17,8 @@ class NotImplementedBackward final : public Node {
   explicit NotImplementedBackward(std::string op) : op_(std::move(op)) {}
   std::string name() const override { return "NotImplemented"; }
   variable_list apply(variable_list&&) override {
-    throw Error("the derivative for '" + op_ + "' is not implemented (a gradient reached it through an input that "
+    throw Error("the derivative for '" + op_ +
+                "' is not implemented (a gradient reached it through an input that "
                 "requires grad; call it on .detach()ed inputs or under no_grad() if none should flow through it)");
   }
 
@@ -34,10 +35,8 @@ std::shared_ptr<Node> not_implemented_node(const char* op, std::vector<Edge> nex
 
 void set_not_implemented_history(const Tensor& result, const std::shared_ptr<Node>& node) {
   if (!result.defined()) return;
-  if (is_floating_point(result.dtype()))
-    set_history(result, node);
-  else
-    node->add_input_metadata(result);  // keeps the output slots in step; no gradient flows from it
+  if (is_floating_point(result.dtype())) set_history(result, node);
+  else node->add_input_metadata(result);  // keeps the output slots in step; no gradient flows from it
 }
 
 Tensor clone_original_self(const Tensor& self) { return glassbox::clone(self); }

@@ -30,11 +30,12 @@ void SavedVariable::reset() {
 
 Tensor SavedVariable::unpack(const Node& by) const {
   if (released_)
-    throw Error("Trying to backward through the graph a second time (or directly access saved tensors after they "
-                "have already been freed). Saved intermediate values of the graph are freed when you call "
-                ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
-                "a second time or if you need to access saved tensors after calling backward. (node: " +
-                by.name() + ")");
+    throw Error(
+        "Trying to backward through the graph a second time (or directly access saved tensors after they "
+        "have already been freed). Saved intermediate values of the graph are freed when you call "
+        ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
+        "a second time or if you need to access saved tensors after calling backward. (node: " +
+        by.name() + ")");
   if (!data_.defined()) return data_;
   const uint64_t now = version_of(data_);
   if (now != saved_version_)

@@ -20,7 +20,7 @@ Tensor Tensor::grad() const {
 void Tensor::set_grad(const Tensor& grad) const {
   if (grad.defined() && grad.sizes() != sizes())
     throw Error("assigned grad has shape " + shape_to_string(grad.sizes()) + " but the tensor has shape " +
-                     shape_to_string(sizes()));
+                shape_to_string(sizes()));
   autograd::materialize_autograd_meta(*this).grad_ = grad;
 }
 

@@ -25,7 +25,8 @@ bool non_overlapping(const ViewGeometry& g) {
     if (g.sizes[d] == 0) return true;
     if (g.sizes[d] > 1) dims.push_back(d);
   }
-  std::sort(dims.begin(), dims.end(), [&](size_t a, size_t b) { return std::abs(g.strides[a]) < std::abs(g.strides[b]); });
+  std::sort(dims.begin(), dims.end(),
+            [&](size_t a, size_t b) { return std::abs(g.strides[a]) < std::abs(g.strides[b]); });
   int64_t reach = 0;  // the farthest position the dims so far get to from the first element
   for (size_t d : dims) {
     const int64_t stride = std::abs(g.strides[d]);

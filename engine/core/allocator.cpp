@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <utility>
 #include <mutex>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/core/error.h"
@@ -72,7 +72,9 @@ struct BigBlock {
 // threads read them for stats(). A locked add costs as much as a third of a small allocation.
 struct ThreadCounts {
   std::atomic<int64_t> allocations{0}, frees{0};
-  void count_allocation() { allocations.store(allocations.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  void count_allocation() {
+    allocations.store(allocations.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   void count_free() { frees.store(frees.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 };
 
@@ -191,8 +193,8 @@ void* CPUAllocator::allocate(size_t nbytes) {
   if (!p) p = big ? map_big_block(mapped_length(rounded)) : std::aligned_alloc(kAlign, rounded);
   if (!p) throw Error("CPU allocator: out of memory allocating " + std::to_string(nbytes) + " bytes");
   // live_bytes_ stays one shared counter: the peak needs the total at every allocation.
-  const int64_t live = live_bytes_.fetch_add(static_cast<int64_t>(nbytes), std::memory_order_relaxed) +
-                       static_cast<int64_t>(nbytes);
+  const int64_t live =
+      live_bytes_.fetch_add(static_cast<int64_t>(nbytes), std::memory_order_relaxed) + static_cast<int64_t>(nbytes);
   if (state) state->counts.count_allocation();
   else count_retired(true);
   int64_t peak = peak_bytes_.load(std::memory_order_relaxed);

@@ -24,8 +24,9 @@ class ArrayRef {
   constexpr ArrayRef(std::initializer_list<T> list) : data_(list.begin()), size_(list.size()) {}
 #pragma GCC diagnostic pop
   // Any contiguous container: std::vector, std::array, DimVector, std::span, ...
-  template <class C, class = std::enable_if_t<!std::is_same_v<std::remove_cvref_t<C>, ArrayRef> &&
-                                              std::is_convertible_v<decltype(std::declval<const C&>().data()), const T*>>>
+  template <class C,
+            class = std::enable_if_t<!std::is_same_v<std::remove_cvref_t<C>, ArrayRef> &&
+                                     std::is_convertible_v<decltype(std::declval<const C&>().data()), const T*>>>
   constexpr ArrayRef(const C& c) : data_(c.data()), size_(c.size()) {}
   constexpr ArrayRef(std::span<const T> s) : data_(s.data()), size_(s.size()) {}
   template <size_t N>

@@ -8,8 +8,17 @@ namespace glassbox {
 
 namespace {
 constexpr std::array<std::string_view, kNumKeys> kKeyNames = {
-    "Undefined", "CPU", "CUDA", "Meta", "AutogradCPU", "AutogradCUDA", "Trace", "Python",
-    "Autograd", "CompositeImplicitAutograd", "CompositeExplicitAutograd",
+    "Undefined",
+    "CPU",
+    "CUDA",
+    "Meta",
+    "AutogradCPU",
+    "AutogradCUDA",
+    "Trace",
+    "Python",
+    "Autograd",
+    "CompositeImplicitAutograd",
+    "CompositeExplicitAutograd",
 };
 }  // namespace
 

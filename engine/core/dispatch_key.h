@@ -13,16 +13,16 @@ enum class DispatchKey : uint8_t {
   // Runtime keys, lowest priority first.
   CPU,
   CUDA,
-  Meta,          // shape and dtype only, no data
+  Meta,  // shape and dtype only, no data
   AutogradCPU,
   AutogradCUDA,
-  Trace,         // records calls, then redispatches
-  Python,        // kernels registered from Python
+  Trace,   // records calls, then redispatches
+  Python,  // kernels registered from Python
   EndOfRuntimeKeys,
   // Alias keys: registration only, never in a DispatchKeySet.
-  Autograd = EndOfRuntimeKeys,   // -> AutogradCPU, AutogradCUDA
-  CompositeImplicitAutograd,     // -> every backend and autograd key ("math kernel")
-  CompositeExplicitAutograd,     // -> every backend key ("default backend kernel")
+  Autograd = EndOfRuntimeKeys,  // -> AutogradCPU, AutogradCUDA
+  CompositeImplicitAutograd,    // -> every backend and autograd key ("math kernel")
+  CompositeExplicitAutograd,    // -> every backend key ("default backend kernel")
   EndOfKeys,
 };
 
@@ -33,9 +33,7 @@ constexpr int index_of(DispatchKey k) { return static_cast<int>(k); }
 constexpr bool is_runtime_key(DispatchKey k) {
   return k != DispatchKey::Undefined && k < DispatchKey::EndOfRuntimeKeys;
 }
-constexpr bool is_alias_key(DispatchKey k) {
-  return k >= DispatchKey::EndOfRuntimeKeys && k < DispatchKey::EndOfKeys;
-}
+constexpr bool is_alias_key(DispatchKey k) { return k >= DispatchKey::EndOfRuntimeKeys && k < DispatchKey::EndOfKeys; }
 constexpr bool is_backend_key(DispatchKey k) {
   return k == DispatchKey::CPU || k == DispatchKey::CUDA || k == DispatchKey::Meta;
 }

@@ -23,9 +23,7 @@ class DispatchKeySet {
     return s;
   }
   // Every runtime key.
-  static constexpr DispatchKeySet all() {
-    return from_bits(((uint64_t{1} << kNumRuntimeKeys) - 1) & ~uint64_t{1});
-  }
+  static constexpr DispatchKeySet all() { return from_bits(((uint64_t{1} << kNumRuntimeKeys) - 1) & ~uint64_t{1}); }
 
   constexpr uint64_t bits() const { return bits_; }
   constexpr bool empty() const { return bits_ == 0; }
@@ -43,9 +41,7 @@ class DispatchKeySet {
     return bits_ == 0 ? DispatchKey::Undefined : static_cast<DispatchKey>(63 - std::countl_zero(bits_));
   }
   // The keys strictly below k: what a kernel at key k redispatches to.
-  constexpr DispatchKeySet below(DispatchKey k) const {
-    return from_bits(bits_ & ((uint64_t{1} << index_of(k)) - 1));
-  }
+  constexpr DispatchKeySet below(DispatchKey k) const { return from_bits(bits_ & ((uint64_t{1} << index_of(k)) - 1)); }
 
   // "DispatchKeySet(CPU, AutogradCPU)", lowest key first.
   std::string to_string() const;

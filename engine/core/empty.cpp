@@ -11,7 +11,9 @@ namespace {
 std::array<std::atomic<Allocator*>, 3> g_allocators{&cpu_allocator(), nullptr, nullptr};
 }  // namespace
 
-void register_allocator(DeviceType type, Allocator* allocator) { g_allocators[static_cast<int>(type)].store(allocator); }
+void register_allocator(DeviceType type, Allocator* allocator) {
+  g_allocators[static_cast<int>(type)].store(allocator);
+}
 
 Allocator& allocator_for(DeviceType type) {
   Allocator* a = g_allocators[static_cast<int>(type)].load();
@@ -24,9 +26,7 @@ Allocator& allocator_for(DeviceType type) {
 
 namespace {
 // A meta tensor's storage has a size and no memory, so views of it are bounds-checked as on the CPU.
-Allocator* memory_for(Device device) {
-  return device.type == DeviceType::Meta ? nullptr : &allocator_for(device.type);
-}
+Allocator* memory_for(Device device) { return device.type == DeviceType::Meta ? nullptr : &allocator_for(device.type); }
 }  // namespace
 
 Tensor empty_strided_tensor(std::span<const int64_t> sizes, std::span<const int64_t> strides, ScalarType dtype,
@@ -53,7 +53,8 @@ Tensor empty_tensor(std::span<const int64_t> sizes, ScalarType dtype, Device dev
   if (__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &nbytes))
     throw Error("empty: the tensor would need more bytes than int64 can count");
   Storage storage = Storage::make(static_cast<size_t>(nbytes), memory_for(device), device);
-  return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), default_key_set(device.type), dtype, device, sizes));
+  return Tensor(
+      intrusive_ptr<TensorImpl>::make(std::move(storage), default_key_set(device.type), dtype, device, sizes));
 }
 
 Tensor wrap_scalar(const Scalar& s) {

@@ -52,8 +52,8 @@ std::string str_cat(const Parts&... parts) {
 }  // namespace glassbox
 
 // GB_CHECK(cond, parts...) throws glassbox::Error with the parts streamed together.
-#define GB_CHECK(cond, ...)                                                   \
-  do {                                                                        \
-    if (!(cond)) [[unlikely]]                                                 \
-      throw ::glassbox::Error(::glassbox::detail::str_cat(__VA_ARGS__));      \
+#define GB_CHECK(cond, ...)                                              \
+  do {                                                                   \
+    if (!(cond)) [[unlikely]]                                            \
+      throw ::glassbox::Error(::glassbox::detail::str_cat(__VA_ARGS__)); \
   } while (0)

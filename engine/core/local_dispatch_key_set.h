@@ -12,8 +12,7 @@ struct LocalDispatchKeySet {
 
 namespace detail {
 // initial-exec: a call reads this with one instruction instead of a __tls_get_addr call.
-extern constinit thread_local LocalDispatchKeySet tls_local_dispatch_key_set
-    __attribute__((tls_model("initial-exec")));
+extern constinit thread_local LocalDispatchKeySet tls_local_dispatch_key_set __attribute__((tls_model("initial-exec")));
 }  // namespace detail
 
 inline const LocalDispatchKeySet& local_dispatch_key_set() { return detail::tls_local_dispatch_key_set; }

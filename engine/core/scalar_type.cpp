@@ -11,9 +11,16 @@ struct TypeInfo {
   bool floating;
 };
 constexpr std::array<TypeInfo, kNumScalarTypes> kTypes = {{
-    {"float32", true}, {"float64", true}, {"float16", true}, {"bfloat16", true},
-    {"int64", false}, {"int32", false}, {"int16", false}, {"int8", false},
-    {"uint8", false}, {"bool", false},
+    {"float32", true},
+    {"float64", true},
+    {"float16", true},
+    {"bfloat16", true},
+    {"int64", false},
+    {"int32", false},
+    {"int16", false},
+    {"int8", false},
+    {"uint8", false},
+    {"bool", false},
 }};
 static_assert(element_size(ScalarType::Float16) == sizeof(Half) && element_size(ScalarType::Int64) == sizeof(int64_t));
 const TypeInfo* info(ScalarType t) {
@@ -23,8 +30,8 @@ const TypeInfo* info(ScalarType t) {
 
 // The promotion lattice, in the order of the enum: f4 f8 f2 bf i8 i4 i2 i1 u1 b1.
 constexpr ScalarType f4 = ScalarType::Float32, f8 = ScalarType::Float64, f2 = ScalarType::Float16,
-                     bf = ScalarType::BFloat16, i8 = ScalarType::Int64, i4 = ScalarType::Int32,
-                     i2 = ScalarType::Int16, i1 = ScalarType::Int8, u1 = ScalarType::UInt8, b1 = ScalarType::Bool;
+                     bf = ScalarType::BFloat16, i8 = ScalarType::Int64, i4 = ScalarType::Int32, i2 = ScalarType::Int16,
+                     i1 = ScalarType::Int8, u1 = ScalarType::UInt8, b1 = ScalarType::Bool;
 constexpr ScalarType kPromote[kNumScalarTypes][kNumScalarTypes] = {
     /* f4 */ {f4, f8, f4, f4, f4, f4, f4, f4, f4, f4},
     /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
@@ -52,8 +59,6 @@ bool is_integral(ScalarType t, bool include_bool) {
   return info(t) && !info(t)->floating && (include_bool || t != ScalarType::Bool);
 }
 
-ScalarType promote_types(ScalarType a, ScalarType b) {
-  return kPromote[static_cast<int>(a)][static_cast<int>(b)];
-}
+ScalarType promote_types(ScalarType a, ScalarType b) { return kPromote[static_cast<int>(a)][static_cast<int>(b)]; }
 
 }  // namespace glassbox

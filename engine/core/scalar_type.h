@@ -9,7 +9,16 @@
 namespace glassbox {
 
 enum class ScalarType : int8_t {
-  Float32, Float64, Float16, BFloat16, Int64, Int32, Int16, Int8, UInt8, Bool,
+  Float32,
+  Float64,
+  Float16,
+  BFloat16,
+  Int64,
+  Int32,
+  Int16,
+  Int8,
+  UInt8,
+  Bool,
   NumTypes,
 };
 inline constexpr int kNumScalarTypes = static_cast<int>(ScalarType::NumTypes);
@@ -20,10 +29,16 @@ std::optional<ScalarType> parse_scalar_type(std::string_view name);
 // Inline: the element-wise and allocation paths ask these on every call.
 constexpr size_t element_size(ScalarType t) {
   switch (t) {
-    case ScalarType::Float64: case ScalarType::Int64: return 8;
-    case ScalarType::Float32: case ScalarType::Int32: return 4;
-    case ScalarType::Float16: case ScalarType::BFloat16: case ScalarType::Int16: return 2;
-    case ScalarType::Int8: case ScalarType::UInt8: case ScalarType::Bool: return 1;
+    case ScalarType::Float64:
+    case ScalarType::Int64: return 8;
+    case ScalarType::Float32:
+    case ScalarType::Int32: return 4;
+    case ScalarType::Float16:
+    case ScalarType::BFloat16:
+    case ScalarType::Int16: return 2;
+    case ScalarType::Int8:
+    case ScalarType::UInt8:
+    case ScalarType::Bool: return 1;
     case ScalarType::NumTypes: break;
   }
   return 0;
@@ -42,9 +57,9 @@ inline constexpr ScalarType kDefaultFloat = ScalarType::Float32;
 
 template <class T>
 struct CppTypeToScalarType;
-#define GB_CPP_TO_SCALAR_TYPE(CPP, ST) \
-  template <>                          \
-  struct CppTypeToScalarType<CPP> {    \
+#define GB_CPP_TO_SCALAR_TYPE(CPP, ST)                  \
+  template <>                                           \
+  struct CppTypeToScalarType<CPP> {                     \
     static constexpr ScalarType value = ScalarType::ST; \
   };
 GB_CPP_TO_SCALAR_TYPE(float, Float32)

@@ -11,7 +11,10 @@ std::atomic<MemoryObserver> memory_observer{nullptr};
 void set_memory_observer(MemoryObserver observer) { detail::memory_observer.store(observer); }
 
 StorageImpl::StorageImpl(size_t nbytes, Allocator* allocator, Device device)
-    : data_(allocator ? allocator->allocate(nbytes) : nullptr), nbytes_(nbytes), device_(device), allocator_(allocator) {
+    : data_(allocator ? allocator->allocate(nbytes) : nullptr),
+      nbytes_(nbytes),
+      device_(device),
+      allocator_(allocator) {
   if (allocator_ && nbytes_ > 0) detail::report_memory(static_cast<int64_t>(nbytes_), device_);
 }
 

@@ -32,7 +32,9 @@ class Tensor {
   bool is_contiguous() const { return impl_->is_contiguous(); }
   void* data_ptr() const { return impl_->data(); }
   template <class T>
-  T* data() const { return static_cast<T*>(impl_->data()); }
+  T* data() const {
+    return static_cast<T*>(impl_->data());
+  }
   int64_t dim() const { return impl_->dim(); }
   int64_t numel() const { return impl_->numel(); }
 
@@ -55,7 +57,7 @@ class Tensor {
   // Gradients of this (scalar, unless gradient is given) tensor into the leaves' .grad.
   void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false) const;
-  Tensor detach() const;  // same data, no history
+  Tensor detach() const;     // same data, no history
   void retain_grad() const;  // keep .grad of a non-leaf after backward
   bool retains_grad() const;
   // hook(grad) runs when this tensor's gradient is computed; a defined result replaces it.

@@ -65,7 +65,8 @@ void TensorImpl::set_contiguous_sizes(std::span<const int64_t> sizes) {
   is_contiguous_ = true;
 }
 
-void TensorImpl::set_geometry(std::span<const int64_t> sizes, std::span<const int64_t> strides, int64_t storage_offset) {
+void TensorImpl::set_geometry(std::span<const int64_t> sizes, std::span<const int64_t> strides,
+                              int64_t storage_offset) {
   GB_CHECK(sizes.size() == strides.size(), "set_geometry: ", sizes.size(), " sizes but ", strides.size(), " strides");
   GB_CHECK(storage_offset >= 0, "set_geometry: negative storage offset ", storage_offset);
   sizes_.assign(sizes);
@@ -79,18 +80,19 @@ void TensorImpl::set_geometry(std::span<const int64_t> sizes, std::span<const in
     bool overflow = false;
     for (size_t i = 0; i < sizes.size(); ++i) {
       GB_CHECK(strides[i] >= 0, "set_geometry: negative stride ", strides[i], " is not supported");
-      overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) || __builtin_add_overflow(last, reach, &last);
+      overflow |=
+          __builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) || __builtin_add_overflow(last, reach, &last);
     }
     const int64_t capacity = static_cast<int64_t>(storage_->nbytes() / itemsize());
     if (overflow) {
       throw Error("view of shape " + shape_to_string(sizes) + " with strides " + shape_to_string(strides) +
-                       " and offset " + std::to_string(storage_offset) + " reaches past the largest int64 offset" +
-                       " (a storage of " + std::to_string(capacity) + " elements)");
+                  " and offset " + std::to_string(storage_offset) + " reaches past the largest int64 offset" +
+                  " (a storage of " + std::to_string(capacity) + " elements)");
     }
     if (last >= capacity) {
-      throw Error("view of shape " + shape_to_string(sizes) + " with strides " + shape_to_string(strides) + " and offset " +
-                       std::to_string(storage_offset) + " reaches element " + std::to_string(last) +
-                       " of a storage of " + std::to_string(capacity) + " elements");
+      throw Error("view of shape " + shape_to_string(sizes) + " with strides " + shape_to_string(strides) +
+                  " and offset " + std::to_string(storage_offset) + " reaches element " + std::to_string(last) +
+                  " of a storage of " + std::to_string(capacity) + " elements");
     }
   }
 }

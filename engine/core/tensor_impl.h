@@ -53,7 +53,8 @@ class TensorImpl : public RefCounted {
   bool has_storage() const { return static_cast<bool>(storage_); }
   // First element (storage data + offset * itemsize); null without storage.
   void* data() const {
-    return storage_ ? static_cast<char*>(storage_->data()) + storage_offset_ * static_cast<int64_t>(itemsize()) : nullptr;
+    return storage_ ? static_cast<char*>(storage_->data()) + storage_offset_ * static_cast<int64_t>(itemsize())
+                    : nullptr;
   }
 
   void set_key_set(DispatchKeySet keys) { key_set_ = keys; }

@@ -17,27 +17,27 @@ void arg_extreme(const ReduceGeometry& g, bool largest, T* values, int64_t* indi
   const int64_t tiles = (I + kTile - 1) / kTile;
   parallel_for(0, g.outer * tiles, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(R * std::min(I, kTile), 1)),
                [&](int64_t lo, int64_t hi) {
-                 C best[kTile];
-                 int64_t where[kTile];
-                 for (int64_t t = lo; t < hi; ++t) {
-                   const int64_t o = t / tiles, c0 = (t % tiles) * kTile, w = std::min(kTile, I - c0);
-                   const T* base = x + o * R * I + c0;
-                   for (int64_t j = 0; j < w; ++j) best[j] = static_cast<C>(base[j]), where[j] = 0;
-                   for (int64_t r = 1; r < R; ++r) {
-                     const T* row = base + r * I;
-                     for (int64_t j = 0; j < w; ++j) {
-                       const C v = static_cast<C>(row[j]);
-                       const bool nan_first = v != v && best[j] == best[j];
-                       const bool better = largest ? v > best[j] : v < best[j];
-                       if (better || nan_first) best[j] = v, where[j] = r;
-                     }
-                   }
-                   for (int64_t j = 0; j < w; ++j) {
-                     if (values) values[o * I + c0 + j] = static_cast<T>(best[j]);
-                     indices[o * I + c0 + j] = where[j];
-                   }
-                 }
-               });
+    C best[kTile];
+    int64_t where[kTile];
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t o = t / tiles, c0 = (t % tiles) * kTile, w = std::min(kTile, I - c0);
+      const T* base = x + o * R * I + c0;
+      for (int64_t j = 0; j < w; ++j) best[j] = static_cast<C>(base[j]), where[j] = 0;
+      for (int64_t r = 1; r < R; ++r) {
+        const T* row = base + r * I;
+        for (int64_t j = 0; j < w; ++j) {
+          const C v = static_cast<C>(row[j]);
+          const bool nan_first = v != v && best[j] == best[j];
+          const bool better = largest ? v > best[j] : v < best[j];
+          if (better || nan_first) best[j] = v, where[j] = r;
+        }
+      }
+      for (int64_t j = 0; j < w; ++j) {
+        if (values) values[o * I + c0 + j] = static_cast<T>(best[j]);
+        indices[o * I + c0 + j] = where[j];
+      }
+    }
+  });
 }
 
 }  // namespace

@@ -88,7 +88,8 @@ void micro(const A* ap, const A* bp, A* acc, int64_t mc, int64_t kc, int64_t nc)
 }
 #ifdef GLASSBOX_X86_DISPATCH
 template <class A>
-__attribute__((target("avx2,fma"))) void micro_avx2(const A* ap, const A* bp, A* acc, int64_t mc, int64_t kc, int64_t nc) {
+__attribute__((target("avx2,fma"))) void micro_avx2(const A* ap, const A* bp, A* acc, int64_t mc, int64_t kc,
+                                                    int64_t nc) {
   micro_body(ap, bp, acc, mc, kc, nc);
 }
 #endif
@@ -196,9 +197,10 @@ void gemm_cblas(MatrixView a, MatrixView b, const MatrixView& c, double alpha, d
   const int m = static_cast<int>(c.rows), n = static_cast<int>(c.cols), k = static_cast<int>(a.cols);
   sync_blas_threads();
   if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, la->trans, lb->trans, m, n, k, static_cast<float>(alpha), static_cast<const float*>(a.data),
-                static_cast<int>(la->ld), static_cast<const float*>(b.data), static_cast<int>(lb->ld),
-                static_cast<float>(beta), static_cast<float*>(c.data), static_cast<int>(lc->ld));
+    cblas_sgemm(CblasRowMajor, la->trans, lb->trans, m, n, k, static_cast<float>(alpha),
+                static_cast<const float*>(a.data), static_cast<int>(la->ld), static_cast<const float*>(b.data),
+                static_cast<int>(lb->ld), static_cast<float>(beta), static_cast<float*>(c.data),
+                static_cast<int>(lc->ld));
   } else {
     cblas_dgemm(CblasRowMajor, la->trans, lb->trans, m, n, k, alpha, static_cast<const double*>(a.data),
                 static_cast<int>(la->ld), static_cast<const double*>(b.data), static_cast<int>(lb->ld), beta,
@@ -209,8 +211,8 @@ void gemm_cblas(MatrixView a, MatrixView b, const MatrixView& c, double alpha, d
 
 void check_shapes(const MatrixView& a, const MatrixView& b, const MatrixView& c) {
   if (a.cols != b.rows || a.rows != c.rows || b.cols != c.cols) {
-    throw Error(detail::str_cat("gemm: operand shapes do not agree (", a.rows, "x", a.cols, " @ ", b.rows, "x",
-                                     b.cols, " into ", c.rows, "x", c.cols, ")"));
+    throw Error(detail::str_cat("gemm: operand shapes do not agree (", a.rows, "x", a.cols, " @ ", b.rows, "x", b.cols,
+                                " into ", c.rows, "x", c.cols, ")"));
   }
 }
 

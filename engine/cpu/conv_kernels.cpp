@@ -46,7 +46,8 @@ Plane plane_of(const Conv2dShape& s) {
 template <class T>
 void im2col(const T* in, const Plane& p, T* col) {
   const int64_t kh = p.w.kernel[0], kw = p.w.kernel[1], cols = p.cols();
-  parallel_for(0, p.rows(), std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(cols, 1)), [&](int64_t lo, int64_t hi) {
+  parallel_for(0, p.rows(), std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(cols, 1)),
+               [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r) {
       const int64_t c = r / (kh * kw), ki = (r / kw) % kh, kj = r % kw;
       const T* src = in + c * p.height * p.width;

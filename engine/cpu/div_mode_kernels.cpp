@@ -15,7 +15,8 @@ namespace {
 Tensor& divide_rounded(const char* name, const Tensor& self, const Tensor& other,
                        std::optional<std::string_view> rounding_mode, Tensor& out) {
   const RoundingMode mode = parse_rounding_mode(name, rounding_mode);
-  if (mode == RoundingMode::None) return structured_pointwise<functors::Div, cpu::PointwiseCompute>(name, out, self, other);
+  if (mode == RoundingMode::None)
+    return structured_pointwise<functors::Div, cpu::PointwiseCompute>(name, out, self, other);
   const bool allocated = !out.defined();
   TensorIterator it = div_mode_iterator(name, mode, self, other, out);
   const bool floor = mode == RoundingMode::Floor;
@@ -37,7 +38,7 @@ Tensor& divide_rounded(const char* name, const Tensor& self, const Tensor& other
   });
   if (divided_by_zero.load()) {
     throw Error(std::string(name) + ": integer division by zero (rounding_mode='" + (floor ? "floor" : "trunc") +
-                     "', self " + describe(self) + ", other " + describe(other) + ")");
+                "', self " + describe(self) + ", other " + describe(other) + ")");
   }
   if (!allocated) cpu::mark_written(out);
   return out;

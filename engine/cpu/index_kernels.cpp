@@ -8,8 +8,8 @@
 
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
-#include "engine/cpu/loops.h"
 #include "engine/core/parallel.h"
+#include "engine/cpu/loops.h"
 #include "engine/ops/indexing.h"
 
 namespace glassbox::cpu {
@@ -84,11 +84,11 @@ void scatter(const char* op, TensorIterator& it, const Tensor& index_values, con
     visit_index_type(d.index_dtype, [&]<class I>() {
       it.for_each(
           [&](char** data, const int64_t* s, int64_t n) {
-            for (int64_t i = 0; i < n; ++i) {
-              char* p = data[0] + i * s[0] + wrapped(index_at<I>(data[2] + i * s[2])) * d.stride_bytes;
-              if constexpr (std::is_same_v<T, bool>) store<T>(p, load<T>(p) || (a && load<T>(data[1] + i * s[1])));
-              else store<T>(p, load<T>(p) + a * load<T>(data[1] + i * s[1]));
-            }
+        for (int64_t i = 0; i < n; ++i) {
+          char* p = data[0] + i * s[0] + wrapped(index_at<I>(data[2] + i * s[2])) * d.stride_bytes;
+          if constexpr (std::is_same_v<T, bool>) store<T>(p, load<T>(p) || (a && load<T>(data[1] + i * s[1])));
+          else store<T>(p, load<T>(p) + a * load<T>(data[1] + i * s[1]));
+        }
           },
           std::numeric_limits<int64_t>::max());
     });

@@ -83,7 +83,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& 
           double sum_g = 0, sum_gx = 0;
           for (int64_t j = 0; j < N; ++j) {
             xhat[j] = (static_cast<C>(xp[r * N + j]) - m) * rsd;
-            gw[j] = static_cast<double>(static_cast<C>(gp[r * N + j])) * (wp ? static_cast<double>(static_cast<C>(wp[j])) : 1.0);
+            gw[j] = static_cast<double>(static_cast<C>(gp[r * N + j])) *
+                    (wp ? static_cast<double>(static_cast<C>(wp[j])) : 1.0);
             sum_g += gw[j];
             sum_gx += gw[j] * xhat[j];
           }

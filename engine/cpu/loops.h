@@ -66,7 +66,8 @@ template <bool kStream, bool kAvx2, class Out, class Value>
       const int64_t m = std::min(kTile, n - i0);
       for (int64_t j = 0; j < m; ++j) tile[j] = value(i0 + j);
       const int64_t bytes = m * static_cast<int64_t>(sizeof(Out));
-      if constexpr (kAvx2) stream_bytes_avx2(reinterpret_cast<char*>(out + i0), reinterpret_cast<const char*>(tile), bytes);
+      if constexpr (kAvx2)
+        stream_bytes_avx2(reinterpret_cast<char*>(out + i0), reinterpret_cast<const char*>(tile), bytes);
       else stream_bytes(reinterpret_cast<char*>(out + i0), reinterpret_cast<const char*>(tile), bytes);
     }
     streaming_store_fence();
@@ -111,11 +112,13 @@ template <bool kWide = false, class Run>
 template <class Out, class In, class F>
 void binary_contiguous(Out* out, const In* a, const In* b, int64_t n, const F& f) {
   using C = opmath_t<In>;
-  dispatch_run(false, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
-    write_run<false, kAvx2>(out, n, [&](int64_t i) __attribute__((always_inline)) {
-      return static_cast<Out>(f(static_cast<C>(a[i]), static_cast<C>(b[i])));
-    });
-  });
+  dispatch_run(
+      false, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
+        write_run<false, kAvx2>(
+            out, n, [&](int64_t i) __attribute__((always_inline)) {
+              return static_cast<Out>(f(static_cast<C>(a[i]), static_cast<C>(b[i])));
+            });
+      });
 }
 
 // out[i] = f(a[i]); Out is the output's element type, In the input's. `grain`: elements below
@@ -126,19 +129,21 @@ void vectorized_unary_loop(TensorIterator& it, F f, int64_t grain = kDefaultGrai
   const bool stream = streams_output(it, sizeof(Out));
   it.for_each(
       [f, stream](char** data, const int64_t* s, int64_t n) {
-        if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
-          auto* out = reinterpret_cast<Out*>(data[0]);
-          const auto* in = reinterpret_cast<const In*>(data[1]);
-          const int64_t out_bytes = n * static_cast<int64_t>(sizeof(Out));
-          dispatch_run<kWide>(stream && may_stream(out, out_bytes, in, n * static_cast<int64_t>(sizeof(In))), n,
-                       [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
-                         write_run<kStream, kAvx2>(out, n, [&](int64_t i) __attribute__((always_inline)) {
-                           return static_cast<Out>(f(static_cast<opmath_t<In>>(in[i])));
-                         });
-                       });
-          return;
-        }
-        for (int64_t i = 0; i < n; ++i) store<Out>(data[0] + i * s[0], f(load<In>(data[1] + i * s[1])));
+    if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+      auto* out = reinterpret_cast<Out*>(data[0]);
+      const auto* in = reinterpret_cast<const In*>(data[1]);
+      const int64_t out_bytes = n * static_cast<int64_t>(sizeof(Out));
+      dispatch_run<kWide>(
+          stream && may_stream(out, out_bytes, in, n * static_cast<int64_t>(sizeof(In))),
+          n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
+            write_run<kStream, kAvx2>(
+                out, n, [&](int64_t i) __attribute__((always_inline)) {
+                  return static_cast<Out>(f(static_cast<opmath_t<In>>(in[i])));
+                });
+          });
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) store<Out>(data[0] + i * s[0], f(load<In>(data[1] + i * s[1])));
       },
       grain);
   it.finish();
@@ -152,13 +157,14 @@ template <class F>
 void guarded_unary_loop(TensorIterator& it, F f, int64_t grain) {
   it.for_each(
       [f](char** data, const int64_t* s, int64_t n) {
-        if (s[0] != sizeof(float) || s[1] != sizeof(float)) {
-          for (int64_t i = 0; i < n; ++i) store<float>(data[0] + i * s[0], f(load<float>(data[1] + i * s[1])));
-          return;
-        }
-        auto* out = reinterpret_cast<float*>(data[0]);
-        const auto* in = reinterpret_cast<const float*>(data[1]);
-        dispatch_run<true>(false, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
+    if (s[0] != sizeof(float) || s[1] != sizeof(float)) {
+      for (int64_t i = 0; i < n; ++i) store<float>(data[0] + i * s[0], f(load<float>(data[1] + i * s[1])));
+      return;
+    }
+    auto* out = reinterpret_cast<float*>(data[0]);
+    const auto* in = reinterpret_cast<const float*>(data[1]);
+    dispatch_run<true>(
+        false, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
           constexpr int64_t kTile = 256;
           for (int64_t i0 = 0; i0 < n; i0 += kTile) {
             const int64_t m = std::min(kTile, n - i0);
@@ -167,9 +173,8 @@ void guarded_unary_loop(TensorIterator& it, F f, int64_t grain) {
             if (exact) {
               for (int64_t j = 0; j < m; ++j) out[i0 + j] = f(in[i0 + j]);
             } else {
-              write_run<false, kAvx2>(out + i0, m, [&](int64_t j) __attribute__((always_inline)) {
-                return f.fast(in[i0 + j]);
-              });
+              write_run<false, kAvx2>(
+                  out + i0, m, [&](int64_t j) __attribute__((always_inline)) { return f.fast(in[i0 + j]); });
             }
           }
         });
@@ -191,35 +196,42 @@ void binary_loop_grain(TensorIterator& it, F f, int64_t grain) {
   const bool stream = streams_output(it, sizeof(Out));
   it.for_each(
       [f, stream](char** data, const int64_t* s, int64_t n) {
-        constexpr int64_t so = sizeof(Out), si = sizeof(In);
-        auto* out = reinterpret_cast<Out*>(data[0]);
-        const auto* a = reinterpret_cast<const In*>(data[1]);
-        const auto* b = reinterpret_cast<const In*>(data[2]);
-        const bool st = stream && may_stream(out, n * so, a, s[1] ? n * si : si) && may_stream(out, n * so, b, s[2] ? n * si : si);
-        if (s[0] == so && s[1] == si && s[2] == si) {
-          dispatch_run(st, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
-            write_run<kStream, kAvx2>(out, n, [&](int64_t i) __attribute__((always_inline)) {
-              return static_cast<Out>(f(static_cast<C>(a[i]), static_cast<C>(b[i])));
-            });
+    constexpr int64_t so = sizeof(Out), si = sizeof(In);
+    auto* out = reinterpret_cast<Out*>(data[0]);
+    const auto* a = reinterpret_cast<const In*>(data[1]);
+    const auto* b = reinterpret_cast<const In*>(data[2]);
+    const bool st =
+        stream && may_stream(out, n * so, a, s[1] ? n * si : si) && may_stream(out, n * so, b, s[2] ? n * si : si);
+    if (s[0] == so && s[1] == si && s[2] == si) {
+      dispatch_run(
+          st, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
+            write_run<kStream, kAvx2>(
+                out, n, [&](int64_t i) __attribute__((always_inline)) {
+                  return static_cast<Out>(f(static_cast<C>(a[i]), static_cast<C>(b[i])));
+                });
           });
-        } else if (s[0] == so && s[1] == si && s[2] == 0) {
-          const C y = static_cast<C>(b[0]);
-          dispatch_run(st, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
-            write_run<kStream, kAvx2>(out, n, [&](int64_t i) __attribute__((always_inline)) {
-              return static_cast<Out>(f(static_cast<C>(a[i]), y));
-            });
+    } else if (s[0] == so && s[1] == si && s[2] == 0) {
+      const C y = static_cast<C>(b[0]);
+      dispatch_run(
+          st, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
+            write_run<kStream, kAvx2>(
+                out, n, [&](int64_t i) __attribute__((always_inline)) {
+                  return static_cast<Out>(f(static_cast<C>(a[i]), y));
+                });
           });
-        } else if (s[0] == so && s[1] == 0 && s[2] == si) {
-          const C x = static_cast<C>(a[0]);
-          dispatch_run(st, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
-            write_run<kStream, kAvx2>(out, n, [&](int64_t i) __attribute__((always_inline)) {
-              return static_cast<Out>(f(x, static_cast<C>(b[i])));
-            });
+    } else if (s[0] == so && s[1] == 0 && s[2] == si) {
+      const C x = static_cast<C>(a[0]);
+      dispatch_run(
+          st, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
+            write_run<kStream, kAvx2>(
+                out, n, [&](int64_t i) __attribute__((always_inline)) {
+                  return static_cast<Out>(f(x, static_cast<C>(b[i])));
+                });
           });
-        } else {
-          for (int64_t i = 0; i < n; ++i)
-            store<Out>(data[0] + i * s[0], f(load<In>(data[1] + i * s[1]), load<In>(data[2] + i * s[2])));
-        }
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        store<Out>(data[0] + i * s[0], f(load<In>(data[1] + i * s[1]), load<In>(data[2] + i * s[2])));
+    }
       },
       grain);
   it.finish();
@@ -241,25 +253,25 @@ template <class Out, class A, class B, class C, class F>
 void ternary_loop(TensorIterator& it, F f, int64_t grain = kDefaultGrain) {
   it.for_each(
       [f](char** data, const int64_t* s, int64_t n) {
-        auto* out = reinterpret_cast<Out*>(data[0]);
-        const auto* a = reinterpret_cast<const A*>(data[1]);
-        const auto* b = reinterpret_cast<const B*>(data[2]);
-        const auto* c = reinterpret_cast<const C*>(data[3]);
-        if (s[0] == sizeof(Out) && s[1] == sizeof(A) && s[2] == sizeof(B) && s[3] == sizeof(C)) {
-          for (int64_t i = 0; i < n; ++i) {
-            out[i] = static_cast<Out>(f(static_cast<opmath_t<A>>(a[i]), static_cast<opmath_t<B>>(b[i]),
-                                        static_cast<opmath_t<C>>(c[i])));
-          }
-        } else if (s[0] == sizeof(Out) && s[1] == sizeof(A) && s[2] == 0 && s[3] == 0) {
-          const opmath_t<B> y = static_cast<opmath_t<B>>(b[0]);
-          const opmath_t<C> z = static_cast<opmath_t<C>>(c[0]);
-          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(static_cast<opmath_t<A>>(a[i]), y, z));
-        } else {
-          for (int64_t i = 0; i < n; ++i) {
-            store<Out>(data[0] + i * s[0],
-                       f(load<A>(data[1] + i * s[1]), load<B>(data[2] + i * s[2]), load<C>(data[3] + i * s[3])));
-          }
-        }
+    auto* out = reinterpret_cast<Out*>(data[0]);
+    const auto* a = reinterpret_cast<const A*>(data[1]);
+    const auto* b = reinterpret_cast<const B*>(data[2]);
+    const auto* c = reinterpret_cast<const C*>(data[3]);
+    if (s[0] == sizeof(Out) && s[1] == sizeof(A) && s[2] == sizeof(B) && s[3] == sizeof(C)) {
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = static_cast<Out>(
+            f(static_cast<opmath_t<A>>(a[i]), static_cast<opmath_t<B>>(b[i]), static_cast<opmath_t<C>>(c[i])));
+      }
+    } else if (s[0] == sizeof(Out) && s[1] == sizeof(A) && s[2] == 0 && s[3] == 0) {
+      const opmath_t<B> y = static_cast<opmath_t<B>>(b[0]);
+      const opmath_t<C> z = static_cast<opmath_t<C>>(c[0]);
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(static_cast<opmath_t<A>>(a[i]), y, z));
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        store<Out>(data[0] + i * s[0],
+                   f(load<A>(data[1] + i * s[1]), load<B>(data[2] + i * s[2]), load<C>(data[3] + i * s[3])));
+      }
+    }
       },
       grain);
   it.finish();

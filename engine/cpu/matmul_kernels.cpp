@@ -49,14 +49,12 @@ void product(const Tensor& self, const Tensor& mat2, Tensor& out, double alpha =
   // cblas parallelises each product itself; the built-in gemm's small products go one per thread.
   const bool per_thread = !blas && (work < (int64_t{1} << 18) || batch >= get_num_threads());
   if (!per_thread) {
-    for (int64_t i = 0; i < batch; ++i)
-      cpu::gemm(dtype, matrix(self, i), matrix(mat2, i), matrix(out, i), alpha, beta);
+    for (int64_t i = 0; i < batch; ++i) cpu::gemm(dtype, matrix(self, i), matrix(mat2, i), matrix(out, i), alpha, beta);
     return;
   }
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(work, 1));
   parallel_for(0, batch, grain, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i)
-      cpu::gemm(dtype, matrix(self, i), matrix(mat2, i), matrix(out, i), alpha, beta);
+    for (int64_t i = lo; i < hi; ++i) cpu::gemm(dtype, matrix(self, i), matrix(mat2, i), matrix(out, i), alpha, beta);
   });
 }
 

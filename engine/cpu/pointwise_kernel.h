@@ -58,10 +58,10 @@ void visit_family_types(ScalarType t, F&& f) {
 // The float32 forms of vec_math.h, by functor. FloatForm<F>::apply(x) computes what F{}(x) does.
 template <class F>
 struct FloatForm {};
-#define GB_FLOAT_FORM(Functor, expr)                                     \
-  template <>                                                            \
-  struct FloatForm<functors::Functor> {                                  \
-    static float apply(float x) { return expr; }                         \
+#define GB_FLOAT_FORM(Functor, expr)             \
+  template <>                                    \
+  struct FloatForm<functors::Functor> {          \
+    static float apply(float x) { return expr; } \
   };
 GB_FLOAT_FORM(Exp, exp_f32(x))
 GB_FLOAT_FORM(Log, log_f32(x))
@@ -69,11 +69,11 @@ GB_FLOAT_FORM(Log1p, log1p_f32(x))
 GB_FLOAT_FORM(Expm1, expm1_f32(x))
 GB_FLOAT_FORM(Tanh, tanh_f32(x))
 GB_FLOAT_FORM(Sigmoid, sigmoid_f32(x))
-GB_FLOAT_FORM(Silu, x * sigmoid_f32(x))
-GB_FLOAT_FORM(GeluErf, x * normal_cdf_f32(x))
+GB_FLOAT_FORM(Silu, x* sigmoid_f32(x))
+GB_FLOAT_FORM(GeluErf, x* normal_cdf_f32(x))
 // (1 + tanh(u)) / 2 = sigmoid(2u), which does not cancel for x << 0.
-GB_FLOAT_FORM(GeluTanh, x * sigmoid_f32(2.0f * float(functors::kSqrt2OverPi) *
-                                        (x + float(functors::kGeluTanhCubic) * x * x * x)))
+GB_FLOAT_FORM(GeluTanh,
+              x* sigmoid_f32(2.0f * float(functors::kSqrt2OverPi) * (x + float(functors::kGeluTanhCubic) * x * x * x)))
 #undef GB_FLOAT_FORM
 // sin and cos: the float forms reduce arguments up to kTrigFastMax; larger ones (and infinities)
 // take the functor's (the C library's) path, a tile at a time (guarded_unary_loop).
@@ -107,7 +107,8 @@ void run_loop(TensorIterator& it, const F& f) {
       if constexpr (std::is_same_v<T, float>) guarded_unary_loop(it, FloatForm<F>{}, grain);
       else vectorized_unary_loop<Out, T, kHeavy>(it, FloatForm<F>{}, grain);
     } else if constexpr (std::is_same_v<C, float> && requires { FloatForm<F>::apply(0.0f); }) {
-      vectorized_unary_loop<Out, T, kHeavy>(it, [](float x) { return FloatForm<F>::apply(x); }, grain);
+      vectorized_unary_loop<Out, T, kHeavy>(
+          it, [](float x) { return FloatForm<F>::apply(x); }, grain);
     } else {
       // Transcendentals (arithmetic-bound) get the AVX-512 copy too.
       vectorized_unary_loop<Out, T, kHeavy>(it, f, grain);
@@ -135,7 +136,9 @@ bool direct_operands(const Tensor& self, const Tensor& other) {
 
 struct PointwiseCompute {
   template <class... Args>
-  static int guard(const Args&...) { return 0; }
+  static int guard(const Args&...) {
+    return 0;
+  }
 
   // The small same-shape path of the functors that ask for it (arithmetic): true when it ran.
   template <class Fn, class... Args>
@@ -146,7 +149,9 @@ struct PointwiseCompute {
         out = empty_tensor(self.sizes(), self.dtype(), self.device());
         visit_scalar_type(self.dtype(), [&]<class T>() {
           functors::with_functor<Fn, opmath_t<T>>(
-              [&](const auto& f) { binary_contiguous<T, T>(out.data<T>(), self.data<T>(), other.data<T>(), out.numel(), f); },
+              [&](const auto& f) {
+            binary_contiguous<T, T>(out.data<T>(), self.data<T>(), other.data<T>(), out.numel(), f);
+              },
               args...);
         });
         return true;

@@ -40,7 +40,8 @@ struct AvgWindow {
 AvgWindow avg_window(const Pool2dShape& s, int64_t oy, int64_t ox, bool count_include_pad) {
   const Window2d& w = s.window;
   int64_t y0 = oy * w.stride[0] - w.padding[0], x0 = ox * w.stride[1] - w.padding[1];
-  int64_t y1 = std::min(y0 + w.kernel[0], s.height + w.padding[0]), x1 = std::min(x0 + w.kernel[1], s.width + w.padding[1]);
+  int64_t y1 = std::min(y0 + w.kernel[0], s.height + w.padding[0]),
+          x1 = std::min(x0 + w.kernel[1], s.width + w.padding[1]);
   const int64_t padded = (y1 - y0) * (x1 - x0);  // the window inside the padded input
   y0 = std::max<int64_t>(y0, 0);
   x0 = std::max<int64_t>(x0, 0);
@@ -53,7 +54,8 @@ AvgWindow avg_window(const Pool2dShape& s, int64_t oy, int64_t ox, bool count_in
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                                                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  const Pool2dShape s = pool2d_shape("max_pool2d_with_indices", self, kernel_size, stride, padding, dilation, ceil_mode);
+  const Pool2dShape s =
+      pool2d_shape("max_pool2d_with_indices", self, kernel_size, stride, padding, dilation, ceil_mode);
   const Tensor in = self.contiguous();
   Tensor out = empty_tensor(s.output, self.dtype(), self.device());
   Tensor indices = empty_tensor(s.output, ScalarType::Int64, self.device());

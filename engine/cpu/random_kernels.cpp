@@ -89,9 +89,11 @@ Tensor& uniform_cpu_(Tensor& self, double from, double to) {
       return static_cast<double>(r) < to || span == 0.0 ? r : convert_value<T>(from);
     };
     if constexpr (std::is_same_v<T, double>) {
-      fill_random<T, 2>(self, state, [&](const uint32_t* w, int p) { return place(unit_double(w[2 * p], w[2 * p + 1])); });
+      fill_random<T, 2>(self, state,
+                        [&](const uint32_t* w, int p) { return place(unit_double(w[2 * p], w[2 * p + 1])); });
     } else {
-      fill_random<T, 4>(self, state, [&](const uint32_t* w, int p) { return place(unit_float(w[p], significand_bits<T>())); });
+      fill_random<T, 4>(self, state,
+                        [&](const uint32_t* w, int p) { return place(unit_float(w[p], significand_bits<T>())); });
     }
   });
   return self;
@@ -126,9 +128,8 @@ Tensor& bernoulli_float_cpu_(Tensor& self, double p) {
   visit_scalar_type(self.dtype(), [&]<class T>() {
     const T one = convert_value<T>(int64_t{1}), zero = convert_value<T>(int64_t{0});
     // u = word / 2^32 < p: exactly p's chance up to 2^-32 (always for p = 1, never for p = 0).
-    fill_random<T, 4>(self, state, [&](const uint32_t* w, int i) {
-      return static_cast<double>(w[i]) * 0x1p-32 < p ? one : zero;
-    });
+    fill_random<T, 4>(self, state,
+                      [&](const uint32_t* w, int i) { return static_cast<double>(w[i]) * 0x1p-32 < p ? one : zero; });
   });
   return self;
 }
@@ -142,8 +143,8 @@ Tensor bernoulli_cpu(const Tensor& self) {
   for (int64_t i = 0; i < probs.numel(); ++i) {
     if (!(pr[i] >= 0.0 && pr[i] <= 1.0)) {
       throw Error(detail::str_cat("bernoulli: every probability must be in [0, 1], but element ", i,
-                                       " of the input (shape ", shape_to_string(self.sizes()), ", ",
-                                       to_string(self.dtype()), ") is ", pr[i]));
+                                  " of the input (shape ", shape_to_string(self.sizes()), ", ", to_string(self.dtype()),
+                                  ") is ", pr[i]));
     }
   }
   Tensor out = glassbox::empty(self.sizes(), self.dtype(), self.device());

@@ -23,9 +23,9 @@ ReduceGeometry reduce_geometry(const Tensor& self, const DimVector& reduced);
 // The [outer, size, inner] view of self along one dim (a copy when self is not contiguous).
 ReduceGeometry dim_geometry(const Tensor& self, int64_t dim);
 
-inline constexpr int64_t kReduceLanes = 32;    // independent accumulators of a block (several vector registers)
-inline constexpr int64_t kReduceBlock = 1024;  // elements per block before pairwise combining
-inline constexpr int64_t kReduceChunk = 65536; // elements per thread task when few results are asked for
+inline constexpr int64_t kReduceLanes = 32;     // independent accumulators of a block (several vector registers)
+inline constexpr int64_t kReduceBlock = 1024;   // elements per block before pairwise combining
+inline constexpr int64_t kReduceChunk = 65536;  // elements per thread task when few results are asked for
 
 template <class T, class A>
 inline A load_as(const T* p) {
@@ -58,7 +58,7 @@ inline typename Op::acc_t reduce_block(const T* x, int64_t n, const Op& op, type
 #ifdef GLASSBOX_X86_DISPATCH
 template <class Op, class T, bool kCentered>
 __attribute__((target("avx2"))) typename Op::acc_t reduce_block_avx2(const T* x, int64_t n, const Op& op,
-                                                                        typename Op::acc_t c) {
+                                                                     typename Op::acc_t c) {
   return reduce_block<Op, T, kCentered>(x, n, op, c);
 }
 #endif
@@ -133,7 +133,8 @@ void reduce_ori(const T* x, int64_t outer, int64_t reduced, int64_t inner, const
   auto c_at = [&](int64_t k) { return kCentered ? center[k] : A{}; };
   // Few results from many values: split the reduced dim into fixed chunks, then merge them.
   const int64_t rows_per_chunk = std::max<int64_t>(1, kReduceChunk / inner);
-  const int64_t chunks = outputs <= 64 && reduced * inner > 2 * kReduceChunk ? (reduced + rows_per_chunk - 1) / rows_per_chunk : 1;
+  const int64_t chunks =
+      outputs <= 64 && reduced * inner > 2 * kReduceChunk ? (reduced + rows_per_chunk - 1) / rows_per_chunk : 1;
   if (chunks > 1) {
     std::vector<A> partial(static_cast<size_t>(outer * chunks * inner));
     parallel_for(0, outer * chunks, 1, [&](int64_t lo, int64_t hi) {
@@ -143,7 +144,9 @@ void reduce_ori(const T* x, int64_t outer, int64_t reduced, int64_t inner, const
         const T* base = x + (o * reduced + r0) * inner;
         A* dst = partial.data() + t * inner;
         if (inner == 1) dst[0] = reduce_run<Op, T, kCentered>(base, r1 - r0, op, c_at(o));
-        else reduce_columns<Op, T, kCentered>(base, r1 - r0, inner, inner, op, kCentered ? center + o * inner : nullptr, dst);
+        else
+          reduce_columns<Op, T, kCentered>(base, r1 - r0, inner, inner, op, kCentered ? center + o * inner : nullptr,
+                                           dst);
       }
     });
     for (int64_t o = 0; o < outer; ++o)
@@ -160,16 +163,17 @@ void reduce_ori(const T* x, int64_t outer, int64_t reduced, int64_t inner, const
   const int64_t work_per_task = reduced * std::min(inner, kColsPerTask);
   parallel_for(0, outer * tiles, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(work_per_task, 1)),
                [&](int64_t lo, int64_t hi) {
-                 for (int64_t t = lo; t < hi; ++t) {
-                   const int64_t o = t / tiles, c0 = (t % tiles) * kColsPerTask;
-                   const int64_t w = std::min(kColsPerTask, inner - c0);
-                   const T* base = x + o * reduced * inner + c0;
-                   A* dst = out + o * inner + c0;
-                   if (inner == 1) dst[0] = reduce_run<Op, T, kCentered>(base, reduced, op, c_at(o));
-                   else reduce_columns<Op, T, kCentered>(base, reduced, w, inner, op,
-                                                         kCentered ? center + o * inner + c0 : nullptr, dst);
-                 }
-               });
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t o = t / tiles, c0 = (t % tiles) * kColsPerTask;
+      const int64_t w = std::min(kColsPerTask, inner - c0);
+      const T* base = x + o * reduced * inner + c0;
+      A* dst = out + o * inner + c0;
+      if (inner == 1) dst[0] = reduce_run<Op, T, kCentered>(base, reduced, op, c_at(o));
+      else
+        reduce_columns<Op, T, kCentered>(base, reduced, w, inner, op, kCentered ? center + o * inner + c0 : nullptr,
+                                         dst);
+    }
+  });
 }
 
 }  // namespace glassbox::cpu

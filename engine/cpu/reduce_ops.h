@@ -93,12 +93,12 @@ inline Tensor converted(const Tensor& self, ScalarType t) {
 void variance_into(const ReducePlan& plan, const Tensor& self, Tensor& result);   // reduce_stats_kernels.cpp
 void logsumexp_into(const ReducePlan& plan, const Tensor& self, Tensor& result);  // reduce_stats_kernels.cpp
 void arg_extreme_into(const Tensor& self, std::optional<int64_t> dim, const DimVector& reduced, bool largest,
-                      Tensor& values, Tensor& indices);                            // arg_reduce_kernels.cpp
-void cumsum_into(const Tensor& self, int64_t dim, Tensor& result);                 // scan_kernels.cpp
-void softmax_into(const Tensor& self, int64_t dim, bool log, Tensor& result);      // softmax_kernels.cpp
+                      Tensor& values, Tensor& indices);                        // arg_reduce_kernels.cpp
+void cumsum_into(const Tensor& self, int64_t dim, Tensor& result);             // scan_kernels.cpp
+void softmax_into(const Tensor& self, int64_t dim, bool log, Tensor& result);  // softmax_kernels.cpp
 void softmax_backward_into(const Tensor& grad, const Tensor& output, int64_t dim, bool log,
-                           Tensor& result);                                        // softmax_kernels.cpp
+                           Tensor& result);  // softmax_kernels.cpp
 void sort_into(const Tensor& self, int64_t k, int64_t dim, bool descending, Tensor& values,
-               Tensor& indices);                                                   // sort_kernels.cpp
+               Tensor& indices);  // sort_kernels.cpp
 
 }  // namespace glassbox::cpu

@@ -128,9 +128,17 @@ Tensor roll_cpu(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   return out;
 }
 
-Tensor tril_cpu(const Tensor& self, int64_t diagonal) { return triangle("tril", self, diagonal, true, zero_outside_triangle); }
-Tensor triu_cpu(const Tensor& self, int64_t diagonal) { return triangle("triu", self, diagonal, false, zero_outside_triangle); }
-Tensor& tril_cpu_(Tensor& self, int64_t diagonal) { return triangle_("tril_", self, diagonal, true, zero_outside_triangle); }
-Tensor& triu_cpu_(Tensor& self, int64_t diagonal) { return triangle_("triu_", self, diagonal, false, zero_outside_triangle); }
+Tensor tril_cpu(const Tensor& self, int64_t diagonal) {
+  return triangle("tril", self, diagonal, true, zero_outside_triangle);
+}
+Tensor triu_cpu(const Tensor& self, int64_t diagonal) {
+  return triangle("triu", self, diagonal, false, zero_outside_triangle);
+}
+Tensor& tril_cpu_(Tensor& self, int64_t diagonal) {
+  return triangle_("tril_", self, diagonal, true, zero_outside_triangle);
+}
+Tensor& triu_cpu_(Tensor& self, int64_t diagonal) {
+  return triangle_("triu_", self, diagonal, false, zero_outside_triangle);
+}
 
 }  // namespace glassbox::native

@@ -123,7 +123,8 @@ void softmax_backward_impl(const Tensor& grad, const Tensor& output, int64_t d, 
       const T* g = gg.data.template data<T>();
       const T* y = gy.data.template data<T>();
       T* out = result.data<T>();
-      parallel_for(0, gg.outer * I, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(n, 1)), [&](int64_t lo, int64_t hi) {
+      parallel_for(0, gg.outer * I, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(n, 1)),
+                   [&](int64_t lo, int64_t hi) {
         for (int64_t t = lo; t < hi; ++t) {
           const int64_t base = (t / I) * n * I + t % I;
           A dot = 0;
@@ -146,7 +147,8 @@ void softmax_into(const Tensor& self, int64_t dim, bool log, Tensor& result) {
   log ? softmax_impl<true>(self, dim, result) : softmax_impl<false>(self, dim, result);
 }
 void softmax_backward_into(const Tensor& grad, const Tensor& output, int64_t dim, bool log, Tensor& result) {
-  log ? softmax_backward_impl<true>(grad, output, dim, result) : softmax_backward_impl<false>(grad, output, dim, result);
+  log ? softmax_backward_impl<true>(grad, output, dim, result)
+      : softmax_backward_impl<false>(grad, output, dim, result);
 }
 
 }  // namespace glassbox::cpu

@@ -23,7 +23,8 @@ void sorted_slices(const ReduceGeometry& g, int64_t k, bool descending, T* value
   using C = opmath_t<T>;
   const T* x = g.data.template data<T>();
   const int64_t n = g.reduced, I = g.inner;
-  parallel_for(0, g.outer * I, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(n, 1)), [&](int64_t lo, int64_t hi) {
+  parallel_for(0, g.outer * I, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(n, 1)),
+               [&](int64_t lo, int64_t hi) {
     std::vector<C> v(static_cast<size_t>(n));
     std::vector<int64_t> order(static_cast<size_t>(n));
     for (int64_t t = lo; t < hi; ++t) {
@@ -52,7 +53,8 @@ void sorted_slices(const ReduceGeometry& g, int64_t k, bool descending, T* value
 
 void sort_into(const Tensor& self, int64_t k, int64_t dim, bool descending, Tensor& values, Tensor& indices) {
   const ReduceGeometry g = dim_geometry(self, dim);
-  visit_scalar_type(self.dtype(), [&]<class T>() { sorted_slices<T>(g, k, descending, values.data<T>(), indices.data<int64_t>()); });
+  visit_scalar_type(self.dtype(),
+                    [&]<class T>() { sorted_slices<T>(g, k, descending, values.data<T>(), indices.data<int64_t>()); });
 }
 
 }  // namespace glassbox::cpu

@@ -49,7 +49,8 @@ int64_t read_streaming_store_threshold() {
 }  // namespace streaming_store_detail
 
 int64_t set_streaming_store_threshold(int64_t bytes) {
-  if (bytes <= 0) throw Error("set_streaming_store_threshold: expected a positive number of bytes, got " + std::to_string(bytes));
+  if (bytes <= 0)
+    throw Error("set_streaming_store_threshold: expected a positive number of bytes, got " + std::to_string(bytes));
   const int64_t old = streaming_store_threshold();
   streaming_store_detail::g_streaming_store_threshold.store(bytes, std::memory_order_relaxed);
   return old;

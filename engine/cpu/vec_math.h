@@ -117,8 +117,8 @@ inline float log1p_f32(float x) {
   const float u = 1.0f + x;
   const float d = u - 1.0f;
   float y = log_f32(u) * (x / d);
-  y = d == 0.0f ? x : y;                                                     // |x| below half an ulp of 1
-  return x == std::numeric_limits<float>::infinity() ? x : y;               // inf / inf would be NaN
+  y = d == 0.0f ? x : y;                                       // |x| below half an ulp of 1
+  return x == std::numeric_limits<float>::infinity() ? x : y;  // inf / inf would be NaN
 }
 
 // |x| above which sin_f32 and cos_f32 are not valid (the reduction below needs |x| / (pi/2)
@@ -133,7 +133,7 @@ struct QuadrantReduced {
 };
 inline QuadrantReduced reduce_half_pi(float x) {
   constexpr double kTwoOverPi = 0.63661977236758134308;
-  constexpr double kHalfPiHi = 1.5707963267341256141662598;   // 33 significant bits
+  constexpr double kHalfPiHi = 1.5707963267341256141662598;  // 33 significant bits
   constexpr double kHalfPiLo = 6.0771005065061922518e-11;    // pi/2 - kHalfPiHi
   constexpr double kRoundD = 6755399441055744.0;             // 1.5 * 2^52
   const double xd = x;

@@ -117,9 +117,9 @@ void CachingAllocator::out_of_memory(size_t nbytes, int device, const DeviceStat
   size_t free_bytes = 0, total_bytes = 0;
   cudaMemGetInfo(&free_bytes, &total_bytes);
   cudaGetLastError();
-  throw Error("CUDA out of memory: tried to allocate " + format_bytes(static_cast<int64_t>(nbytes)) + " on cuda:" +
-              std::to_string(device) + " (" + format_bytes(static_cast<int64_t>(free_bytes)) + " free of " +
-              format_bytes(static_cast<int64_t>(total_bytes)) + "; glassbox holds " +
+  throw Error("CUDA out of memory: tried to allocate " + format_bytes(static_cast<int64_t>(nbytes)) +
+              " on cuda:" + std::to_string(device) + " (" + format_bytes(static_cast<int64_t>(free_bytes)) +
+              " free of " + format_bytes(static_cast<int64_t>(total_bytes)) + "; glassbox holds " +
               format_bytes(d.stats.allocated_bytes) + " in tensors, " + format_bytes(d.stats.reserved_bytes) +
               " reserved)");
 }

@@ -123,14 +123,14 @@ void gemm(const Tensor& a, const Tensor& b, Tensor& c, double alpha, double beta
   // Column-major C^T [n, m] = B^T [n, k] . A^T [k, m].
   const int N = as_int(n, "a matrix dim"), M = as_int(m, "a matrix dim"), K = as_int(k, "a matrix dim");
   if (batch == 1) {
-    GB_CUBLAS_CHECK(cublasGemmEx(handle, B.op, A.op, N, M, K, pa, B.data, type, as_int(B.ld, "a leading dim"), A.data, type,
-                                 as_int(A.ld, "a leading dim"), pb, c.data_ptr(), type, as_int(ldc, "a leading dim"), compute,
-                                 CUBLAS_GEMM_DEFAULT));
+    GB_CUBLAS_CHECK(cublasGemmEx(handle, B.op, A.op, N, M, K, pa, B.data, type, as_int(B.ld, "a leading dim"), A.data,
+                                 type, as_int(A.ld, "a leading dim"), pb, c.data_ptr(), type,
+                                 as_int(ldc, "a leading dim"), compute, CUBLAS_GEMM_DEFAULT));
   } else {
     GB_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
         handle, B.op, A.op, N, M, K, pa, B.data, type, as_int(B.ld, "a leading dim"), B.batch_stride, A.data, type,
-        as_int(A.ld, "a leading dim"), A.batch_stride, pb, c.data_ptr(), type, as_int(ldc, "a leading dim"), c.strides()[0],
-        as_int(batch, "a batch"), compute, CUBLAS_GEMM_DEFAULT));
+        as_int(A.ld, "a leading dim"), A.batch_stride, pb, c.data_ptr(), type, as_int(ldc, "a leading dim"),
+        c.strides()[0], as_int(batch, "a batch"), compute, CUBLAS_GEMM_DEFAULT));
   }
 }
 
@@ -148,7 +148,8 @@ bool shares_storage(const Tensor& a, const Tensor& b) {
 
 // out = beta * self (broadcast) + alpha * mat1 @ mat2, through a temporary when out cannot be
 // written in place or overlaps an operand.
-Tensor& product_into(const Tensor* self, const Tensor& mat1, const Tensor& mat2, double beta, double alpha, Tensor& out) {
+Tensor& product_into(const Tensor* self, const Tensor& mat1, const Tensor& mat2, double beta, double alpha,
+                     Tensor& out) {
   DeviceGuard guard(out.device().index);
   const bool direct = writable_in_place(out) && !shares_storage(out, mat1) && !shares_storage(out, mat2);
   Tensor target = direct ? out : empty_tensor(out.sizes(), out.dtype(), out.device());
@@ -190,8 +191,8 @@ Tensor addmm_cuda(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
   Tensor out = empty_tensor(shape, self.dtype(), self.device());
   return std::move(product_into(&self, mat1, mat2, b, a, out));
 }
-Tensor& addmm_out_cuda(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
-                       Tensor& out) {
+Tensor& addmm_out_cuda(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                       const Scalar& alpha, Tensor& out) {
   const DimVector shape = addmm_shape("addmm.out", self, mat1, mat2);
   check_out("addmm.out", out, shape, self.dtype(), self.device());
   const auto [b, a] = addmm_factors("addmm.out", beta, alpha, self.dtype());

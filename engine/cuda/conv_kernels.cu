@@ -22,7 +22,7 @@ struct ConvGeometry {
 };
 ConvGeometry geometry_of(const Conv2dShape& s) {
   const Window2d& w = s.window;
-  return {s.batch,     s.in_channels, s.height,    s.width,     s.out_height, s.out_width, w.kernel[0],
+  return {s.batch,     s.in_channels, s.height,    s.width,      s.out_height, s.out_width,   w.kernel[0],
           w.kernel[1], w.stride[0],   w.stride[1], w.padding[0], w.padding[1], w.dilation[0], w.dilation[1]};
 }
 
@@ -103,7 +103,8 @@ Tensor conv2d_cuda(const Tensor& input, const Tensor& weight, const std::optiona
 
 std::tuple<Tensor, Tensor, Tensor> convolution_backward_cuda(const Tensor& grad_output, const Tensor& input,
                                                              const Tensor& weight, IntArrayRef stride,
-                                                             IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+                                                             IntArrayRef padding, IntArrayRef dilation,
+                                                             int64_t groups) {
   const Conv2dShape s =
       convolution_backward_shape("convolution_backward", grad_output, input, weight, stride, padding, dilation, groups);
   DeviceGuard guard(input.device().index);
@@ -113,8 +114,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cuda(const Tensor& grad_
   const int64_t O = s.out_channels, L = g.cols(), K = g.c / groups * g.kh * g.kw;
   // grad_output as [G, O/G, N*L]: channels first.
   const int64_t nol[] = {g.n, O, L}, perm[] = {1, 0, 2}, go_sizes[] = {groups, O / groups, g.n * L};
-  const Tensor go = glassbox::reshape(
-      glassbox::permute(glassbox::reshape(grad_output.to(dtype), nol), perm).contiguous(), go_sizes);
+  const Tensor go =
+      glassbox::reshape(glassbox::permute(glassbox::reshape(grad_output.to(dtype), nol), perm).contiguous(), go_sizes);
   const int64_t w_sizes[] = {groups, O / groups, K};
   const Tensor w3 = glassbox::reshape(w, w_sizes);
   const Tensor col = im2col(in, g, groups);

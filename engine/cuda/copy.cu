@@ -75,7 +75,8 @@ __device__ void store_any(char* p, ScalarType t, AnyValue v) {
 }
 
 // One kernel for every pair of dtypes: the switches are uniform across the grid.
-__global__ void convert_kernel(char* out, const char* in, StridedGeometry<2> g, uint32_t n, ScalarType to, ScalarType from) {
+__global__ void convert_kernel(char* out, const char* in, StridedGeometry<2> g, uint32_t n, ScalarType to,
+                               ScalarType from) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   int64_t off[2];
@@ -85,13 +86,16 @@ __global__ void convert_kernel(char* out, const char* in, StridedGeometry<2> g, 
 
 struct Identity {
   template <class T>
-  __device__ T operator()(T x) const { return x; }
+  __device__ T operator()(T x) const {
+    return x;
+  }
 };
 
 // Unsigned integers of each element size: a same-dtype copy moves bits.
 template <size_t Bytes>
-using bits_t = std::conditional_t<Bytes == 1, uint8_t,
-                                  std::conditional_t<Bytes == 2, uint16_t, std::conditional_t<Bytes == 4, uint32_t, uint64_t>>>;
+using bits_t =
+    std::conditional_t<Bytes == 1, uint8_t,
+                       std::conditional_t<Bytes == 2, uint16_t, std::conditional_t<Bytes == 4, uint32_t, uint64_t>>>;
 
 bool same_sizes(const Tensor& a, const Tensor& b) { return a.sizes() == b.sizes(); }
 
@@ -102,7 +106,8 @@ void device_copy(Tensor& dst, const Tensor& src) {
   DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device).handle();
   if (dst.dtype() == src.dtype() && same_sizes(dst, src) && dst.is_contiguous() && src.is_contiguous()) {
-    GB_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), static_cast<size_t>(dst.numel()) * element_size(dst.dtype()),
+    GB_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(),
+                                  static_cast<size_t>(dst.numel()) * element_size(dst.dtype()),
                                   cudaMemcpyDeviceToDevice, stream));
     return;
   }
@@ -142,8 +147,9 @@ void host_to_device(Tensor& dst, const Tensor& src, bool non_blocking) {
   DeviceGuard guard(device);
   const Stream stream = current_stream(device);
   Tensor target = dst.is_contiguous() ? dst : empty_tensor(dst.sizes(), dst.dtype(), dst.device());
-  GB_CUDA_CHECK(cudaMemcpyAsync(target.data_ptr(), host.data_ptr(), static_cast<size_t>(dst.numel()) * element_size(dst.dtype()),
-                                cudaMemcpyHostToDevice, stream.handle()));
+  GB_CUDA_CHECK(cudaMemcpyAsync(target.data_ptr(), host.data_ptr(),
+                                static_cast<size_t>(dst.numel()) * element_size(dst.dtype()), cudaMemcpyHostToDevice,
+                                stream.handle()));
   if (!target.is_same(dst)) device_copy(dst, target);
   // From pageable memory the call returns once the data is staged (the buffer may change or go);
   // pinned memory is read later by the copy engine, so a blocking copy waits for it.
@@ -156,8 +162,9 @@ void device_to_host(Tensor& dst, const Tensor& src, bool non_blocking) {
   const Tensor staged = staged_like(dst, src);
   const Stream stream = current_stream(device);
   Tensor target = dst.is_contiguous() ? dst : empty_tensor(dst.sizes(), dst.dtype(), dst.device());
-  GB_CUDA_CHECK(cudaMemcpyAsync(target.data_ptr(), staged.data_ptr(), static_cast<size_t>(dst.numel()) * element_size(dst.dtype()),
-                                cudaMemcpyDeviceToHost, stream.handle()));
+  GB_CUDA_CHECK(cudaMemcpyAsync(target.data_ptr(), staged.data_ptr(),
+                                static_cast<size_t>(dst.numel()) * element_size(dst.dtype()), cudaMemcpyDeviceToHost,
+                                stream.handle()));
   // Only a copy into pinned memory the caller reads later (non_blocking) may still be running.
   if (!non_blocking || !target.is_same(dst) || !is_pinned(target.data_ptr())) stream.synchronize();
   if (!target.is_same(dst)) glassbox::copy_(dst, target, false);
@@ -188,11 +195,11 @@ Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
   const DeviceType to = self.device().type, from = src.device().type;
   if (to == DeviceType::Meta || from == DeviceType::Meta) {
     throw Error("copy_: cannot copy between " + src.device().to_string() + " and " + self.device().to_string() +
-                     " (a meta tensor has no data)");
+                " (a meta tensor has no data)");
   }
   if (broadcast_shapes(src.sizes(), self.sizes(), "copy_") != self.sizes()) {
     throw Error("copy_: the source of shape " + shape_to_string(src.sizes()) +
-                     " cannot be broadcast to the destination of shape " + shape_to_string(self.sizes()));
+                " cannot be broadcast to the destination of shape " + shape_to_string(self.sizes()));
   }
   if (self.numel() > 0) {
     if (to == DeviceType::CUDA && from == DeviceType::CUDA) {

@@ -51,7 +51,7 @@ int checked_device_index(int index, const char* what) {
   if (index < 0) return current_device();
   if (index >= probe().count) {
     throw Error(std::string(what) + ": device cuda:" + std::to_string(index) + " does not exist (" +
-                     std::to_string(probe().count) + " CUDA device(s))");
+                std::to_string(probe().count) + " CUDA device(s))");
   }
   return index;
 }

@@ -16,8 +16,8 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
 
 void throw_cublas_error(int status, const char* call, const char* file, int line) {
   const auto s = static_cast<cublasStatus_t>(status);
-  throw Error(std::string("cuBLAS error: ") + cublasGetStatusString(s) + " (" + cublasGetStatusName(s) + ") in " + call +
-              " at " + file + ":" + std::to_string(line));
+  throw Error(std::string("cuBLAS error: ") + cublasGetStatusString(s) + " (" + cublasGetStatusName(s) + ") in " +
+              call + " at " + file + ":" + std::to_string(line));
 }
 
 }  // namespace glassbox::cuda::detail

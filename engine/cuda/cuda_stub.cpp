@@ -22,12 +22,21 @@ int device_count() { return 0; }
 std::string describe() { return kWhy; }
 
 void check_available(const char* what) { throw Error(std::string(what) + ": CUDA is not available: " + kWhy); }
-int checked_device_index(int, const char* what) { check_available(what); return -1; }
-int current_device() { check_available("current_device"); return -1; }
+int checked_device_index(int, const char* what) {
+  check_available(what);
+  return -1;
+}
+int current_device() {
+  check_available("current_device");
+  return -1;
+}
 void set_device(int) { check_available("set_device"); }
 void synchronize(int) { check_available("synchronize"); }
 
-std::uintptr_t current_stream_number(int) { check_available("current_stream_number"); return 0; }
+std::uintptr_t current_stream_number(int) {
+  check_available("current_stream_number");
+  return 0;
+}
 void order_after_current_stream(std::uintptr_t, int) { check_available("order_after_current_stream"); }
 
 MemoryStats memory_stats(int) { return {}; }

@@ -2,8 +2,8 @@
 // its device start and end, recorded by the driver (no event is wrapped around a launch). The
 // operator open on the launching thread pushes its event id as an external correlation id, so
 // each activity record names the operator that launched it.
-#include <cupti.h>
 #include <cuda_runtime_api.h>
+#include <cupti.h>
 #include <cxxabi.h>
 
 #include <chrono>
@@ -22,9 +22,9 @@ namespace {
 constexpr size_t kBufferBytes = 8 << 20;
 // External correlation records come with the API calls that launch work, so the runtime and
 // driver API kinds are on too (their records are read past).
-constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                         CUPTI_ACTIVITY_KIND_MEMSET,  CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-                                         CUPTI_ACTIVITY_KIND_RUNTIME,  CUPTI_ACTIVITY_KIND_DRIVER};
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,    CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
 
 int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -184,7 +184,8 @@ class CuptiSource final : public profiler::GpuActivitySource {
         }
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
           auto* c = reinterpret_cast<CUpti_ActivityExternalCorrelation*>(record);
-          if (c->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) operator_of_[c->correlationId] = c->externalId;
+          if (c->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
+            operator_of_[c->correlationId] = c->externalId;
           continue;
         }
         default: continue;

@@ -37,7 +37,8 @@ struct DivRoundedFn {
 Tensor& divide_rounded(const char* name, const Tensor& self, const Tensor& other,
                        std::optional<std::string_view> rounding_mode, Tensor& out) {
   const RoundingMode mode = parse_rounding_mode(name, rounding_mode);
-  if (mode == RoundingMode::None) return structured_pointwise<functors::Div, cuda::PointwiseCompute>(name, out, self, other);
+  if (mode == RoundingMode::None)
+    return structured_pointwise<functors::Div, cuda::PointwiseCompute>(name, out, self, other);
   const int device = self.device().type == DeviceType::CUDA ? self.device().index : other.device().index;
   DeviceGuard guard(device);
   TensorIterator it = div_mode_iterator(name, mode, self, other, out);
@@ -49,7 +50,8 @@ Tensor& divide_rounded(const char* name, const Tensor& self, const Tensor& other
     GB_CUDA_CHECK(cudaMemsetAsync(flag.data_ptr(), 0, sizeof(int), current_stream(device).handle()));
   }
   visit_numeric_device_type(dtype, [&]<class T>() {
-    launch_elementwise<T, T, T>(it, DivRoundedFn<opmath_t<T>>{floor, flag.defined() ? static_cast<int*>(flag.data_ptr()) : nullptr});
+    launch_elementwise<T, T, T>(
+        it, DivRoundedFn<opmath_t<T>>{floor, flag.defined() ? static_cast<int*>(flag.data_ptr()) : nullptr});
   });
   if (flag.defined() && it.numel() > 0) {
     int divided_by_zero = 0;
@@ -58,7 +60,7 @@ Tensor& divide_rounded(const char* name, const Tensor& self, const Tensor& other
     GB_CUDA_CHECK(cudaStreamSynchronize(stream));
     if (divided_by_zero) {
       throw Error(std::string(name) + ": integer division by zero (rounding_mode='" + (floor ? "floor" : "trunc") +
-                       "', self " + describe(self) + ", other " + describe(other) + ")");
+                  "', self " + describe(self) + ", other " + describe(other) + ")");
     }
   }
   it.finish();

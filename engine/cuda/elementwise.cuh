@@ -9,8 +9,8 @@
 //    strides (32-bit indices; larger or deeper loops are split into several launches).
 // A Python number arrives as a 0-d CPU tensor (the front end's "wrapped number"): its value is
 // read on the host and passed by value, never dereferenced on the device.
-#include <cuda/std/tuple>
 #include <cuda_runtime.h>
+#include <cuda/std/tuple>
 
 #include <algorithm>
 #include <array>
@@ -29,7 +29,7 @@
 
 namespace glassbox::cuda {
 
-inline constexpr int kMaxLoopDims = 6;          // coalesced dims one strided launch handles
+inline constexpr int kMaxLoopDims = 6;  // coalesced dims one strided launch handles
 inline constexpr int kElementwiseThreads = 256;
 inline constexpr int kVectorsPerThread = 2;
 
@@ -42,8 +42,8 @@ inline void mark_written(const Tensor& out) {
 template <int N>
 struct StridedGeometry {
   int ndim = 0;
-  uint32_t sizes[kMaxLoopDims] = {};       // fastest dim first
-  int64_t strides[kMaxLoopDims][N] = {};   // bytes
+  uint32_t sizes[kMaxLoopDims] = {};      // fastest dim first
+  int64_t strides[kMaxLoopDims][N] = {};  // bytes
 
   __device__ __forceinline__ void offsets(uint32_t index, int64_t (&off)[N]) const {
 #pragma unroll
@@ -162,13 +162,14 @@ __device__ __forceinline__ AlignedVec<T, VEC> load_vector(const Args& a, int k, 
 
 template <int VEC, class... In, class Args, size_t... K>
 __device__ __forceinline__ ::cuda::std::tuple<AlignedVec<In, VEC>...> load_vectors(const Args& a, int64_t v,
-                                                                                 std::index_sequence<K...>) {
+                                                                                   std::index_sequence<K...>) {
   return ::cuda::std::tuple<AlignedVec<In, VEC>...>(load_vector<In, VEC>(a, static_cast<int>(K), v)...);
 }
 
 template <class Out, int VEC, class F, class... In, size_t... K>
-__device__ __forceinline__ void compute_vector(char* out, int64_t v, const ::cuda::std::tuple<AlignedVec<In, VEC>...>& in,
-                                               const F& f, std::index_sequence<K...>) {
+__device__ __forceinline__ void compute_vector(char* out, int64_t v,
+                                               const ::cuda::std::tuple<AlignedVec<In, VEC>...>& in, const F& f,
+                                               std::index_sequence<K...>) {
   AlignedVec<Out, VEC> r;
 #pragma unroll
   for (int j = 0; j < VEC; ++j) r.val[j] = from_opmath<Out>(f(to_opmath(::cuda::std::get<K>(in).val[j])...));
@@ -187,8 +188,10 @@ __device__ __forceinline__ T load_strided(const Args& a, int k, const int64_t* o
 }
 
 template <class Out, class... In, class Args, class F, size_t... K>
-__device__ __forceinline__ void compute_strided(const Args& a, const int64_t* off, const F& f, std::index_sequence<K...>) {
-  *reinterpret_cast<Out*>(a.out + off[0]) = from_opmath<Out>(f(to_opmath(load_strided<In>(a, static_cast<int>(K), off))...));
+__device__ __forceinline__ void compute_strided(const Args& a, const int64_t* off, const F& f,
+                                                std::index_sequence<K...>) {
+  *reinterpret_cast<Out*>(a.out + off[0]) =
+      from_opmath<Out>(f(to_opmath(load_strided<In>(a, static_cast<int>(K), off))...));
 }
 
 template <int VEC, class Out, class F, class... In>
@@ -209,12 +212,14 @@ __global__ void __launch_bounds__(kElementwiseThreads)
     if (v < nvec) compute_vector<Out, VEC>(a.out, v, loaded[u], f, Inputs{});
   }
   // The n % VEC elements after the last whole vector.
-  if (blockIdx.x == 0 && threadIdx.x < n - nvec * VEC) compute_dense<Out, In...>(a, nvec * VEC + threadIdx.x, f, Inputs{});
+  if (blockIdx.x == 0 && threadIdx.x < n - nvec * VEC)
+    compute_dense<Out, In...>(a, nvec * VEC + threadIdx.x, f, Inputs{});
 }
 
 template <class Out, class F, class... In>
 __global__ void __launch_bounds__(kElementwiseThreads)
-    strided_elementwise_kernel(ElementwiseArgs<sizeof...(In)> a, StridedGeometry<sizeof...(In) + 1> g, uint32_t n, F f) {
+    strided_elementwise_kernel(ElementwiseArgs<sizeof...(In)> a, StridedGeometry<sizeof...(In) + 1> g, uint32_t n,
+                               F f) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   int64_t off[sizeof...(In) + 1];
@@ -260,14 +265,16 @@ void launch_elementwise(const TensorIterator& it, const F& f) {
   if (dense && aligned) {
     const int64_t per_block = int64_t{kElementwiseThreads} * kVectorsPerThread;
     const int64_t blocks = std::max<int64_t>(1, (n / kVec + per_block - 1) / per_block);
-    contiguous_elementwise_kernel<kVec, Out, F, In...><<<static_cast<unsigned>(blocks), kElementwiseThreads, 0, stream>>>(a, n, f);
+    contiguous_elementwise_kernel<kVec, Out, F, In...>
+        <<<static_cast<unsigned>(blocks), kElementwiseThreads, 0, stream>>>(a, n, f);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
     return;
   }
   LoopSpace<N> space;
   space.shape.assign(it.shape().begin(), it.shape().end());
   for (int op = 0; op < N; ++op) space.strides[op].assign(it.strides(op).begin(), it.strides(op).end());
-  for_each_strided_piece<N>(space, [&](const std::array<int64_t, N>& base, const StridedGeometry<N>& g, uint32_t count) {
+  for_each_strided_piece<N>(space,
+                            [&](const std::array<int64_t, N>& base, const StridedGeometry<N>& g, uint32_t count) {
     ElementwiseArgs<NIN> piece = a;
     piece.out += base[0];
     for (int k = 0; k < NIN; ++k) {

@@ -56,7 +56,9 @@ struct ScatterAddFn {
 void gather(const char* op, TensorIterator& it, const Tensor& index_values, const IndexedAlong& d) {
   if (index_values.defined()) check_index_range(op, index_values, d.dim, d.size);
   visit_element_size(d.dtype, [&]<size_t B>() {
-    visit_index_type(d.index_dtype, [&]<class I>() { launch_with_operands<3>(it, GatherFn<B, I>{{d.stride_bytes, d.size}}); });
+    visit_index_type(d.index_dtype, [&]<class I>() {
+      launch_with_operands<3>(it, GatherFn<B, I>{{d.stride_bytes, d.size}});
+    });
   });
 }
 
@@ -66,7 +68,9 @@ void scatter(const char* op, TensorIterator& it, const Tensor& index_values, con
   const Along a{d.stride_bytes, d.size};
   if (accumulate) {
     visit_scalar_device_type(d.dtype, [&]<class T>() {
-      visit_index_type(d.index_dtype, [&]<class I>() { launch_with_operands<3>(it, ScatterAddFn<T, I>{a, scalar_as<T>(alpha)}); });
+      visit_index_type(d.index_dtype, [&]<class I>() {
+        launch_with_operands<3>(it, ScatterAddFn<T, I>{a, scalar_as<T>(alpha)});
+      });
     });
   } else {
     visit_element_size(d.dtype, [&]<size_t B>() {
@@ -114,7 +118,8 @@ struct FillWhere {
 };
 
 void fill_masked(TensorIterator& it, const Scalar& value) {
-  visit_scalar_device_type(it.operand(0).dtype(), [&]<class T>() { launch_with_operands<2>(it, FillWhere<T>{scalar_to_device<T>(value)}); });
+  visit_scalar_device_type(it.operand(0).dtype(),
+                           [&]<class T>() { launch_with_operands<2>(it, FillWhere<T>{scalar_to_device<T>(value)}); });
 }
 
 // The value of a 0-d device tensor, read back: int64 for integers, so nothing is rounded.
@@ -124,7 +129,8 @@ Scalar item(const Tensor& t) {
     const H v = *h.data<H>();
     if constexpr (std::is_same_v<H, bool>) return Scalar(v);
     else if constexpr (std::is_integral_v<H>) return Scalar(static_cast<int64_t>(v));
-    else if constexpr (std::is_same_v<H, Half> || std::is_same_v<H, BFloat16>) return Scalar(static_cast<double>(static_cast<float>(v)));
+    else if constexpr (std::is_same_v<H, Half> || std::is_same_v<H, BFloat16>)
+      return Scalar(static_cast<double>(static_cast<float>(v)));
     else return Scalar(static_cast<double>(v));
   });
 }

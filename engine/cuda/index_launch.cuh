@@ -45,7 +45,8 @@ void launch_with_operands(const TensorIterator& it, const F& f) {
   LoopSpace<N> space;
   space.shape.assign(it.shape().begin(), it.shape().end());
   for (int op = 0; op < N; ++op) space.strides[op].assign(it.strides(op).begin(), it.strides(op).end());
-  for_each_strided_piece<N>(space, [&](const std::array<int64_t, N>& base, const StridedGeometry<N>& g, uint32_t count) {
+  for_each_strided_piece<N>(space,
+                            [&](const std::array<int64_t, N>& base, const StridedGeometry<N>& g, uint32_t count) {
     OperandPointers<N> ptrs;
     for (int k = 0; k < N; ++k) ptrs.p[k] = it.data_ptr(k) + base[k];
     const unsigned blocks = (count + kElementwiseThreads - 1) / kElementwiseThreads;
@@ -56,7 +57,8 @@ void launch_with_operands(const TensorIterator& it, const F& f) {
 
 // Elements moved as unsigned words of their size: one instantiation per size serves every dtype.
 template <size_t B>
-using word_t = std::conditional_t<B == 1, uint8_t, std::conditional_t<B == 2, uint16_t, std::conditional_t<B == 4, uint32_t, uint64_t>>>;
+using word_t = std::conditional_t<B == 1, uint8_t,
+                                  std::conditional_t<B == 2, uint16_t, std::conditional_t<B == 4, uint32_t, uint64_t>>>;
 
 // The position of the first element of `values` (contiguous, n of them) outside [lo, hi).
 template <class I>
@@ -81,11 +83,12 @@ inline std::optional<int64_t> first_out_of_range(const Tensor& index, int64_t lo
   auto* first = static_cast<unsigned long long*>(scratch.data_ptr());
   GB_CUDA_CHECK(cudaMemsetAsync(first, 0xff, sizeof(unsigned long long), stream));
   const int64_t n = idx.numel();
-  const auto blocks = static_cast<unsigned>(std::min<int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 4096));
+  const auto blocks =
+      static_cast<unsigned>(std::min<int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 4096));
   std::optional<int64_t> bad;
   visit_index_type(idx.dtype(), [&]<class I>() {
-    first_out_of_range_kernel<I><<<blocks, kElementwiseThreads, 0, stream>>>(static_cast<const I*>(idx.data_ptr()), n, lo,
-                                                                           hi, first);
+    first_out_of_range_kernel<I>
+        <<<blocks, kElementwiseThreads, 0, stream>>>(static_cast<const I*>(idx.data_ptr()), n, lo, hi, first);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
     unsigned long long position = 0;
     GB_CUDA_CHECK(cudaMemcpyAsync(&position, first, sizeof(position), cudaMemcpyDeviceToHost, stream));
@@ -103,7 +106,8 @@ inline std::optional<int64_t> first_out_of_range(const Tensor& index, int64_t lo
 // Throws the CPU's IndexError ("op: index 7 is out of bounds for dimension 1 with size 3") for
 // the first index outside [-size, size).
 inline void check_index_range(const char* op, const Tensor& index, int64_t dim, int64_t size) {
-  if (const std::optional<int64_t> bad = first_out_of_range(index, -size, size)) throw_index_out_of_range(op, *bad, dim, size);
+  if (const std::optional<int64_t> bad = first_out_of_range(index, -size, size))
+    throw_index_out_of_range(op, *bad, dim, size);
 }
 
 // *p += v for every dtype: the hardware's atomics for 4- and 8-byte types, a compare-and-swap of
@@ -147,7 +151,8 @@ opmath_t<T> scalar_as(const Scalar& v) {
 
 // The host type of a device type (__half -> Half): the inverse of device_t.
 template <class T>
-using host_t = std::conditional_t<std::is_same_v<T, __half>, Half, std::conditional_t<std::is_same_v<T, __nv_bfloat16>, BFloat16, T>>;
+using host_t = std::conditional_t<std::is_same_v<T, __half>, Half,
+                                  std::conditional_t<std::is_same_v<T, __nv_bfloat16>, BFloat16, T>>;
 
 // A Scalar (a fill value) as an element of device type T, converted on the host as the CPU does.
 template <class T>

@@ -78,7 +78,8 @@ void integer_gemm(const Tensor& a, const Tensor& b, Tensor& c, int64_t alpha, in
   if (m == 0 || n == 0 || batch == 0) return;
   const int64_t col_tiles = (n + kTile - 1) / kTile;
   GB_CHECK(col_tiles <= 0x7fffffff, "mm: a result with ", n, " columns is too wide for the CUDA integer kernel");
-  const dim3 grid(static_cast<unsigned>(col_tiles), static_cast<unsigned>(std::min<int64_t>((m + kTile - 1) / kTile, 65535)),
+  const dim3 grid(static_cast<unsigned>(col_tiles),
+                  static_cast<unsigned>(std::min<int64_t>((m + kTile - 1) / kTile, 65535)),
                   static_cast<unsigned>(std::min<int64_t>(batch, 65535)));
   const dim3 block(kTile, kTile);
   const int device = c.device().index;
@@ -88,10 +89,10 @@ void integer_gemm(const Tensor& a, const Tensor& b, Tensor& c, int64_t alpha, in
            " reached the CUDA integer gemm");
   visit_scalar_device_type(c.dtype(), [&]<class T>() {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      integer_gemm_kernel<T><<<grid, block, 0, stream>>>(
-          static_cast<const T*>(a.data_ptr()), strides_of(a), static_cast<const T*>(b.data_ptr()), strides_of(b),
-          static_cast<T*>(c.data_ptr()), strides_of(c), m, n, k, batch, static_cast<acc_t<T>>(alpha),
-          static_cast<acc_t<T>>(beta));
+      integer_gemm_kernel<T><<<grid, block, 0, stream>>>(static_cast<const T*>(a.data_ptr()), strides_of(a),
+                                                         static_cast<const T*>(b.data_ptr()), strides_of(b),
+                                                         static_cast<T*>(c.data_ptr()), strides_of(c), m, n, k, batch,
+                                                         static_cast<acc_t<T>>(alpha), static_cast<acc_t<T>>(beta));
       GB_CUDA_KERNEL_LAUNCH_CHECK();
     }
   });

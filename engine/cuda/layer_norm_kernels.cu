@@ -85,9 +85,8 @@ __global__ void layer_norm_backward_kernel(const T* go, const T* x, const T* mea
 constexpr int kParamCols = 32, kParamLanes = 16;
 
 template <class T>
-__global__ void layer_norm_params_partial_kernel(const T* go, const T* x, const T* mean, const T* rstd,
-                                                 double* part_w, double* part_b, int64_t rows, int64_t n,
-                                                 int64_t rows_per_chunk) {
+__global__ void layer_norm_params_partial_kernel(const T* go, const T* x, const T* mean, const T* rstd, double* part_w,
+                                                 double* part_b, int64_t rows, int64_t n, int64_t rows_per_chunk) {
   __shared__ double lane_w[kParamLanes][kParamCols + 1], lane_b[kParamLanes][kParamCols + 1];
   const int64_t j = static_cast<int64_t>(blockIdx.x) * kParamCols + threadIdx.x;
   const int64_t begin = static_cast<int64_t>(blockIdx.y) * rows_per_chunk;
@@ -143,10 +142,9 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, I
   if (o.s.rows == 0) return {o.out, o.mean, o.rstd};
   const RowLaunch l = row_launch(o.s.rows, o.s.cols);
   visit_floating_device_type(input.dtype(), [&]<class T>() {
-    layer_norm_kernel<T><<<l.grid, l.block, 0, stream_of(input)>>>(o.x.template data<T>(), data_or_null<T>(o.w),
-                                                                   data_or_null<T>(o.b), o.out.template data<T>(),
-                                                                   o.mean.template data<T>(), o.rstd.template data<T>(),
-                                                                   o.s.rows, o.s.cols, eps);
+    layer_norm_kernel<T><<<l.grid, l.block, 0, stream_of(input)>>>(
+        o.x.template data<T>(), data_or_null<T>(o.w), data_or_null<T>(o.b), o.out.template data<T>(),
+        o.mean.template data<T>(), o.rstd.template data<T>(), o.s.rows, o.s.cols, eps);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
   return {o.out, o.mean, o.rstd};

@@ -19,16 +19,22 @@ __device__ __forceinline__ A log_sigmoid(A x) {
 
 struct SquaredError {
   template <class A>
-  __device__ A operator()(A x, A y) const { return (x - y) * (x - y); }
+  __device__ A operator()(A x, A y) const {
+    return (x - y) * (x - y);
+  }
 };
 struct AbsoluteError {
   template <class A>
-  __device__ A operator()(A x, A y) const { return ::fabs(x - y); }
+  __device__ A operator()(A x, A y) const {
+    return ::fabs(x - y);
+  }
 };
 struct SquaredErrorGrad {
   double scale;
   template <class A>
-  __device__ A operator()(A x, A y, A g) const { return static_cast<A>(scale) * (x - y) * g; }
+  __device__ A operator()(A x, A y, A g) const {
+    return static_cast<A>(scale) * (x - y) * g;
+  }
 };
 struct BceLoss {
   template <class A>
@@ -48,7 +54,9 @@ struct BceGrad {
 };
 struct LogitsLoss {
   template <class A>
-  __device__ A operator()(A x, A y, A w, A p) const { return -(p * y * log_sigmoid(x) + (A(1) - y) * log_sigmoid(-x)) * w; }
+  __device__ A operator()(A x, A y, A w, A p) const {
+    return -(p * y * log_sigmoid(x) + (A(1) - y) * log_sigmoid(-x)) * w;
+  }
 };
 struct LogitsGrad {
   double scale;
@@ -61,7 +69,9 @@ struct LogitsGrad {
 // 1 where x is outside [0, 1] (NaN too).
 struct OutsideUnit {
   template <class A>
-  __device__ bool operator()(A x) const { return !(x >= A(0) && x <= A(1)); }
+  __device__ bool operator()(A x) const {
+    return !(x >= A(0) && x <= A(1));
+  }
 };
 
 void pointwise(F formula, TensorIterator& it, double scale) {
@@ -134,14 +144,15 @@ std::optional<int64_t> nll_samples(const Tensor& x, const Tensor& target, const 
   const int64_t n = loss.numel(), classes = x.sizes()[x.dim() - 1];
   Tensor bad = glassbox::full({}, Scalar(n), ScalarType::Int64, device);
   const cudaStream_t stream = current_stream(device.index).handle();
-  if (n > 0) visit_floating_device_type(x.dtype(), [&]<class T>() {
-    using A = opmath_t<T>;
-    nll_samples_kernel<T, A><<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(
-        x.template data<T>(), target.data<int64_t>(), weight.defined() ? weight.template data<T>() : nullptr,
-        loss.template data<A>(), weights.template data<A>(), n, classes, ignore_index,
-        reinterpret_cast<unsigned long long*>(bad.data<int64_t>()));
-    GB_CUDA_KERNEL_LAUNCH_CHECK();
-  });
+  if (n > 0)
+    visit_floating_device_type(x.dtype(), [&]<class T>() {
+      using A = opmath_t<T>;
+      nll_samples_kernel<T, A><<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(
+          x.template data<T>(), target.data<int64_t>(), weight.defined() ? weight.template data<T>() : nullptr,
+          loss.template data<A>(), weights.template data<A>(), n, classes, ignore_index,
+          reinterpret_cast<unsigned long long*>(bad.data<int64_t>()));
+      GB_CUDA_KERNEL_LAUNCH_CHECK();
+    });
   const int64_t first_bad = bad.to(Device(DeviceType::CPU)).data<int64_t>()[0];
   if (first_bad >= n) return std::nullopt;
   const int64_t flat[] = {n};
@@ -154,13 +165,14 @@ void nll_backward(const Tensor& target, const Tensor& weight, const Tensor& g, c
   DeviceGuard guard(grad.device().index);
   const int64_t n = target.numel(), classes = grad.sizes()[grad.dim() - 1];
   const cudaStream_t stream = current_stream(grad.device().index).handle();
-  if (n > 0) visit_floating_device_type(grad.dtype(), [&]<class T>() {
-    using A = opmath_t<T>;
-    nll_backward_kernel<T, A><<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(
-        target.data<int64_t>(), weight.defined() ? weight.template data<T>() : nullptr, g.template data<T>(),
-        total_weight.template data<A>(), grad.template data<T>(), n, classes, ignore_index, reduction);
-    GB_CUDA_KERNEL_LAUNCH_CHECK();
-  });
+  if (n > 0)
+    visit_floating_device_type(grad.dtype(), [&]<class T>() {
+      using A = opmath_t<T>;
+      nll_backward_kernel<T, A><<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(
+          target.data<int64_t>(), weight.defined() ? weight.template data<T>() : nullptr, g.template data<T>(),
+          total_weight.template data<A>(), grad.template data<T>(), n, classes, ignore_index, reduction);
+      GB_CUDA_KERNEL_LAUNCH_CHECK();
+    });
 }
 
 const LossBackend kLosses{pointwise, first_non_probability, nll_samples, nll_backward};

@@ -10,9 +10,9 @@ struct MemoryStats {
   int64_t peak_allocated_bytes = 0;  // since the start or the last reset_peak_memory_stats
   int64_t reserved_bytes = 0;        // taken from the driver: allocated plus cached
   int64_t peak_reserved_bytes = 0;
-  int64_t active_blocks = 0;         // blocks handed out now
-  int64_t allocations = 0;           // allocate calls answered, from the cache or not
-  int64_t driver_allocations = 0;    // cudaMalloc calls
+  int64_t active_blocks = 0;       // blocks handed out now
+  int64_t allocations = 0;         // allocate calls answered, from the cache or not
+  int64_t driver_allocations = 0;  // cudaMalloc calls
 };
 
 // device -1: the current device. All zeros where no GPU is present.

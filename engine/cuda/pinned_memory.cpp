@@ -61,7 +61,8 @@ class PinnedHostAllocator final : public Allocator {
     PinnedBlock* b = it->second;
     active_.erase(it);
     int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || cudaEventRecord(b->freed, current_stream(device).handle()) != cudaSuccess) {
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaEventRecord(b->freed, current_stream(device).handle()) != cudaSuccess) {
       cudaGetLastError();
       cudaDeviceSynchronize();  // cannot mark the point: make sure nothing reads the block any more
       cudaGetLastError();
@@ -88,7 +89,8 @@ Tensor empty_pinned(std::span<const int64_t> sizes, ScalarType dtype) {
   const auto nbytes = static_cast<size_t>(numel) * element_size(dtype);
   const Device cpu(DeviceType::CPU);
   Storage storage = Storage::make(nbytes, &pinned_host_allocator(), cpu);
-  return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), default_key_set(DeviceType::CPU), dtype, cpu, sizes));
+  return Tensor(
+      intrusive_ptr<TensorImpl>::make(std::move(storage), default_key_set(DeviceType::CPU), dtype, cpu, sizes));
 }
 
 bool is_pinned(const void* ptr) {

@@ -13,11 +13,13 @@ namespace glassbox::cuda {
 template <class Fn, class F>
 void visit_family_device_types(ScalarType t, F&& f) {
   if constexpr (Fn::arity == 1) {
-    if constexpr (Fn::kind == UnaryKind::IntToFloat || Fn::kind == UnaryKind::FloatOnly) visit_floating_device_type(t, f);
+    if constexpr (Fn::kind == UnaryKind::IntToFloat || Fn::kind == UnaryKind::FloatOnly)
+      visit_floating_device_type(t, f);
     else if constexpr (Fn::kind == UnaryKind::Keep) visit_numeric_device_type(t, f);
     else visit_scalar_device_type(t, f);
   } else {
-    if constexpr (Fn::kind == BinaryKind::IntToFloat || Fn::kind == BinaryKind::FloatOnly) visit_floating_device_type(t, f);
+    if constexpr (Fn::kind == BinaryKind::IntToFloat || Fn::kind == BinaryKind::FloatOnly)
+      visit_floating_device_type(t, f);
     else if constexpr (Fn::kind == BinaryKind::Numeric) visit_numeric_device_type(t, f);
     else visit_scalar_device_type(t, f);
   }
@@ -38,7 +40,9 @@ struct PointwiseCompute {
   }
 
   template <class Fn, class... Args>
-  static bool direct(Tensor&, const Args&...) { return false; }
+  static bool direct(Tensor&, const Args&...) {
+    return false;
+  }
 
   template <class Fn, class... Args>
   static void compute(TensorIterator& it, const Args&... args) {
@@ -46,11 +50,11 @@ struct PointwiseCompute {
       using Out = std::conditional_t<functors::has_bool_result<Fn>(), bool, T>;
       functors::with_functor<Fn, opmath_t<T>>(
           [&](const auto& f) {
-            using F = std::decay_t<decltype(f)>;
-            using C = opmath_t<T>;
-            if constexpr (std::is_invocable_v<const F&, C>) launch_elementwise<Out, T>(it, f);
-            else if constexpr (std::is_invocable_v<const F&, C, C>) launch_elementwise<Out, T, T>(it, f);
-            else launch_elementwise<Out, T, T, T>(it, f);
+        using F = std::decay_t<decltype(f)>;
+        using C = opmath_t<T>;
+        if constexpr (std::is_invocable_v<const F&, C>) launch_elementwise<Out, T>(it, f);
+        else if constexpr (std::is_invocable_v<const F&, C, C>) launch_elementwise<Out, T, T>(it, f);
+        else launch_elementwise<Out, T, T, T>(it, f);
           },
           args...);
     });

@@ -24,7 +24,7 @@ struct PoolGeometry {
 };
 PoolGeometry geometry_of(const Pool2dShape& s) {
   const Window2d& w = s.window;
-  return {s.planes,    s.height,    s.width,     s.out_height,  s.out_width,   w.kernel[0],   w.kernel[1],
+  return {s.planes,    s.height,    s.width,      s.out_height, s.out_width,   w.kernel[0],  w.kernel[1],
           w.stride[0], w.stride[1], w.padding[0], w.padding[1], w.dilation[0], w.dilation[1]};
 }
 
@@ -76,8 +76,7 @@ __global__ void max_pool_backward_kernel(const T* go, const int64_t* indices, A*
   const auto v = to_opmath(go[o]);
   if constexpr (std::is_same_v<A, int64_t>)
     atomicAdd(reinterpret_cast<unsigned long long*>(dst), static_cast<unsigned long long>(static_cast<int64_t>(v)));
-  else
-    atomicAdd(dst, static_cast<A>(v));
+  else atomicAdd(dst, static_cast<A>(v));
 }
 
 // The clipped window of output (oy, ox) and its divisor, as the CPU's avg_window.
@@ -144,7 +143,8 @@ ScalarType grad_acc_dtype(ScalarType t) {
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                                                         IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  const Pool2dShape s = pool2d_shape("max_pool2d_with_indices", self, kernel_size, stride, padding, dilation, ceil_mode);
+  const Pool2dShape s =
+      pool2d_shape("max_pool2d_with_indices", self, kernel_size, stride, padding, dilation, ceil_mode);
   DeviceGuard guard(self.device().index);
   const Tensor in = self.contiguous();
   Tensor out = empty_tensor(s.output, self.dtype(), self.device());
@@ -186,7 +186,8 @@ Tensor max_pool2d_with_indices_backward_cuda(const Tensor& grad_output, const Te
   if (first_bad < total) {
     const int64_t flat[] = {-1};
     const int64_t at = glassbox::reshape(idx, flat).to(Device(DeviceType::CPU)).data<int64_t>()[first_bad];
-    throw IndexError(glassbox::detail::str_cat(op, ": index ", at, " is out of range for an input plane of ", s.height, "x", s.width));
+    throw IndexError(glassbox::detail::str_cat(op, ": index ", at, " is out of range for an input plane of ", s.height,
+                                               "x", s.width));
   }
   return grad.to(self.dtype());
 }

@@ -47,7 +47,9 @@ Tensor& fill_random(Tensor& self, PhiloxState state, Draw draw) {
 
 // Significand bits of the float types: uniform numbers use no more, so they stay below 1.
 template <class T>
-inline constexpr int kSignificandBits = std::is_same_v<T, __half> ? 11 : std::is_same_v<T, __nv_bfloat16> ? 8 : 24;
+inline constexpr int kSignificandBits = std::is_same_v<T, __half>          ? 11
+                                        : std::is_same_v<T, __nv_bfloat16> ? 8
+                                                                           : 24;
 
 // from + span * u in [from, to): a draw that rounds up to `to` becomes `from`.
 template <class T>
@@ -115,7 +117,8 @@ __global__ void bernoulli_tensor_kernel(T* out, const double* probs, int64_t n, 
   const PhiloxWords words = philox_block(state.seed, state.offset, static_cast<uint64_t>(block));
 #pragma unroll
   for (int p = 0; p < 4; ++p)
-    if (first + p < n) out[first + p] = from_opmath<T>(static_cast<double>(words.w[p]) * 0x1p-32 < probs[first + p] ? 1.0f : 0.0f);
+    if (first + p < n)
+      out[first + p] = from_opmath<T>(static_cast<double>(words.w[p]) * 0x1p-32 < probs[first + p] ? 1.0f : 0.0f);
 }
 
 // The position of the first probability outside [0, 1] (NaN included).
@@ -169,7 +172,8 @@ Tensor bernoulli_cuda(const Tensor& self) {
     Tensor scratch = empty_tensor(DimVector{1}, ScalarType::Int64, self.device());
     auto* first = static_cast<unsigned long long*>(scratch.data_ptr());
     GB_CUDA_CHECK(cudaMemsetAsync(first, 0xff, sizeof(unsigned long long), stream));
-    const auto grid = static_cast<unsigned>(std::min<int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 4096));
+    const auto grid =
+        static_cast<unsigned>(std::min<int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 4096));
     first_bad_probability_kernel<<<grid, kElementwiseThreads, 0, stream>>>(pr, n, first);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
     unsigned long long position = 0;
@@ -180,8 +184,8 @@ Tensor bernoulli_cuda(const Tensor& self) {
       GB_CUDA_CHECK(cudaMemcpyAsync(&value, pr + position, sizeof(value), cudaMemcpyDeviceToHost, stream));
       GB_CUDA_CHECK(cudaStreamSynchronize(stream));
       throw Error(::glassbox::detail::str_cat("bernoulli: every probability must be in [0, 1], but element ", position,
-                                       " of the input (shape ", shape_to_string(self.sizes()), ", ",
-                                       to_string(self.dtype()), ") is ", value));
+                                              " of the input (shape ", shape_to_string(self.sizes()), ", ",
+                                              to_string(self.dtype()), ") is ", value));
     }
   }
   Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
@@ -190,7 +194,8 @@ Tensor bernoulli_cuda(const Tensor& self) {
     const int64_t blocks = (n + 3) / 4;
     if (blocks > 0) {
       const auto grid = static_cast<unsigned>((blocks + kElementwiseThreads - 1) / kElementwiseThreads);
-      bernoulli_tensor_kernel<T><<<grid, kElementwiseThreads, 0, stream>>>(static_cast<T*>(out.data_ptr()), pr, n, state);
+      bernoulli_tensor_kernel<T>
+          <<<grid, kElementwiseThreads, 0, stream>>>(static_cast<T*>(out.data_ptr()), pr, n, state);
       GB_CUDA_KERNEL_LAUNCH_CHECK();
     }
   });
@@ -201,7 +206,9 @@ Tensor& random_from_cuda_(Tensor& self, int64_t from, int64_t to) {
   check_random_range("random_", self.dtype(), from, to);
   const PhiloxState state = default_generator().next_call();
   const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
-  visit_scalar_device_type(self.dtype(), [&]<class T>() { fill_random<T, 2>(self, state, RandomInRange<T>{from, range}); });
+  visit_scalar_device_type(self.dtype(), [&]<class T>() {
+    fill_random<T, 2>(self, state, RandomInRange<T>{from, range});
+  });
   return self;
 }
 

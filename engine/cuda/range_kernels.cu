@@ -67,7 +67,8 @@ int64_t stride_bytes_1d(const Tensor& out) {
 Tensor& arange_out_cuda(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
   const ArangeOut a = check_arange_out(start, end, step, out);
   visit_numeric_device_type(out.dtype(), [&]<class T>() {
-    if (a.integral && std::is_integral_v<T>) fill_1d<T>(out, a.length, stride_bytes_1d(out), IntegerRamp{start.to_int(), step.to_int()});
+    if (a.integral && std::is_integral_v<T>)
+      fill_1d<T>(out, a.length, stride_bytes_1d(out), IntegerRamp{start.to_int(), step.to_int()});
     else fill_1d<T>(out, a.length, stride_bytes_1d(out), FloatRamp{start.to_double(), step.to_double()});
   });
   return out;
@@ -89,7 +90,8 @@ struct One {
 Tensor& eye_out_cuda(int64_t n, int64_t m, Tensor& out) {
   check_eye_out(n, m, out);
   glassbox::fill_(out, Scalar(int64_t{0}));
-  const int64_t diagonal_stride = (out.strides()[0] + out.strides()[1]) * static_cast<int64_t>(element_size(out.dtype()));
+  const int64_t diagonal_stride =
+      (out.strides()[0] + out.strides()[1]) * static_cast<int64_t>(element_size(out.dtype()));
   visit_scalar_device_type(out.dtype(), [&]<class T>() { fill_1d<T>(out, std::min(n, m), diagonal_stride, One{}); });
   return out;
 }

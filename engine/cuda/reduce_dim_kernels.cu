@@ -19,10 +19,10 @@ namespace glassbox::cuda {
 
 // The rest of the family's CUDA computes, defined next to their kernels.
 void sum_max_min_into(const ReducePlan& plan, const Tensor& self, Tensor& result);  // reduce_kernels.cu
-void softmax_into(const Tensor& self, int64_t dim, bool log, Tensor& result);      // softmax_kernels.cu
+void softmax_into(const Tensor& self, int64_t dim, bool log, Tensor& result);       // softmax_kernels.cu
 void softmax_backward_into(const Tensor& grad, const Tensor& output, int64_t dim, bool log, Tensor& result);
 void sort_into(const Tensor& self, int64_t k, int64_t dim, bool descending, Tensor& values,
-               Tensor& indices);                                                   // sort_kernels.cu
+               Tensor& indices);  // sort_kernels.cu
 
 namespace {
 using namespace glassbox::cuda;
@@ -49,16 +49,22 @@ Rows rows_of(const Tensor& self, const DimVector& reduced) {
 
 struct Mul {
   template <class A>
-  __device__ __forceinline__ A operator()(A a, A b) const { return a * b; }
+  __device__ __forceinline__ A operator()(A a, A b) const {
+    return a * b;
+  }
 };
 struct Add {
   template <class A>
-  __device__ __forceinline__ A operator()(A a, A b) const { return a + b; }
+  __device__ __forceinline__ A operator()(A a, A b) const {
+    return a + b;
+  }
 };
 // NaN, once met, stays (as the CPU's MaxOp).
 struct MaxNan {
   template <class A>
-  __device__ __forceinline__ A operator()(A a, A b) const { return (b > a || b != b) ? b : a; }
+  __device__ __forceinline__ A operator()(A a, A b) const {
+    return (b > a || b != b) ? b : a;
+  }
 };
 
 template <class T, class A, class R>
@@ -140,7 +146,7 @@ __global__ void arg_extreme_rows_kernel(const T* x, T* values, int64_t* indices,
   if (row < outer)
     for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
       best = better_of(best, Best<A>{static_cast<A>(to_opmath(x[row * len + i])), i}, largest);
-  // Warp shuffles, then the warps of a wide block through shared memory.
+      // Warp shuffles, then the warps of a wide block through shared memory.
 #pragma unroll
   for (int off = 16; off > 0; off /= 2) {
     const Best<A> o{__shfl_down_sync(kFullWarp, best.v, off), __shfl_down_sync(kFullWarp, best.i, off)};
@@ -208,7 +214,8 @@ template <class T>
 using acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opmath_t<T>, int64_t>;
 // Extremes compare in the compute type; small integers and bool widened to int32 (shuffles).
 template <class T>
-using extreme_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>, opmath_t<T>, int32_t>;
+using extreme_t =
+    std::conditional_t<std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>, opmath_t<T>, int32_t>;
 
 cudaStream_t stream_of(const Tensor& t) { return current_stream(t.device().index).handle(); }
 
@@ -223,9 +230,11 @@ void prod_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   const RowLaunch l = row_launch(r.outer, r.len);
   visit_scalar_device_type(in.dtype(), [&]<class T>() {
     using A = acc_t<T>;
-    Tensor acc = result.dtype() == scalar_type_of<A>() ? result : empty_tensor(shape.out_shape, scalar_type_of<A>(), self.device());
-    prod_rows_kernel<T, A, A><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), acc.template data<A>(),
-                                                                      r.outer, r.len);
+    Tensor acc = result.dtype() == scalar_type_of<A>()
+                     ? result
+                     : empty_tensor(shape.out_shape, scalar_type_of<A>(), self.device());
+    prod_rows_kernel<T, A, A>
+        <<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), acc.template data<A>(), r.outer, r.len);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
     if (!acc.is_same(result)) copy_between(result, acc);
   });
@@ -263,8 +272,8 @@ void logsumexp_into(const ReducePlan& plan, const Tensor& self, Tensor& result) 
   const Rows r = rows_of(in, plan.shape.reduced);
   const RowLaunch l = row_launch(r.outer, r.len);
   visit_floating_device_type(in.dtype(), [&]<class T>() {
-    logsumexp_rows_kernel<T><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), result.template data<T>(),
-                                                                      r.outer, r.len);
+    logsumexp_rows_kernel<T>
+        <<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), result.template data<T>(), r.outer, r.len);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -296,7 +305,8 @@ void cumsum_into(const Tensor& self, int64_t d, Tensor& result) {
 void reduce_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   switch (plan.kind) {
     case ReduceKind::Prod: return prod_into(plan, self, result);
-    case ReduceKind::Var: case ReduceKind::Std: return variance_into(plan, self, result);
+    case ReduceKind::Var:
+    case ReduceKind::Std: return variance_into(plan, self, result);
     case ReduceKind::LogSumExp: return logsumexp_into(plan, self, result);
     default: return sum_max_min_into(plan, self, result);
   }

@@ -1,6 +1,6 @@
 // Reductions on CUDA: sum, mean, amax, amin, max, min. The front end (engine/ops/reductions.cpp)
-// checks, decides shape and dtype and allocates the result; the input is viewed as a contiguous [outer, reduced, inner] block
-// (permuted into one when the reduced dims are not a single run), and then
+// checks, decides shape and dtype and allocates the result; the input is viewed as a contiguous [outer, reduced, inner]
+// block (permuted into one when the reduced dims are not a single run), and then
 //  * inner == 1 (rows): a warp or a block per row, 16-byte loads where aligned, warp shuffles and
 //    shared memory to combine; long rows with few outputs are shared by several blocks (interleaved)
 //    whose partial results a second pass combines;
@@ -62,7 +62,8 @@ __global__ void reduce_rows_kernel(const T* x, A* out, int64_t tasks, int64_t le
 #pragma unroll
         for (int u = 0; u < 4; ++u) {
 #pragma unroll
-          for (int j = 0; j < kVec; ++j) acc[(u + j) % 4] = op(acc[(u + j) % 4], static_cast<A>(to_opmath(v[u].val[j])));
+          for (int j = 0; j < kVec; ++j)
+            acc[(u + j) % 4] = op(acc[(u + j) % 4], static_cast<A>(to_opmath(v[u].val[j])));
         }
       }
       for (; i < len; i += stride) {
@@ -76,7 +77,8 @@ __global__ void reduce_rows_kernel(const T* x, A* out, int64_t tasks, int64_t le
   }
   A r = op(op(acc[0], acc[1]), op(acc[2], acc[3]));
   r = group_reduce(r, op, identity);
-  if (task < tasks && threadIdx.x == 0) out[task] = divisor == 1.0 ? r : static_cast<A>(static_cast<double>(r) / divisor);
+  if (task < tasks && threadIdx.x == 0)
+    out[task] = divisor == 1.0 ? r : static_cast<A>(static_cast<double>(r) / divisor);
 }
 
 inline constexpr int kColumnThreads = 32, kColumnRows = 8;
@@ -121,7 +123,8 @@ int multiprocessors(int device) {
 // The reduction of x, a contiguous [outer, len, inner] block on the current device, into out
 // ([outer, inner], contiguous, dtype A).
 template <Reduce OP, class T, class A>
-void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner, A identity, double divisor, int device) {
+void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner, A identity, double divisor,
+                  int device) {
   const cudaStream_t stream = current_stream(device).handle();
   const int64_t target_blocks = 4 * int64_t{multiprocessors(device)};
   const int64_t outputs = outer * inner;
@@ -130,7 +133,8 @@ void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner,
     const dim3 block(wide ? 512 : 32, wide ? 1 : 8);
     // Few rows of many values: several blocks per row (at least 16K values each), enough to fill the GPU.
     int64_t chunks = 1;
-    if (outer < target_blocks && len > 32768) chunks = std::min((len + 16383) / 16384, (target_blocks + outer - 1) / outer);
+    if (outer < target_blocks && len > 32768)
+      chunks = std::min((len + 16383) / 16384, (target_blocks + outer - 1) / outer);
     constexpr int kVec = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
     const bool vectorized = len % kVec == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
     const int64_t tasks = outer * chunks;
@@ -141,8 +145,8 @@ void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner,
       dst = partial.data<A>();
     }
     const auto grid = static_cast<unsigned>((tasks + block.y - 1) / block.y);
-    reduce_rows_kernel<OP, T, A><<<grid, block, 0, stream>>>(x, dst, tasks, len, chunks, identity, chunks > 1 ? 1.0 : divisor,
-                                                             vectorized);
+    reduce_rows_kernel<OP, T, A>
+        <<<grid, block, 0, stream>>>(x, dst, tasks, len, chunks, identity, chunks > 1 ? 1.0 : divisor, vectorized);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
     if (chunks > 1) reduce_block<OP, A, A>(dst, out, outer, chunks, 1, identity, divisor, device);
     return;
@@ -209,13 +213,15 @@ Geometry geometry(const Tensor& self, const DimVector& reduced) {
 template <class T>
 using sum_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opmath_t<T>, int64_t>;
 template <class T>
-using extreme_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>, opmath_t<T>, int32_t>;
+using extreme_acc_t =
+    std::conditional_t<std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>, opmath_t<T>, int32_t>;
 
 template <Reduce OP, class A>
 A identity_of() {
   if constexpr (OP == Reduce::Sum) return A(0);
   else if constexpr (OP == Reduce::Max)
-    return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest();
+    return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                : std::numeric_limits<A>::lowest();
   else return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
 }
 
@@ -238,13 +244,15 @@ void reduce_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   visit_scalar_device_type(in.dtype(), [&]<class T>() {
     using A = std::conditional_t<OP == Reduce::Sum, sum_acc_t<T>, extreme_acc_t<T>>;
     // Results land in `result` directly when it has the accumulator's dtype.
-    Tensor acc = result.dtype() == scalar_type_of<A>() ? result : empty_tensor(shape.out_shape, scalar_type_of<A>(), self.device());
+    Tensor acc = result.dtype() == scalar_type_of<A>()
+                     ? result
+                     : empty_tensor(shape.out_shape, scalar_type_of<A>(), self.device());
     if (g.len == 0) {
       // Nothing to combine (only sums get here): 0, and a mean of nothing is 0 / 0.
       glassbox::fill_(acc, mean ? Scalar(std::numeric_limits<double>::quiet_NaN()) : Scalar(0.0));
     } else {
-      reduce_block<OP, T, A>(g.data.template data<T>(), acc.template data<A>(), g.outer, g.len, g.inner, identity_of<OP, A>(),
-                             divisor, device);
+      reduce_block<OP, T, A>(g.data.template data<T>(), acc.template data<A>(), g.outer, g.len, g.inner,
+                             identity_of<OP, A>(), divisor, device);
     }
     if (!acc.is_same(result)) copy_between(result, acc);
   });

@@ -67,7 +67,8 @@ void remap_copy(const char* op, const Tensor& src, Tensor& out, Remap r) {
   const char* in = static_cast<const char*>(src.data_ptr());
   char* dst = static_cast<char*>(out.data_ptr());
   auto launch = [&]<class W>() {
-    remap_kernel<W><<<grid_for(n), kElementwiseThreads, 0, stream>>>(reinterpret_cast<const W*>(in), reinterpret_cast<W*>(dst), n, r);
+    remap_kernel<W><<<grid_for(n), kElementwiseThreads, 0, stream>>>(reinterpret_cast<const W*>(in),
+                                                                     reinterpret_cast<W*>(dst), n, r);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   };
   switch (element_size(src.dtype())) {
@@ -100,7 +101,8 @@ void zero_outside_triangle(Tensor& t, int64_t diagonal, bool lower) {
   DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device).handle();
   auto launch = [&]<class W>() {
-    triangle_kernel<W><<<grid_for(n), kElementwiseThreads, 0, stream>>>(static_cast<W*>(t.data_ptr()), n, rows, cols, d, lower);
+    triangle_kernel<W>
+        <<<grid_for(n), kElementwiseThreads, 0, stream>>>(static_cast<W*>(t.data_ptr()), n, rows, cols, d, lower);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   };
   switch (element_size(t.dtype())) {
@@ -157,9 +159,17 @@ Tensor roll_cuda(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   return out;
 }
 
-Tensor tril_cuda(const Tensor& self, int64_t diagonal) { return triangle("tril", self, diagonal, true, zero_outside_triangle); }
-Tensor triu_cuda(const Tensor& self, int64_t diagonal) { return triangle("triu", self, diagonal, false, zero_outside_triangle); }
-Tensor& tril_cuda_(Tensor& self, int64_t diagonal) { return triangle_("tril_", self, diagonal, true, zero_outside_triangle); }
-Tensor& triu_cuda_(Tensor& self, int64_t diagonal) { return triangle_("triu_", self, diagonal, false, zero_outside_triangle); }
+Tensor tril_cuda(const Tensor& self, int64_t diagonal) {
+  return triangle("tril", self, diagonal, true, zero_outside_triangle);
+}
+Tensor triu_cuda(const Tensor& self, int64_t diagonal) {
+  return triangle("triu", self, diagonal, false, zero_outside_triangle);
+}
+Tensor& tril_cuda_(Tensor& self, int64_t diagonal) {
+  return triangle_("tril_", self, diagonal, true, zero_outside_triangle);
+}
+Tensor& triu_cuda_(Tensor& self, int64_t diagonal) {
+  return triangle_("triu_", self, diagonal, false, zero_outside_triangle);
+}
 
 }  // namespace glassbox::native

@@ -21,15 +21,21 @@ constexpr size_t kRowCacheBytes = 48 * 1024;  // dynamic shared memory without o
 
 struct Max {
   template <class A>
-  __device__ __forceinline__ A operator()(A a, A b) const { return b > a ? b : a; }  // NaN never wins, as on the CPU
+  __device__ __forceinline__ A operator()(A a, A b) const {
+    return b > a ? b : a;
+  }  // NaN never wins, as on the CPU
 };
 struct Add {
   template <class A>
-  __device__ __forceinline__ A operator()(A a, A b) const { return a + b; }
+  __device__ __forceinline__ A operator()(A a, A b) const {
+    return a + b;
+  }
 };
 
 template <class T, int V>
-__device__ __forceinline__ AlignedVec<T, V> load_vec(const T* p) { return *reinterpret_cast<const AlignedVec<T, V>*>(p); }
+__device__ __forceinline__ AlignedVec<T, V> load_vec(const T* p) {
+  return *reinterpret_cast<const AlignedVec<T, V>*>(p);
+}
 
 // Rows of length n: blockDim.x threads per row, blockDim.y rows per block. `vectorized`: n is a
 // multiple of the vector width and x, y are 16-byte aligned.
@@ -136,14 +142,16 @@ __global__ void softmax_backward_rows_kernel(const T* g, const T* y, T* dx, int6
 }
 
 template <class T, bool kLog>
-__global__ void softmax_backward_columns_kernel(const T* g, const T* y, T* dx, int64_t outer, int64_t n, int64_t inner) {
+__global__ void softmax_backward_columns_kernel(const T* g, const T* y, T* dx, int64_t outer, int64_t n,
+                                                int64_t inner) {
   using A = opmath_t<T>;
   const int64_t column = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (column >= outer * inner) return;
   const int64_t base = column / inner * n * inner + column % inner;
   A dot = 0;
   for (int64_t r = 0; r < n; ++r) dot += grad_term<T, kLog>(g[base + r * inner], y[base + r * inner]);
-  for (int64_t r = 0; r < n; ++r) dx[base + r * inner] = grad_input<T, kLog>(g[base + r * inner], y[base + r * inner], dot);
+  for (int64_t r = 0; r < n; ++r)
+    dx[base + r * inner] = grad_input<T, kLog>(g[base + r * inner], y[base + r * inner], dot);
 }
 
 // [outer, n, inner] around dim d (a 0-d tensor is one row of one element).
@@ -184,14 +192,17 @@ void softmax_impl(const Tensor& self, int64_t d, Tensor& result) {
     if (s.inner == 1) {
       constexpr int V = 16 / sizeof(T);
       const dim3 block = row_block(s.n, V);
-      const bool vectorized = s.n % V == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 && reinterpret_cast<uintptr_t>(y) % 16 == 0;
+      const bool vectorized =
+          s.n % V == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 && reinterpret_cast<uintptr_t>(y) % 16 == 0;
       const size_t cache_bytes = block.y * static_cast<size_t>(s.n) * sizeof(T);
       const bool cache = cache_bytes <= kRowCacheBytes;
       const auto grid = static_cast<unsigned>((s.outer + block.y - 1) / block.y);
-      softmax_rows_kernel<T, kLog><<<grid, block, cache ? cache_bytes : 0, stream>>>(x, y, s.outer, s.n, cache, vectorized);
+      softmax_rows_kernel<T, kLog>
+          <<<grid, block, cache ? cache_bytes : 0, stream>>>(x, y, s.outer, s.n, cache, vectorized);
     } else {
       const int64_t columns = s.outer * s.inner;
-      softmax_columns_kernel<T, kLog><<<static_cast<unsigned>((columns + 255) / 256), 256, 0, stream>>>(x, y, s.outer, s.n, s.inner);
+      softmax_columns_kernel<T, kLog>
+          <<<static_cast<unsigned>((columns + 255) / 256), 256, 0, stream>>>(x, y, s.outer, s.n, s.inner);
     }
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
@@ -228,7 +239,8 @@ void softmax_into(const Tensor& self, int64_t dim, bool log, Tensor& result) {
   log ? softmax_impl<true>(self, dim, result) : softmax_impl<false>(self, dim, result);
 }
 void softmax_backward_into(const Tensor& grad, const Tensor& output, int64_t dim, bool log, Tensor& result) {
-  log ? softmax_backward_impl<true>(grad, output, dim, result) : softmax_backward_impl<false>(grad, output, dim, result);
+  log ? softmax_backward_impl<true>(grad, output, dim, result)
+      : softmax_backward_impl<false>(grad, output, dim, result);
 }
 
 }  // namespace glassbox::cuda

@@ -76,7 +76,9 @@ Stream pool_stream(int device) {
   return Stream(pool.streams[pool.next.fetch_add(1, std::memory_order_relaxed) % kPoolSize], index);
 }
 
-StreamGuard::StreamGuard(const Stream& stream) : previous_(current_stream(stream.device())) { set_current_stream(stream); }
+StreamGuard::StreamGuard(const Stream& stream) : previous_(current_stream(stream.device())) {
+  set_current_stream(stream);
+}
 
 StreamGuard::~StreamGuard() { t_current[previous_.device()] = previous_.handle(); }
 

@@ -12,7 +12,9 @@ using namespace glassbox::cuda;
 
 struct Select {
   template <class C>
-  __device__ C operator()(bool c, C a, C b) const { return c ? a : b; }
+  __device__ C operator()(bool c, C a, C b) const {
+    return c ? a : b;
+  }
 };
 
 Tensor& where_into(const char* name, const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {

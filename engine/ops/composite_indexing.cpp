@@ -14,12 +14,12 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
                  bool sparse) {
   if (weight.dim() != 2) {
     throw Error(detail::str_cat("embedding: weight must be 2-d (num_embeddings, embedding_dim), got weight ",
-                                     shape_to_string(weight.sizes()), ' ', to_string(weight.dtype())));
+                                shape_to_string(weight.sizes()), ' ', to_string(weight.dtype())));
   }
   check_index_tensor("embedding", "indices", weight, indices);
   if (padding_idx >= weight.sizes()[0]) {
     throw Error(detail::str_cat("embedding: padding_idx (", padding_idx, ") must be less than num_embeddings (",
-                                     weight.sizes()[0], ")"));
+                                weight.sizes()[0], ")"));
   }
   if (sparse) throw Error("embedding: sparse gradients are not supported; pass sparse=False");
   DimVector shape = indices.sizes();
@@ -31,7 +31,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   if (mask.dtype() != ScalarType::Bool) {
     throw Error(detail::str_cat("masked_select: expected a bool mask, got mask ", shape_to_string(mask.sizes()), ' ',
-                                    to_string(mask.dtype())));
+                                to_string(mask.dtype())));
   }
   DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");
   if (shape.empty()) shape.push_back(1);  // a mask needs at least one dim to index with

@@ -21,8 +21,9 @@ Tensor cross_entropy(const Tensor& self, const Tensor& target, const std::option
                      int64_t ignore_index, double label_smoothing) {
   GB_CHECK(self.defined() && target.defined(), "cross_entropy: an argument is an undefined tensor");
   if (is_floating_point(target.dtype()))
-    throw Error("cross_entropy: expected a target of class indices (int64), got " + std::string(to_string(target.dtype())) +
-                    " of shape " + shape_to_string(target.sizes()) + "; class probabilities are not supported");
+    throw Error("cross_entropy: expected a target of class indices (int64), got " +
+                std::string(to_string(target.dtype())) + " of shape " + shape_to_string(target.sizes()) +
+                "; class probabilities are not supported");
   if (self.dim() != 1 && self.dim() != 2)
     throw Error("cross_entropy: expected self of shape (N, C) or (C), got " + shape_to_string(self.sizes()));
   if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0))
@@ -49,7 +50,8 @@ Tensor cross_entropy(const Tensor& self, const Tensor& target, const std::option
     smooth = glassbox::div(glassbox::sum(smooth), total);
   }
   const double classes = static_cast<double>(self.sizes()[class_dim]);
-  return glassbox::add(glassbox::mul(nll, Scalar(1.0 - label_smoothing)), glassbox::mul(smooth, Scalar(label_smoothing / classes)));
+  return glassbox::add(glassbox::mul(nll, Scalar(1.0 - label_smoothing)),
+                       glassbox::mul(smooth, Scalar(label_smoothing / classes)));
 }
 
 }  // namespace glassbox::native

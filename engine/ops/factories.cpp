@@ -1,7 +1,7 @@
 // Front ends of arange, linspace and eye, and the inference they share with their kernels: the
 // length and dtype are decided here, then a fresh tensor is filled by the out= overload.
-#include "engine/core/empty.h"
 #include "engine/ops/factories.h"
+#include "engine/core/empty.h"
 
 #include <algorithm>
 #include <cmath>
@@ -25,14 +25,13 @@ std::string scalar_to_string(const Scalar& s) {
 
 void check_empty_strided(std::span<const int64_t> size, std::span<const int64_t> stride) {
   if (size.size() != stride.size()) {
-    throw Error(detail::str_cat("empty_strided: size ", shape_to_string(size), " and stride ",
-                                     shape_to_string(stride), " must have the same length"));
+    throw Error(detail::str_cat("empty_strided: size ", shape_to_string(size), " and stride ", shape_to_string(stride),
+                                " must have the same length"));
   }
   for (size_t i = 0; i < size.size(); ++i) {
     if (size[i] < 0) throw Error(detail::str_cat("empty_strided: negative size in ", shape_to_string(size)));
     if (stride[i] < 0) {
-      throw Error(detail::str_cat("empty_strided: negative strides are not supported, got ",
-                                       shape_to_string(stride)));
+      throw Error(detail::str_cat("empty_strided: negative strides are not supported, got ", shape_to_string(stride)));
     }
   }
 }
@@ -89,8 +88,8 @@ void check_out_shape(const char* op, const Tensor& out, std::span<const int64_t>
 namespace {
 void reject_bool(const char* op, const Tensor& out) {
   if (out.dtype() == ScalarType::Bool) {
-    throw Error(detail::str_cat(op, ": the bool dtype is not supported (out has shape ",
-                                    shape_to_string(out.sizes()), ")"));
+    throw Error(
+        detail::str_cat(op, ": the bool dtype is not supported (out has shape ", shape_to_string(out.sizes()), ")"));
   }
 }
 }  // namespace

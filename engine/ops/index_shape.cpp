@@ -18,15 +18,15 @@ bool same_shape(std::span<const int64_t> a, std::span<const int64_t> b) {
 
 void check_device(const char* op, const char* arg, const Tensor& self, const Tensor& t) {
   if (!(t.device() == self.device())) {
-    throw Error(detail::str_cat(op, ": expected ", arg, " on self's device ", self.device().to_string(),
-                                     ", got ", arg, " on ", t.device().to_string()));
+    throw Error(detail::str_cat(op, ": expected ", arg, " on self's device ", self.device().to_string(), ", got ", arg,
+                                " on ", t.device().to_string()));
   }
 }
 
 void check_same_dtype(const char* op, const char* arg, const Tensor& self, const Tensor& t) {
   if (t.dtype() != self.dtype()) {
     throw Error(detail::str_cat(op, ": expected ", arg, " of self's dtype ", to_string(self.dtype()), ", got ", arg,
-                                    ' ', describe(t), " (self is ", describe(self), ")"));
+                                ' ', describe(t), " (self is ", describe(self), ")"));
   }
 }
 
@@ -35,7 +35,8 @@ int64_t size_at(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes(
 }  // namespace
 
 void throw_index_out_of_range(const char* op, int64_t index, int64_t dim, int64_t size) {
-  throw IndexError(detail::str_cat(op, ": index ", index, " is out of bounds for dimension ", dim, " with size ", size));
+  throw IndexError(
+      detail::str_cat(op, ": index ", index, " is out of bounds for dimension ", dim, " with size ", size));
 }
 
 bool is_mask_dtype(ScalarType t) { return t == ScalarType::Bool || t == ScalarType::UInt8; }
@@ -44,8 +45,8 @@ void check_index_tensor(const char* op, const char* arg, const Tensor& self, con
   GB_CHECK(index.defined(), op, ": ", arg, " is an undefined tensor");
   const ScalarType t = index.dtype();
   if (t != ScalarType::Int64 && !(allow_int32 && t == ScalarType::Int32)) {
-    throw Error(detail::str_cat(op, ": expected ", arg, " of dtype int64", allow_int32 ? " or int32" : "",
-                                    ", got ", arg, ' ', describe(index), " (self is ", describe(self), ")"));
+    throw Error(detail::str_cat(op, ": expected ", arg, " of dtype int64", allow_int32 ? " or int32" : "", ", got ",
+                                arg, ' ', describe(index), " (self is ", describe(self), ")"));
   }
   check_device(op, arg, self, index);
 }
@@ -62,12 +63,13 @@ void check_indices(const char* op, const Tensor& self, OptionalTensorList indice
     if (is_mask_dtype(t.dtype())) {
       if (!allow_masks) {
         throw Error(detail::str_cat(op, ": a bool mask (indices[", i, "], ", describe(t),
-                                         ") picks a number of elements only its values tell; the meta device "
-                                         "cannot infer the result's shape"));
+                                    ") picks a number of elements only its values tell; the meta device "
+                                    "cannot infer the result's shape"));
       }
       if (t.dim() == 0) {
-        throw Error(detail::str_cat(op, ": indices[", i, "] is a 0-d mask; index with t[None][mask[None]] or "
-                                         "through Tensor indexing, which handles it"));
+        throw Error(detail::str_cat(op, ": indices[", i,
+                                    "] is a 0-d mask; index with t[None][mask[None]] or "
+                                    "through Tensor indexing, which handles it"));
       }
       for (int64_t j = 0; j < t.dim() && consumed + j < self.dim(); ++j) {
         if (t.sizes()[j] != self.sizes()[consumed + j]) {
@@ -80,8 +82,8 @@ void check_indices(const char* op, const Tensor& self, OptionalTensorList indice
     } else if (t.dtype() == ScalarType::Int64 || t.dtype() == ScalarType::Int32) {
       ++consumed;
     } else {
-      throw IndexError(detail::str_cat(op, ": tensors used as indices must be int64, int32, bool or uint8, but indices[",
-                                      i, "] is ", describe(t)));
+      throw IndexError(detail::str_cat(
+          op, ": tensors used as indices must be int64, int32, bool or uint8, but indices[", i, "] is ", describe(t)));
     }
   }
   if (consumed > self.dim()) {
@@ -107,8 +109,10 @@ AdvancedIndexing advanced_indexing(const char* op, const Tensor& self, OptionalT
     } catch (const Error&) {
       std::string shapes;
       for (const Tensor& t : r.indices) shapes += (shapes.empty() ? "" : ", ") + shape_to_string(t.sizes());
-      throw IndexError(detail::str_cat(op, ": shape mismatch: indexing tensors could not be broadcast together with "
-                                       "shapes ", shapes));
+      throw IndexError(detail::str_cat(op,
+                                       ": shape mismatch: indexing tensors could not be broadcast together with "
+                                       "shapes ",
+                                       shapes));
     }
   }
   const int64_t first = r.indexed_dims.front(), last = r.indexed_dims.back();
@@ -141,8 +145,8 @@ void check_index_put_values(const char* op, const Tensor& self, const Tensor& va
   }
   if (!fits) {
     throw Error(detail::str_cat(op, ": shape mismatch: values of shape ", shape_to_string(values.sizes()),
-                                     " cannot be broadcast to the indexing result of shape ",
-                                     shape_to_string(result_shape)));
+                                " cannot be broadcast to the indexing result of shape ",
+                                shape_to_string(result_shape)));
   }
 }
 
@@ -151,12 +155,12 @@ int64_t check_gather(const char* op, const Tensor& self, int64_t dim, const Tens
   const int64_t d = wrap_dim(dim, self.dim(), op);
   if (std::max<int64_t>(index.dim(), 1) != std::max<int64_t>(self.dim(), 1)) {
     throw Error(detail::str_cat(op, ": index must have as many dimensions as self, got index ", describe(index),
-                                     " and self ", describe(self)));
+                                " and self ", describe(self)));
   }
   for (int64_t k = 0; k < std::max<int64_t>(self.dim(), 1); ++k) {
     if (k != d && size_at(index, k) > size_at(self, k)) {
       throw Error(detail::str_cat(op, ": index ", describe(index), " is larger than self ", describe(self),
-                                       " at dimension ", k, " (only dimension ", d, " may be larger)"));
+                                  " at dimension ", k, " (only dimension ", d, " may be larger)"));
     }
   }
   return d;
@@ -170,12 +174,12 @@ int64_t check_scatter(const char* op, const Tensor& self, int64_t dim, const Ten
   check_same_dtype(op, "src", self, *src);
   if (std::max<int64_t>(src->dim(), 1) != std::max<int64_t>(index.dim(), 1)) {
     throw Error(detail::str_cat(op, ": src must have as many dimensions as index, got src ", describe(*src),
-                                     " and index ", describe(index)));
+                                " and index ", describe(index)));
   }
   for (int64_t k = 0; k < std::max<int64_t>(index.dim(), 1); ++k) {
     if (size_at(index, k) > size_at(*src, k)) {
       throw Error(detail::str_cat(op, ": index ", describe(index), " is larger than src ", describe(*src),
-                                       " at dimension ", k));
+                                  " at dimension ", k));
     }
   }
   return d;
@@ -205,8 +209,8 @@ int64_t check_index_add(const char* op, const Tensor& self, int64_t dim, const T
   const bool fits = self.dim() == 0 ? source.numel() == 1 && source.dim() <= 1 : same_shape(source.sizes(), want);
   if (!fits) {
     throw Error(detail::str_cat(op, ": source ", describe(source), " must have self's shape with dimension ", dim,
-                                     " of index's length, i.e. ", shape_to_string(want), " (self is ", describe(self),
-                                     ", index is ", describe(index), ")"));
+                                " of index's length, i.e. ", shape_to_string(want), " (self is ", describe(self),
+                                ", index is ", describe(index), ")"));
   }
   return wrap_dim(dim, self.dim(), op);
 }
@@ -226,13 +230,13 @@ DimVector masked_fill_shape(const char* op, const Tensor& self, const Tensor& ma
     if (!value->unsafe_impl()->is_wrapped_number() && !(value->device() == self.device()) &&
         value->device().type != DeviceType::CPU) {
       throw Error(detail::str_cat(op, ": expected value on self's device ", self.device().to_string(), " or cpu, got ",
-                                       value->device().to_string()));
+                                  value->device().to_string()));
     }
   }
   DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), op);
   if (in_place && !same_shape(shape, self.sizes())) {
     throw Error(detail::str_cat(op, ": mask ", describe(mask), " does not broadcast to self's shape ",
-                                     shape_to_string(self.sizes()), " (in place, self cannot grow)"));
+                                shape_to_string(self.sizes()), " (in place, self cannot grow)"));
   }
   return shape;
 }
@@ -252,25 +256,28 @@ DimVector one_hot_shape(const Tensor& self, int64_t num_classes) {
 
 void throw_one_hot_no_classes(const Tensor& self) {
   throw Error("one_hot: cannot infer num_classes from an empty tensor (self is " + shape_to_string(self.sizes()) +
-                   "); pass num_classes");
+              "); pass num_classes");
 }
 
 void throw_one_hot_class_out_of_range(int64_t value, int64_t num_classes) {
   throw Error(detail::str_cat("one_hot: class value ", value, " is out of range for num_classes ", num_classes,
-                                   " (expected 0 <= value < ", num_classes, ")"));
+                              " (expected 0 <= value < ", num_classes, ")"));
 }
 
 DimVector embedding_backward_shape(const Tensor& grad_output, const Tensor& indices, int64_t num_weights) {
   const char* op = "embedding_dense_backward";
   if (!is_floating_point(grad_output.dtype())) {
-    throw Error(detail::str_cat(op, ": expected a floating-point grad_output, got grad_output ", describe(grad_output)));
+    throw Error(
+        detail::str_cat(op, ": expected a floating-point grad_output, got grad_output ", describe(grad_output)));
   }
   check_index_tensor(op, "indices", grad_output, indices);
   const bool fits = grad_output.dim() == indices.dim() + 1 &&
                     same_shape(std::span<const int64_t>(grad_output.sizes().data(), indices.dim()), indices.sizes());
   if (!fits) {
-    throw Error(detail::str_cat(op, ": grad_output must have indices' shape plus one embedding dimension, got "
-                                     "grad_output ", describe(grad_output), " and indices ", describe(indices)));
+    throw Error(detail::str_cat(op,
+                                ": grad_output must have indices' shape plus one embedding dimension, got "
+                                "grad_output ",
+                                describe(grad_output), " and indices ", describe(indices)));
   }
   if (num_weights < 0) throw Error(detail::str_cat(op, ": num_weights must be non-negative, got ", num_weights));
   return DimVector{num_weights, grad_output.sizes()[grad_output.dim() - 1]};

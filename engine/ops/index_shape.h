@@ -56,8 +56,7 @@ int64_t check_index_add(const char* op, const Tensor& self, int64_t dim, const T
 
 // masked_fill: a bool mask broadcasting with self; the result has the broadcast shape. In-place,
 // that shape must be self's. A Tensor value must be 0-d.
-DimVector masked_fill_shape(const char* op, const Tensor& self, const Tensor& mask, const Tensor* value,
-                            bool in_place);
+DimVector masked_fill_shape(const char* op, const Tensor& self, const Tensor& mask, const Tensor* value, bool in_place);
 
 // one_hot: self of an integer dtype; the result is self's shape + [num_classes], int64.
 DimVector one_hot_shape(const Tensor& self, int64_t num_classes);

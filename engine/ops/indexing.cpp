@@ -57,7 +57,7 @@ void scatter_along(const char* op, const Tensor& self, int64_t dim, const Tensor
                    const Tensor& src, bool accumulate, const Scalar& alpha) {
   if (accumulate && !is_floating_point(self.dtype()) && alpha.is_floating_point()) {
     throw Error(detail::str_cat(op, ": alpha must be an integer for ", to_string(self.dtype()), " tensors, got ",
-                                     alpha.to_string()));
+                                alpha.to_string()));
   }
   const IndexBackend* backend = backend_of(self);
   if (!backend) return;
@@ -104,7 +104,8 @@ bool has_mask(OptionalTensorList indices) {
 
 // index_put_. Without data (Meta) a mask's result shape is unknown: values is checked for device
 // and dtype only, as a 1-d values tensor of any length could fit.
-Tensor& put_at_indices(const char* op, Tensor& self, OptionalTensorList indices, const Tensor& values, bool accumulate) {
+Tensor& put_at_indices(const char* op, Tensor& self, OptionalTensorList indices, const Tensor& values,
+                       bool accumulate) {
   const IndexBackend* backend = backend_of(self);
   if (!backend) {
     if (has_mask(indices)) {

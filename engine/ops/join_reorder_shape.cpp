@@ -1,5 +1,5 @@
-#include "engine/core/empty.h"
 #include "engine/ops/join_reorder_shape.h"
+#include "engine/core/empty.h"
 
 #include <algorithm>
 #include <vector>
@@ -30,13 +30,12 @@ CatResult cat_result(const char* op, TensorList tensors, int64_t dim) {
     const Tensor& t = tensors[i];
     if (!t.defined()) throw Error(detail::str_cat(op, ": tensor at position ", i, " is undefined"));
     if (t.dim() == 0) {
-      throw Error(detail::str_cat(op, ": zero-dimensional tensor (at position ", i,
-                                       ") cannot be concatenated"));
+      throw Error(detail::str_cat(op, ": zero-dimensional tensor (at position ", i, ") cannot be concatenated"));
     }
     if (!(t.device() == tensors[0].device())) {
       throw Error(detail::str_cat(op, ": expected all tensors on the same device, but got ",
-                                       tensors[0].device().to_string(), " at position 0 and ",
-                                       t.device().to_string(), " at position ", i));
+                                  tensors[0].device().to_string(), " at position 0 and ", t.device().to_string(),
+                                  " at position ", i));
     }
     if (!ref && !cat_skips(t)) ref = &t;
   }
@@ -51,14 +50,14 @@ CatResult cat_result(const char* op, TensorList tensors, int64_t dim) {
     const Tensor& t = tensors[i];
     if (cat_skips(t)) continue;
     if (t.dim() != ref->dim()) {
-      throw Error(detail::str_cat(op, ": tensors must have the same number of dimensions, but got ",
-                                       describe(*ref), " and ", describe(t), " at position ", i));
+      throw Error(detail::str_cat(op, ": tensors must have the same number of dimensions, but got ", describe(*ref),
+                                  " and ", describe(t), " at position ", i));
     }
     for (int64_t d = 0; d < t.dim(); ++d) {
       if (d != r.dim && t.sizes()[d] != ref->sizes()[d]) {
-        throw Error(detail::str_cat(op, ": sizes of tensors must match except in dimension ", r.dim,
-                                         ": expected size ", ref->sizes()[d], " but got size ", t.sizes()[d],
-                                         " in dimension ", d, " for tensor ", describe(t), " at position ", i));
+        throw Error(detail::str_cat(op, ": sizes of tensors must match except in dimension ", r.dim, ": expected size ",
+                                    ref->sizes()[d], " but got size ", t.sizes()[d], " in dimension ", d,
+                                    " for tensor ", describe(t), " at position ", i));
       }
     }
     if (__builtin_add_overflow(r.shape[r.dim], t.sizes()[r.dim], &r.shape[r.dim])) {
@@ -71,12 +70,12 @@ CatResult cat_result(const char* op, TensorList tensors, int64_t dim) {
 
 void check_cat_out(const CatResult& r, const Tensor& out) {
   if (category(out.dtype()) < category(r.dtype)) {
-    throw Error(detail::str_cat("cat.out: the result type ", to_string(r.dtype),
-                                    " cannot be cast to out's dtype ", to_string(out.dtype())));
+    throw Error(detail::str_cat("cat.out: the result type ", to_string(r.dtype), " cannot be cast to out's dtype ",
+                                to_string(out.dtype())));
   }
   if (!(out.device() == r.device)) {
     throw Error(detail::str_cat("cat.out: out is on ", out.device().to_string(), " but the inputs are on ",
-                                     r.device.to_string()));
+                                r.device.to_string()));
   }
   resize_output("cat.out", out, r.shape);
   check_no_internal_overlap("cat.out", out);
@@ -89,7 +88,7 @@ DimVector flip_dims(const Tensor& self, IntArrayRef dims) {
     const int64_t w = wrap_dim(d, self.dim(), "flip");
     if (seen[w]) {
       throw Error(detail::str_cat("flip: dim ", w, " appears more than once in dims ", shape_to_string(dims),
-                                       " (input ", describe(self), ")"));
+                                  " (input ", describe(self), ")"));
     }
     seen[w] = true;
     out.push_back(w);
@@ -107,7 +106,7 @@ RollPlan roll_plan(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   if (dims.empty()) {
     if (shifts.size() != 1) {
       throw Error(detail::str_cat("roll: without dims, shifts must hold exactly one value, but got ",
-                                       shape_to_string(shifts), " (input ", describe(self), ")"));
+                                  shape_to_string(shifts), " (input ", describe(self), ")"));
     }
     plan.flattened = true;
     plan.shifts.push_back(normalise(shifts[0], self.numel()));
@@ -115,8 +114,8 @@ RollPlan roll_plan(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   }
   if (shifts.size() != dims.size()) {
     throw Error(detail::str_cat("roll: shifts and dims must have the same length, but got shifts ",
-                                     shape_to_string(shifts), " and dims ", shape_to_string(dims), " (input ",
-                                     describe(self), ")"));
+                                shape_to_string(shifts), " and dims ", shape_to_string(dims), " (input ",
+                                describe(self), ")"));
   }
   plan.shifts = DimVector(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), 0);
   for (size_t i = 0; i < dims.size(); ++i) {

@@ -9,7 +9,7 @@ struct CatResult {
   DimVector shape;
   ScalarType dtype;  // promoted across every input
   Device device;
-  int64_t dim;       // wrapped
+  int64_t dim;  // wrapped
 };
 
 // PyTorch's legacy rule: a 1-d tensor of size 0 joins any cat and contributes nothing.

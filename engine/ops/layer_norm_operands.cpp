@@ -6,9 +6,7 @@ namespace glassbox {
 
 namespace {
 // The contiguous data of an optional parameter, or an undefined tensor when it was not given.
-Tensor optional_contiguous(const std::optional<Tensor>& t) {
-  return t && t->defined() ? t->contiguous() : Tensor();
-}
+Tensor optional_contiguous(const std::optional<Tensor>& t) { return t && t->defined() ? t->contiguous() : Tensor(); }
 }  // namespace
 
 LayerNormOperands layer_norm_operands(const Tensor& input, IntArrayRef normalized_shape,

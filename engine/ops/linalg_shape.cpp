@@ -41,7 +41,7 @@ void check_rank(const char* op, const char* arg, const Tensor& t, int64_t rank, 
   check_defined(op, arg, t);
   if (t.dim() != rank) {
     throw Error(str_cat(op, ": ", arg, " must be ", what, ", got a ", t.dim(), "-D tensor of shape ",
-                             shape_to_string(t.sizes())));
+                        shape_to_string(t.sizes())));
   }
 }
 
@@ -49,22 +49,23 @@ void check_rank(const char* op, const char* arg, const Tensor& t, int64_t rank, 
 void check_same(const char* op, const char* a_name, const Tensor& a, const char* b_name, const Tensor& b) {
   if (!(a.device() == b.device())) {
     throw Error(str_cat(op, ": expected ", a_name, " and ", b_name, " on one device, got ", a.device().to_string(),
-                             " and ", b.device().to_string()));
+                        " and ", b.device().to_string()));
   }
   if (a.dtype() != b.dtype()) {
     throw Error(str_cat(op, ": expected ", a_name, " and ", b_name, " to have the same dtype, got ",
-                            to_string(a.dtype()), " and ", to_string(b.dtype())));
+                        to_string(a.dtype()), " and ", to_string(b.dtype())));
   }
 }
 
 void check_numeric(const char* op, const Tensor& t) {
   if (t.dtype() == ScalarType::Bool)
-    throw NotImplementedError(str_cat(op, ": not supported for bool tensors (got shape ", shape_to_string(t.sizes()), ")"));
+    throw NotImplementedError(
+        str_cat(op, ": not supported for bool tensors (got shape ", shape_to_string(t.sizes()), ")"));
 }
 
 // A window parameter given as one int (both dims) or two; `fallback` when the list is empty.
-std::array<int64_t, 2> pair(const char* op, const char* arg, IntArrayRef v, std::optional<std::array<int64_t, 2>> fallback,
-                            int64_t min) {
+std::array<int64_t, 2> pair(const char* op, const char* arg, IntArrayRef v,
+                            std::optional<std::array<int64_t, 2>> fallback, int64_t min) {
   std::array<int64_t, 2> out{};
   if (v.empty() && fallback) {
     out = *fallback;
@@ -76,8 +77,8 @@ std::array<int64_t, 2> pair(const char* op, const char* arg, IntArrayRef v, std:
     throw Error(str_cat(op, ": ", arg, " must be one int or two ints, got ", shape_to_string(v)));
   }
   if (out[0] < min || out[1] < min) {
-    throw Error(str_cat(op, ": ", arg, " must be ", min == 0 ? "non-negative" : "positive", ", got ",
-                             shape_to_string(out)));
+    throw Error(
+        str_cat(op, ": ", arg, " must be ", min == 0 ? "non-negative" : "positive", ", got ", shape_to_string(out)));
   }
   return out;
 }
@@ -101,12 +102,12 @@ DimVector bmm_shape(const char* op, const Tensor& self, const Tensor& mat2) {
   check_same(op, "self", self, "mat2", mat2);
   check_numeric(op, self);
   if (self.sizes()[0] != mat2.sizes()[0]) {
-    throw Error(str_cat(op, ": batch1 and batch2 must have the same batch size (", dims_x(self), " and ",
-                             dims_x(mat2), ")"));
+    throw Error(
+        str_cat(op, ": batch1 and batch2 must have the same batch size (", dims_x(self), " and ", dims_x(mat2), ")"));
   }
   if (self.sizes()[2] != mat2.sizes()[1]) {
-    throw Error(str_cat(op, ": batch1 and batch2 shapes cannot be multiplied (", dims_x(self), " and ",
-                             dims_x(mat2), ")"));
+    throw Error(
+        str_cat(op, ": batch1 and batch2 shapes cannot be multiplied (", dims_x(self), " and ", dims_x(mat2), ")"));
   }
   return DimVector({self.sizes()[0], self.sizes()[1], mat2.sizes()[2]});
 }
@@ -122,7 +123,7 @@ DimVector addmm_shape(const char* op, const Tensor& self, const Tensor& mat1, co
   }
   if (!ok) {
     throw Error(str_cat(op, ": self of shape ", shape_to_string(self.sizes()),
-                             " cannot be broadcast to the product's shape ", shape_to_string(shape)));
+                        " cannot be broadcast to the product's shape ", shape_to_string(shape)));
   }
   return shape;
 }
@@ -131,7 +132,7 @@ std::pair<double, double> addmm_factors(const char* op, const Scalar& beta, cons
   for (const Scalar* s : {&beta, &alpha}) {
     if (!is_floating_point(dtype) && s->is_floating_point()) {
       throw Error(str_cat(op, ": ", s == &beta ? "beta" : "alpha", " must be an integer for integer tensors, got ",
-                               s->to_string()));
+                          s->to_string()));
     }
   }
   return {beta.to_double(), alpha.to_double()};
@@ -144,14 +145,14 @@ void check_dot(const char* op, const Tensor& self, const Tensor& other) {
   check_numeric(op, self);
   if (self.numel() != other.numel()) {
     throw Error(str_cat(op, ": self and tensor must have the same number of elements, got shapes ",
-                             shape_to_string(self.sizes()), " and ", shape_to_string(other.sizes())));
+                        shape_to_string(self.sizes()), " and ", shape_to_string(other.sizes())));
   }
 }
 
 void check_floating(const char* op, const char* arg, const Tensor& t) {
   if (!is_floating_point(t.dtype())) {
     throw Error(str_cat(op, ": ", arg, " must be a floating-point tensor (float32, float64, float16, bfloat16), got ",
-                            to_string(t.dtype()), " of shape ", shape_to_string(t.sizes())));
+                        to_string(t.dtype()), " of shape ", shape_to_string(t.sizes())));
   }
 }
 
@@ -160,7 +161,7 @@ Conv2dShape conv2d_shape(const char* op, const Tensor& input, const Tensor& weig
   check_defined(op, "input", input);
   if (input.dim() != 3 && input.dim() != 4) {
     throw Error(str_cat(op, ": expected a 3-D (unbatched) or 4-D (batched) input, got input of shape ",
-                             shape_to_string(input.sizes())));
+                        shape_to_string(input.sizes())));
   }
   check_rank(op, "weight", weight, 4, "4-D [out_channels, in_channels / groups, kh, kw]");
   check_floating(op, "input", input);
@@ -169,7 +170,7 @@ Conv2dShape conv2d_shape(const char* op, const Tensor& input, const Tensor& weig
     check_same(op, "input", input, "bias", *bias);
     if (bias->dim() != 1 || bias->sizes()[0] != weight.sizes()[0]) {
       throw Error(str_cat(op, ": bias must be 1-D with out_channels = ", weight.sizes()[0], " elements, got shape ",
-                               shape_to_string(bias->sizes())));
+                          shape_to_string(bias->sizes())));
     }
   }
   Conv2dShape s{};
@@ -183,16 +184,18 @@ Conv2dShape conv2d_shape(const char* op, const Tensor& input, const Tensor& weig
   s.out_channels = weight.sizes()[0];
   s.groups = groups;
   if (groups < 1) throw Error(str_cat(op, ": groups must be positive, got ", groups));
-  s.window = {{weight.sizes()[2], weight.sizes()[3]}, pair(op, "stride", stride, std::nullopt, 1),
-              pair(op, "padding", padding, std::nullopt, 0), pair(op, "dilation", dilation, std::nullopt, 1)};
+  s.window = {{weight.sizes()[2], weight.sizes()[3]},
+              pair(op, "stride", stride, std::nullopt, 1),
+              pair(op, "padding", padding, std::nullopt, 0),
+              pair(op, "dilation", dilation, std::nullopt, 1)};
   if (s.out_channels % groups != 0) {
     throw Error(str_cat(op, ": out_channels (", s.out_channels, ", weight of shape ", shape_to_string(weight.sizes()),
-                             ") must be divisible by groups (", groups, ")"));
+                        ") must be divisible by groups (", groups, ")"));
   }
   if (s.in_channels != weight.sizes()[1] * groups) {
     throw Error(str_cat(op, ": input of shape ", shape_to_string(input.sizes()), " has ", s.in_channels,
-                             " channels, but weight of shape ", shape_to_string(weight.sizes()), " with groups=", groups,
-                             " expects ", weight.sizes()[1] * groups));
+                        " channels, but weight of shape ", shape_to_string(weight.sizes()), " with groups=", groups,
+                        " expects ", weight.sizes()[1] * groups));
   }
   const Window2d& w = s.window;
   int64_t out[2];
@@ -201,8 +204,8 @@ Conv2dShape conv2d_shape(const char* op, const Tensor& input, const Tensor& weig
     const int64_t span = w.dilation[d] * (w.kernel[d] - 1) + 1;
     if (padded < span) {
       throw Error(str_cat(op, ": input of shape ", shape_to_string(input.sizes()), " (", s.height + 2 * w.padding[0],
-                               "x", s.width + 2 * w.padding[1], " with padding) is smaller than the dilated kernel (",
-                               w.dilation[0] * (w.kernel[0] - 1) + 1, "x", w.dilation[1] * (w.kernel[1] - 1) + 1, ")"));
+                          "x", s.width + 2 * w.padding[1], " with padding) is smaller than the dilated kernel (",
+                          w.dilation[0] * (w.kernel[0] - 1) + 1, "x", w.dilation[1] * (w.kernel[1] - 1) + 1, ")"));
     }
     out[d] = (padded - span) / w.stride[d] + 1;
   }
@@ -221,7 +224,7 @@ Pool2dShape pool2d_shape(const char* op, const Tensor& input, IntArrayRef kernel
   for (int64_t d = nd - 3; ok && d < nd; ++d) ok = input.sizes()[d] > 0;
   if (!ok) {
     throw Error(str_cat(op, ": expected a 3-D [C, H, W] or 4-D [N, C, H, W] input with non-empty C, H and W, got ",
-                             "shape ", shape_to_string(input.sizes())));
+                        "shape ", shape_to_string(input.sizes())));
   }
   check_numeric(op, input);
   Pool2dShape s{};
@@ -238,7 +241,7 @@ Pool2dShape pool2d_shape(const char* op, const Tensor& input, IntArrayRef kernel
   for (int d = 0; d < 2; ++d) {
     if (w.padding[d] * 2 > w.kernel[d]) {
       throw Error(str_cat(op, ": padding ", shape_to_string(w.padding), " must be at most half of kernel_size ",
-                               shape_to_string(w.kernel)));
+                          shape_to_string(w.kernel)));
     }
     const int64_t size = d ? s.width : s.height;
     const int64_t room = size + 2 * w.padding[d] - w.dilation[d] * (w.kernel[d] - 1) - 1;
@@ -247,8 +250,8 @@ Pool2dShape pool2d_shape(const char* op, const Tensor& input, IntArrayRef kernel
     if (ceil_mode && o > 0 && (o - 1) * w.stride[d] >= size + w.padding[d]) --o;
     if (o < 1) {
       throw Error(str_cat(op, ": input of shape ", shape_to_string(input.sizes()), " is too small for kernel_size ",
-                               shape_to_string(w.kernel), " with padding ", shape_to_string(w.padding),
-                               " and dilation ", shape_to_string(w.dilation)));
+                          shape_to_string(w.kernel), " with padding ", shape_to_string(w.padding), " and dilation ",
+                          shape_to_string(w.dilation)));
     }
     out[d] = o;
   }
@@ -275,16 +278,16 @@ LayerNormShape layer_norm_shape(const char* op, const Tensor& input, IntArrayRef
   const int64_t k = static_cast<int64_t>(normalized_shape.size()), nd = input.dim();
   if (k == 0) throw Error(str_cat(op, ": normalized_shape must name at least one dimension, got []"));
   if (nd < k || !std::equal(normalized_shape.begin(), normalized_shape.end(), input.sizes().end() - k)) {
-    throw Error(str_cat(op, ": input of shape ", shape_to_string(input.sizes()),
-                             " does not end with normalized_shape ", shape_to_string(normalized_shape)));
+    throw Error(str_cat(op, ": input of shape ", shape_to_string(input.sizes()), " does not end with normalized_shape ",
+                        shape_to_string(normalized_shape)));
   }
   for (const auto* p : {&weight, &bias}) {
     if (!*p || !(*p)->defined()) continue;
     const char* name = p == &weight ? "weight" : "bias";
     check_same(op, "input", input, name, **p);
     if (!std::equal((*p)->sizes().begin(), (*p)->sizes().end(), normalized_shape.begin(), normalized_shape.end())) {
-      throw Error(str_cat(op, ": ", name, " of shape ", shape_to_string((*p)->sizes()),
-                               " must have normalized_shape ", shape_to_string(normalized_shape)));
+      throw Error(str_cat(op, ": ", name, " of shape ", shape_to_string((*p)->sizes()), " must have normalized_shape ",
+                          shape_to_string(normalized_shape)));
     }
   }
   LayerNormShape s{1, 1, DimVector(input.sizes())};
@@ -345,7 +348,8 @@ Tensor conv2d_meta(const Tensor& input, const Tensor& weight, const std::optiona
 
 std::tuple<Tensor, Tensor, Tensor> convolution_backward_meta(const Tensor& grad_output, const Tensor& input,
                                                              const Tensor& weight, IntArrayRef stride,
-                                                             IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+                                                             IntArrayRef padding, IntArrayRef dilation,
+                                                             int64_t groups) {
   const Conv2dShape s =
       convolution_backward_shape("convolution_backward", grad_output, input, weight, stride, padding, dilation, groups);
   const int64_t bias_shape[] = {s.out_channels};
@@ -354,7 +358,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_meta(const Tensor& grad_
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices_meta(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                                                         IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  const Pool2dShape s = pool2d_shape("max_pool2d_with_indices", self, kernel_size, stride, padding, dilation, ceil_mode);
+  const Pool2dShape s =
+      pool2d_shape("max_pool2d_with_indices", self, kernel_size, stride, padding, dilation, ceil_mode);
   return {meta(s.output, self.dtype()), meta(s.output, ScalarType::Int64)};
 }
 

@@ -24,7 +24,6 @@ std::pair<double, double> addmm_factors(const char* op, const Scalar& beta, cons
 // dot: two 1-D tensors of one length; the result is 0-d.
 void check_dot(const char* op, const Tensor& self, const Tensor& other);
 
-
 // Dtypes a kernel family accepts (the message lists them when `t` is not one).
 void check_floating(const char* op, const char* arg, const Tensor& t);
 
@@ -71,7 +70,8 @@ LayerNormShape layer_norm_shape(const char* op, const Tensor& input, IntArrayRef
 
 // ---- backward helpers (engine/ops/nn_backward_shape.cpp): the forward's geometry, plus checks
 // that the gradient (and saved tensors) have the shapes and dtypes the forward produced.
-void check_grad(const char* op, const char* arg, const Tensor& grad, std::span<const int64_t> shape, const Tensor& like);
+void check_grad(const char* op, const char* arg, const Tensor& grad, std::span<const int64_t> shape,
+                const Tensor& like);
 Conv2dShape convolution_backward_shape(const char* op, const Tensor& grad_output, const Tensor& input,
                                        const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
                                        IntArrayRef dilation, int64_t groups);

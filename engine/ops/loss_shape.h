@@ -20,7 +20,8 @@ void check_reduction_arg(const char* op, int64_t reduction);
 LossShape pointwise_loss_shape(const char* op, const Tensor& self, const Tensor& target, int64_t reduction);
 
 // nll_loss: self (N, C) or (C) of log-probabilities, target (N) or () of class indices, weight (C).
-LossShape nll_loss_shape(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction);
+LossShape nll_loss_shape(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                         int64_t reduction);
 
 // binary_cross_entropy(_with_logits): self and target of one shape; weight (and pos_weight)
 // broadcast to it.

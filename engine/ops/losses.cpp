@@ -63,7 +63,7 @@ void check_probabilities(const Tensor& self, ScalarType dtype) {
   const LossBackend* backend = LossBackends::of(self.device());
   if (const std::optional<double> x = backend ? backend->first_non_probability(self, dtype) : std::nullopt)
     throw Error("binary_cross_entropy: every element of self must be in [0, 1], got " + std::to_string(*x) +
-                     " (self of shape " + shape_to_string(self.sizes()) + ")");
+                " (self of shape " + shape_to_string(self.sizes()) + ")");
 }
 
 // nll_loss's per-sample losses and weights, in the compute dtype (float32 for float16/bfloat16),
@@ -101,7 +101,8 @@ Tensor l1_loss_generic(const Tensor& self, const Tensor& target, int64_t reducti
 }
 
 // d/dself of mean((self - target)^2) = 2 (self - target) grad / N; the gradient has the broadcast shape.
-Tensor mse_loss_backward_generic(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+Tensor mse_loss_backward_generic(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                                 int64_t reduction) {
   const LossShape fwd = pointwise_loss_shape("mse_loss_backward", self, target, reduction);
   const DimVector full = broadcast_shapes(self.sizes(), target.sizes(), "mse_loss_backward");
   loss_backward_shape("mse_loss_backward", grad_output, fwd, self, full);
@@ -143,7 +144,8 @@ Tensor binary_cross_entropy_with_logits_backward_generic(const Tensor& grad_outp
   const char* op = "binary_cross_entropy_with_logits_backward";
   const LossShape fwd = bce_shape(op, self, target, weight, pos_weight, reduction);
   loss_backward_shape(op, grad_output, fwd, self, self.sizes());
-  const Tensor w = weight_or_one(weight, fwd.dtype, self.device()), p = weight_or_one(pos_weight, fwd.dtype, self.device());
+  const Tensor w = weight_or_one(weight, fwd.dtype, self.device()),
+               p = weight_or_one(pos_weight, fwd.dtype, self.device());
   return pointwise(op, F::LogitsGrad, {&self, &target, &w, &p, &grad_output}, fwd.dtype,
                    mean_scale(reduction, self.numel()));
 }

@@ -1,10 +1,10 @@
 // matmul, outer and linear, written once in terms of dot/mm/bmm/mul (CompositeImplicitAutograd):
 // they run on every backend, Meta included, and autograd differentiates what they call.
+#include "glassbox/ops/native/matmul.h"
 #include "engine/core/error.h"
 #include "engine/ops/tensor_iterator.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/linear.h"
-#include "glassbox/ops/native/matmul.h"
 #include "glassbox/ops/native/outer.h"
 
 namespace glassbox::native {
@@ -23,7 +23,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   }
   if (self.dtype() != other.dtype()) {
     throw Error(str_cat("matmul: expected self and other to have the same dtype, got ", to_string(self.dtype()),
-                            " and ", to_string(other.dtype())));
+                        " and ", to_string(other.dtype())));
   }
   const int64_t k = self.sizes()[da - 1];
   const int64_t k_other = other.sizes()[db == 1 ? 0 : db - 2];
@@ -56,7 +56,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     batch = broadcast_shapes(batch_a, batch_b, "matmul");
   } catch (const Error&) {
     throw Error(str_cat("matmul: the batch dims ", shape_to_string(batch_a), " and ", shape_to_string(batch_b),
-                             " of shapes ", shapes, " cannot be broadcast together"));
+                        " of shapes ", shapes, " cannot be broadcast together"));
   }
   int64_t count = 1;
   for (int64_t s : batch) count *= s;
@@ -74,8 +74,8 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 Tensor outer(const Tensor& self, const Tensor& vec2) {
   if (!self.defined() || !vec2.defined() || self.dim() != 1 || vec2.dim() != 1) {
     throw Error(str_cat("outer: expected two 1-D vectors, got shapes ",
-                             self.defined() ? shape_to_string(self.sizes()) : "undefined", " and ",
-                             vec2.defined() ? shape_to_string(vec2.sizes()) : "undefined"));
+                        self.defined() ? shape_to_string(self.sizes()) : "undefined", " and ",
+                        vec2.defined() ? shape_to_string(vec2.sizes()) : "undefined"));
   }
   return glassbox::mul(self.unsqueeze(1), vec2);  // promotes like mul
 }
@@ -85,13 +85,13 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
   if (!input.defined() || !weight.defined()) throw Error("linear: input or weight is an undefined tensor");
   if (weight.dim() < 1 || weight.dim() > 2 || input.dim() < 1) {
     throw Error(str_cat("linear: expected input of at least 1 dimension and a 1-D or 2-D weight ",
-                             "[out_features, in_features], got shapes ", shape_to_string(input.sizes()), " and ",
-                             shape_to_string(weight.sizes())));
+                        "[out_features, in_features], got shapes ", shape_to_string(input.sizes()), " and ",
+                        shape_to_string(weight.sizes())));
   }
   const int64_t in = input.sizes()[input.dim() - 1], w_in = weight.sizes()[weight.dim() - 1];
   if (in != w_in) {
     throw Error(str_cat("linear: input of shape ", shape_to_string(input.sizes()), " and weight of shape ",
-                             shape_to_string(weight.sizes()), " disagree on in_features (", in, " vs ", w_in, ")"));
+                        shape_to_string(weight.sizes()), " disagree on in_features (", in, " vs ", w_in, ")"));
   }
   const bool has_bias = bias && bias->defined();
   if (has_bias && input.dim() == 2 && weight.dim() == 2) return glassbox::addmm(*bias, input, weight.t());

@@ -7,11 +7,12 @@ namespace glassbox {
 
 using detail::str_cat;
 
-void check_grad(const char* op, const char* arg, const Tensor& grad, std::span<const int64_t> shape, const Tensor& like) {
+void check_grad(const char* op, const char* arg, const Tensor& grad, std::span<const int64_t> shape,
+                const Tensor& like) {
   if (!grad.defined()) throw Error(str_cat(op, ": ", arg, " is an undefined tensor"));
   if (!std::equal(grad.sizes().begin(), grad.sizes().end(), shape.begin(), shape.end())) {
-    throw Error(str_cat(op, ": ", arg, " has shape ", shape_to_string(grad.sizes()), ", expected ",
-                             shape_to_string(shape)));
+    throw Error(
+        str_cat(op, ": ", arg, " has shape ", shape_to_string(grad.sizes()), ", expected ", shape_to_string(shape)));
   }
   if (grad.dtype() != like.dtype()) {
     throw Error(str_cat(op, ": ", arg, " has dtype ", to_string(grad.dtype()), ", expected ", to_string(like.dtype())));
@@ -37,15 +38,16 @@ Pool2dShape max_pool2d_backward_shape(const char* op, const Tensor& grad_output,
   if (!indices.defined() || indices.dtype() != ScalarType::Int64 ||
       !std::equal(indices.sizes().begin(), indices.sizes().end(), s.output.begin(), s.output.end())) {
     throw Error(str_cat(op, ": indices must be an int64 tensor of shape ", shape_to_string(s.output),
-                             indices.defined() ? str_cat(", got ", to_string(indices.dtype()), " of shape ",
-                                                         shape_to_string(indices.sizes()))
-                                               : std::string(", got an undefined tensor")));
+                        indices.defined() ? str_cat(", got ", to_string(indices.dtype()), " of shape ",
+                                                    shape_to_string(indices.sizes()))
+                                          : std::string(", got an undefined tensor")));
   }
   return s;
 }
 
 Pool2dShape avg_pool2d_backward_shape(const char* op, const Tensor& grad_output, const Tensor& self,
-                                      IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode) {
+                                      IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                                      bool ceil_mode) {
   Pool2dShape s = avg_pool2d_shape(op, self, kernel_size, stride, padding, ceil_mode);
   check_grad(op, "grad_output", grad_output, s.output, self);
   return s;

@@ -30,14 +30,16 @@ bool resize_output(const char* op, const Tensor& out, std::span<const int64_t> s
   if (std::equal(s.begin(), s.end(), shape.begin(), shape.end())) return false;
   if (out.numel() != 0) {
     warn(std::string(op) + ": out= had shape " + shape_to_string(s) + " and holds elements; it was resized to " +
-         shape_to_string(shape) + ", the result's shape. Pass an empty tensor (or one of the right shape) to "
+         shape_to_string(shape) +
+         ", the result's shape. Pass an empty tensor (or one of the right shape) to "
          "avoid this warning.");
   }
   const int64_t numel = checked_numel(shape, op);
   TensorImpl* impl = out.unsafe_impl();
   const DimVector strides = contiguous_strides(shape);
   if (impl->has_storage()) {
-    const int64_t capacity = static_cast<int64_t>(impl->storage()->nbytes() / impl->itemsize()) - impl->storage_offset();
+    const int64_t capacity =
+        static_cast<int64_t>(impl->storage()->nbytes() / impl->itemsize()) - impl->storage_offset();
     if (numel > capacity) {
       // A larger storage for this tensor alone (other views keep the old one). TensorImpl has no storage
       // setter: its storage() reference is the member itself, not a const object, so it may be assigned.
@@ -55,10 +57,10 @@ void check_out(const char* op, const Tensor& out, std::span<const int64_t> shape
   if (!out.defined()) throw Error(std::string(op) + ": out is an undefined tensor");
   if (out.dtype() != dtype)
     throw Error(std::string(op) + ": out has dtype " + std::string(to_string(out.dtype())) +
-                    " but the result has dtype " + std::string(to_string(dtype)));
+                " but the result has dtype " + std::string(to_string(dtype)));
   if (!(out.device() == device))
     throw Error(std::string(op) + ": out is on " + out.device().to_string() + " but the input is on " +
-                     device.to_string());
+                device.to_string());
   // Resized first (as PyTorch's reductions, matmul and factories do): a resized out is contiguous.
   resize_output(op, out, shape);
   check_no_internal_overlap(op, out);

@@ -31,8 +31,8 @@ std::optional<Tensor> wrap_optional(const std::optional<Scalar>& s) {
 // As in PyTorch, an integer tensor raised to a negative integer number is an error rather than 0.
 void check_integer_exponent(const char* op, const Tensor& self, const Scalar& exponent) {
   if (is_integral(self.dtype(), /*include_bool=*/false) && exponent.is_integral() && exponent.to_int() < 0) {
-    throw Error(std::string(op) + ": integers to negative integer powers are not allowed (self " +
-                     describe(self) + ", exponent " + exponent.to_string() + ")");
+    throw Error(std::string(op) + ": integers to negative integer powers are not allowed (self " + describe(self) +
+                ", exponent " + exponent.to_string() + ")");
   }
 }
 }  // namespace
@@ -90,15 +90,13 @@ Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other) {
 }
 
 // ---- comparisons with numbers, and in place (the bool result converted to self's dtype)
-#define GB_COMPARISON_COMPOSITES(name)                                                             \
+#define GB_COMPARISON_COMPOSITES(name)                                                                      \
   Tensor name(const Tensor& self, const Scalar& other) { return glassbox::name(self, wrap_scalar(other)); } \
-  Tensor& name(const Tensor& self, const Scalar& other, Tensor& out) {                             \
-    return glassbox::name##_out(out, self, wrap_scalar(other));                                    \
-  }                                                                                                \
-  Tensor& name##_(Tensor& self, const Tensor& other) { return glassbox::name##_out(self, self, other); } \
-  Tensor& name##_(Tensor& self, const Scalar& other) {                                             \
-    return glassbox::name##_out(self, self, wrap_scalar(other));                                   \
-  }
+  Tensor& name(const Tensor& self, const Scalar& other, Tensor& out) {                                      \
+    return glassbox::name##_out(out, self, wrap_scalar(other));                                             \
+  }                                                                                                         \
+  Tensor& name##_(Tensor& self, const Tensor& other) { return glassbox::name##_out(self, self, other); }    \
+  Tensor& name##_(Tensor& self, const Scalar& other) { return glassbox::name##_out(self, self, wrap_scalar(other)); }
 GB_COMPARISON_COMPOSITES(eq)
 GB_COMPARISON_COMPOSITES(ne)
 GB_COMPARISON_COMPOSITES(lt)

@@ -57,17 +57,21 @@ struct Neg : UnaryOp<UnaryKind::Keep> {
   static constexpr const char* formula = "-self";
   static void check(const char* op, const Tensor& self) { check_not_bool_variant(op, self, "logical_not"); }
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x) const { return static_cast<C>(-x); }
+  GLASSBOX_HOST_DEVICE C operator()(C x) const {
+    return static_cast<C>(-x);
+  }
 };
 
 // Floating-point math: C is float or double.
-#define GB_FLOAT_FUNCTOR(Name, op, kind_, heavy, text, expr)    \
-  struct Name : UnaryOp<UnaryKind::kind_> {                    \
-    static constexpr const char* name = op;                    \
-    static constexpr const char* formula = text;               \
-    static constexpr bool transcendental = heavy;              \
-    template <class C>                                         \
-    GLASSBOX_HOST_DEVICE C operator()(C x) const { return expr; } \
+#define GB_FLOAT_FUNCTOR(Name, op, kind_, heavy, text, expr) \
+  struct Name : UnaryOp<UnaryKind::kind_> {                  \
+    static constexpr const char* name = op;                  \
+    static constexpr const char* formula = text;             \
+    static constexpr bool transcendental = heavy;            \
+    template <class C>                                       \
+    GLASSBOX_HOST_DEVICE C operator()(C x) const {           \
+      return expr;                                           \
+    }                                                        \
   };
 GB_FLOAT_FUNCTOR(Sqrt, "sqrt", IntToFloat, false, "sqrt(self)", std::sqrt(x))
 GB_FLOAT_FUNCTOR(Rsqrt, "rsqrt", IntToFloat, false, "1 / sqrt(self)", C(1) / std::sqrt(x))
@@ -104,7 +108,9 @@ struct GeluErf : UnaryOp<UnaryKind::FloatOnly> {
   static constexpr const char* formula = "self / 2 * (1 + erf(self / sqrt(2)))";
   static constexpr bool transcendental = true;
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x) const { return C(0.5) * x * (C(1) + std::erf(x * C(kSqrtHalf))); }
+  GLASSBOX_HOST_DEVICE C operator()(C x) const {
+    return C(0.5) * x * (C(1) + std::erf(x * C(kSqrtHalf)));
+  }
 };
 struct GeluTanh : UnaryOp<UnaryKind::FloatOnly> {
   static constexpr const char* name = "gelu(tanh)";
@@ -135,7 +141,9 @@ struct LogicalNot : UnaryOp<UnaryKind::Logical> {
   static constexpr const char* name = "logical_not";
   static constexpr const char* formula = "self == 0";
   template <class C>
-  GLASSBOX_HOST_DEVICE bool operator()(C x) const { return x == C(0); }
+  GLASSBOX_HOST_DEVICE bool operator()(C x) const {
+    return x == C(0);
+  }
 };
 
 // ---- arithmetic
@@ -143,13 +151,17 @@ struct Plus : BinaryOp<BinaryKind::Promote> {
   static constexpr const char* name = "add";
   static constexpr const char* formula = "self + other";
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const { return static_cast<C>(x + y); }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    return static_cast<C>(x + y);
+  }
 };
 struct Minus : BinaryOp<BinaryKind::Promote> {
   static constexpr const char* name = "sub";
   static constexpr const char* formula = "self - other";
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const { return static_cast<C>(x - y); }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    return static_cast<C>(x - y);
+  }
 };
 // alpha == 1 takes the plain form (one multiplication less per element).
 struct Add : BinaryOp<BinaryKind::Promote> {
@@ -196,33 +208,43 @@ struct Mul : BinaryOp<BinaryKind::Promote> {
   static constexpr const char* formula = "self * other";
   static constexpr bool direct = true;
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const { return static_cast<C>(x * y); }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    return static_cast<C>(x * y);
+  }
 };
 struct Div : BinaryOp<BinaryKind::IntToFloat> {
   static constexpr const char* name = "div";
   static constexpr const char* formula = "self / other";
   static constexpr bool direct = true;
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const { return x / y; }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    return x / y;
+  }
 };
 // A NaN on either side wins.
 struct Maximum : BinaryOp<BinaryKind::Promote> {
   static constexpr const char* name = "maximum";
   static constexpr const char* formula = "isnan(self) ? self : isnan(other) ? other : max(self, other)";
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const { return is_nan(x) ? x : is_nan(y) ? y : x < y ? y : x; }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    return is_nan(x) ? x : is_nan(y) ? y : x < y ? y : x;
+  }
 };
 struct Minimum : BinaryOp<BinaryKind::Promote> {
   static constexpr const char* name = "minimum";
   static constexpr const char* formula = "isnan(self) ? self : isnan(other) ? other : min(self, other)";
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const { return is_nan(x) ? x : is_nan(y) ? y : y < x ? y : x; }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    return is_nan(x) ? x : is_nan(y) ? y : y < x ? y : x;
+  }
 };
 struct Hypot : BinaryOp<BinaryKind::FloatOnly> {
   static constexpr const char* name = "hypot";
   static constexpr const char* formula = "sqrt(self^2 + other^2)";
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const { return std::hypot(x, y); }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    return std::hypot(x, y);
+  }
 };
 
 // ---- pow. Floating point through pow, with exact shortcuts for a one-element exponent of 2 or -1;
@@ -249,16 +271,22 @@ struct IntegerPow {
 };
 struct Square {
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C) const { return x * x; }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C) const {
+    return x * x;
+  }
 };
 struct Reciprocal {
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C) const { return C(1) / x; }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C) const {
+    return C(1) / x;
+  }
 };
 struct FloatPow {
   static constexpr bool transcendental = true;
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const { return std::pow(x, y); }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    return std::pow(x, y);
+  }
 };
 struct Pow : BinaryOp<BinaryKind::Numeric> {
   static constexpr const char* name = "pow";
@@ -277,12 +305,14 @@ struct Pow : BinaryOp<BinaryKind::Numeric> {
 };
 
 // ---- comparisons and logical ops: computed in the promoted dtype, bool result
-#define GB_COMPARE_FUNCTOR(Name, op, text, expr)                        \
-  struct Name : BinaryOp<BinaryKind::Compare> {                         \
-    static constexpr const char* name = op;                             \
-    static constexpr const char* formula = text;                        \
-    template <class C>                                                  \
-    GLASSBOX_HOST_DEVICE bool operator()(C x, C y) const { return expr; } \
+#define GB_COMPARE_FUNCTOR(Name, op, text, expr)           \
+  struct Name : BinaryOp<BinaryKind::Compare> {            \
+    static constexpr const char* name = op;                \
+    static constexpr const char* formula = text;           \
+    template <class C>                                     \
+    GLASSBOX_HOST_DEVICE bool operator()(C x, C y) const { \
+      return expr;                                         \
+    }                                                      \
   };
 GB_COMPARE_FUNCTOR(Eq, "eq", "self == other", x == y)
 GB_COMPARE_FUNCTOR(Ne, "ne", "self != other", x != y)
@@ -300,15 +330,21 @@ GB_COMPARE_FUNCTOR(LogicalXor, "logical_xor", "(self != 0) != (other != 0)", (x 
 // element becomes max.
 struct ClampMin {
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C lo) const { return is_nan(x) ? x : is_nan(lo) ? lo : x < lo ? lo : x; }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C lo) const {
+    return is_nan(x) ? x : is_nan(lo) ? lo : x < lo ? lo : x;
+  }
 };
 struct ClampMax {
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C hi) const { return is_nan(x) ? x : is_nan(hi) ? hi : x > hi ? hi : x; }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C hi) const {
+    return is_nan(x) ? x : is_nan(hi) ? hi : x > hi ? hi : x;
+  }
 };
 struct ClampBoth {
   template <class C>
-  GLASSBOX_HOST_DEVICE C operator()(C x, C lo, C hi) const { return ClampMax{}(ClampMin{}(x, lo), hi); }
+  GLASSBOX_HOST_DEVICE C operator()(C x, C lo, C hi) const {
+    return ClampMax{}(ClampMin{}(x, lo), hi);
+  }
 };
 struct Clamp : BinaryOp<BinaryKind::Numeric> {
   static constexpr const char* name = "clamp";
@@ -329,23 +365,26 @@ struct Clamp : BinaryOp<BinaryKind::Numeric> {
 
 // ---- the element-wise gradients autograd's formulas call: `v` is the forward's output (sigmoid,
 // tanh) or its input (silu, gelu)
-#define GB_GRAD_FUNCTOR(Name, op, text, expr)                          \
-  struct Name : BinaryOp<BinaryKind::FloatOnly> {                      \
-    static constexpr const char* name = op;                            \
-    static constexpr const char* formula = text;                       \
-    static constexpr bool transcendental = true;                       \
-    template <class C>                                                 \
-    GLASSBOX_HOST_DEVICE C operator()(C g, C v) const { expr }         \
+#define GB_GRAD_FUNCTOR(Name, op, text, expr)           \
+  struct Name : BinaryOp<BinaryKind::FloatOnly> {       \
+    static constexpr const char* name = op;             \
+    static constexpr const char* formula = text;        \
+    static constexpr bool transcendental = true;        \
+    template <class C>                                  \
+    GLASSBOX_HOST_DEVICE C operator()(C g, C v) const { \
+      expr                                              \
+    }                                                   \
   };
 GB_GRAD_FUNCTOR(SigmoidBackward, "sigmoid_backward", "grad * result * (1 - result)", return g * v * (C(1) - v);)
 GB_GRAD_FUNCTOR(TanhBackward, "tanh_backward", "grad * (1 - result^2)", return g * (C(1) - v * v);)
 GB_GRAD_FUNCTOR(SiluBackward, "silu_backward", "grad * s * (1 + self * (1 - s)), s = sigmoid(self)",
-                const C s = C(1) / (C(1) + std::exp(-v)); return g * s * (C(1) + v * (C(1) - s));)
+                const C s = C(1) / (C(1) + std::exp(-v));
+                return g * s * (C(1) + v * (C(1) - s));)
 GB_GRAD_FUNCTOR(GeluErfBackward, "gelu_backward", "grad * (cdf(self) + self * pdf(self))",
                 const C cdf = C(0.5) * (C(1) + std::erf(v * C(kSqrtHalf)));
                 const C pdf = C(kInvSqrt2Pi) * std::exp(C(-0.5) * v * v); return g * (cdf + v * pdf);)
-GB_GRAD_FUNCTOR(GeluTanhBackward, "gelu_backward(tanh)", "grad * d/dself gelu(tanh)(self)",
-                const C v2 = v * v; const C t = std::tanh(C(kSqrt2OverPi) * (v + C(kGeluTanhCubic) * v2 * v));
+GB_GRAD_FUNCTOR(GeluTanhBackward, "gelu_backward(tanh)", "grad * d/dself gelu(tanh)(self)", const C v2 = v * v;
+                const C t = std::tanh(C(kSqrt2OverPi) * (v + C(kGeluTanhCubic) * v2 * v));
                 const C dinner = C(kSqrt2OverPi) * (C(1) + C(3 * kGeluTanhCubic) * v2);
                 return g * (C(0.5) * (C(1) + t) + C(0.5) * v * (C(1) - t * t) * dinner);)
 #undef GB_GRAD_FUNCTOR

@@ -1,6 +1,5 @@
 #include "engine/ops/pointwise_iterator.h"
 
-
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/ops/copy.h"
@@ -58,8 +57,8 @@ PointwiseDtypes binary_dtypes(const char* op, BinaryKind kind, const Tensor& sel
     case BinaryKind::Promote: return {t, t};
     case BinaryKind::Numeric:
       if (t == ScalarType::Bool) {
-        throw NotImplementedError(std::string(op) + ": not supported for bool tensors (got " + describe(self) + " and " +
-                        describe(other) + ")");
+        throw NotImplementedError(std::string(op) + ": not supported for bool tensors (got " + describe(self) +
+                                  " and " + describe(other) + ")");
       }
       return {t, t};
     case BinaryKind::IntToFloat: {
@@ -69,8 +68,8 @@ PointwiseDtypes binary_dtypes(const char* op, BinaryKind kind, const Tensor& sel
     case BinaryKind::Compare: return {t, ScalarType::Bool};
     case BinaryKind::FloatOnly:
       if (!is_floating_point(t)) {
-        throw NotImplementedError(std::string(op) + ": expected floating-point tensors, got " + describe(self) + " and " +
-                        describe(other));
+        throw NotImplementedError(std::string(op) + ": expected floating-point tensors, got " + describe(self) +
+                                  " and " + describe(other));
       }
       return {t, t};
   }
@@ -83,8 +82,8 @@ void check_can_cast(const char* op, ScalarType result, const Tensor& out) {
   const bool to_bool = result != ScalarType::Bool && o == ScalarType::Bool;
   if (float_to_int || to_bool) {
     throw Error(std::string(op) + ": result type " + std::string(to_string(result)) +
-                    " can't be cast to the desired output type " + std::string(to_string(o)) + " (output " +
-                    describe(out) + ")");
+                " can't be cast to the desired output type " + std::string(to_string(o)) + " (output " + describe(out) +
+                ")");
   }
 }
 
@@ -150,17 +149,25 @@ WhereIterator where_iterator(const char* op, const Tensor& condition, const Tens
     if (out.dtype() == t) w.result = out;
     else {
       // The loop writes a temporary of the result dtype; it must still have out's shape.
-      const DimVector shape = broadcast_shapes(broadcast_shapes(condition.sizes(), self.sizes(), op), other.sizes(), op);
+      const DimVector shape =
+          broadcast_shapes(broadcast_shapes(condition.sizes(), self.sizes(), op), other.sizes(), op);
       if (shape != out.sizes()) {
         throw Error(std::string(op) + ": output of shape " + shape_to_string(out.sizes()) +
-                         " does not match the broadcast shape " + shape_to_string(shape) + " of the inputs");
+                    " does not match the broadcast shape " + shape_to_string(shape) + " of the inputs");
       }
     }
   }
   w.self = converted(self, t);
   w.other = converted(other, t);
-  w.it = TensorIteratorConfig(op).add_output(&w.result).add_input(condition).add_input(w.self).add_input(w.other)
-             .output_dtype(t).keep_dtypes().allow_cpu_scalars().build();
+  w.it = TensorIteratorConfig(op)
+             .add_output(&w.result)
+             .add_input(condition)
+             .add_input(w.self)
+             .add_input(w.other)
+             .output_dtype(t)
+             .keep_dtypes()
+             .allow_cpu_scalars()
+             .build();
   return w;
 }
 
@@ -168,8 +175,7 @@ RoundingMode parse_rounding_mode(const char* op, std::optional<std::string_view>
   if (!mode) return RoundingMode::None;
   if (*mode == "trunc") return RoundingMode::Trunc;
   if (*mode == "floor") return RoundingMode::Floor;
-  throw Error(std::string(op) + ": rounding_mode must be None, 'trunc' or 'floor', got '" + std::string(*mode) +
-                   "'");
+  throw Error(std::string(op) + ": rounding_mode must be None, 'trunc' or 'floor', got '" + std::string(*mode) + "'");
 }
 
 TensorIterator div_mode_iterator(const char* op, RoundingMode mode, const Tensor& self, const Tensor& other,
@@ -178,7 +184,7 @@ TensorIterator div_mode_iterator(const char* op, RoundingMode mode, const Tensor
   const PointwiseDtypes d = binary_dtypes(op, BinaryKind::Promote, self, other);
   if (d.compute == ScalarType::Bool) {
     throw Error(std::string(op) + ": rounding_mode='" + (mode == RoundingMode::Trunc ? "trunc" : "floor") +
-                    "' is not supported for bool tensors (got " + describe(self) + " and " + describe(other) + ")");
+                "' is not supported for bool tensors (got " + describe(self) + " and " + describe(other) + ")");
   }
   return pointwise_iterator(op, d, out, {&self, &other});
 }

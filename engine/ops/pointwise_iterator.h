@@ -18,11 +18,11 @@ struct PointwiseDtypes {
 };
 
 enum class UnaryKind {
-  Keep,           // abs, neg, relu: the input's dtype, bool refused
-  KeepWithBool,   // sign: the input's dtype, bool included
-  IntToFloat,     // sqrt, exp, sigmoid, ...: integer and bool inputs compute in the default float dtype
-  FloatOnly,      // gelu, silu: floating-point inputs only
-  Logical,        // logical_not: any input dtype, bool result
+  Keep,          // abs, neg, relu: the input's dtype, bool refused
+  KeepWithBool,  // sign: the input's dtype, bool included
+  IntToFloat,    // sqrt, exp, sigmoid, ...: integer and bool inputs compute in the default float dtype
+  FloatOnly,     // gelu, silu: floating-point inputs only
+  Logical,       // logical_not: any input dtype, bool result
 };
 
 // The dtype rule of each unary operator, read by its CPU functor and by its Meta kernel alike.
@@ -38,11 +38,11 @@ inline constexpr UnaryKind logical_not = UnaryKind::Logical;
 }  // namespace unary_kinds
 
 enum class BinaryKind {
-  Promote,        // mul, maximum, ...: the promoted dtype
-  Numeric,        // pow, threshold_backward: the promoted dtype, bool refused
-  IntToFloat,     // true division: integers promote to the default float dtype
-  Compare,        // eq, lt, ...: compared in the promoted dtype, bool result
-  FloatOnly,      // the activation gradients: floating-point inputs only
+  Promote,     // mul, maximum, ...: the promoted dtype
+  Numeric,     // pow, threshold_backward: the promoted dtype, bool refused
+  IntToFloat,  // true division: integers promote to the default float dtype
+  Compare,     // eq, lt, ...: compared in the promoted dtype, bool result
+  FloatOnly,   // the activation gradients: floating-point inputs only
 };
 
 PointwiseDtypes unary_dtypes(const char* op, UnaryKind kind, const Tensor& self);

@@ -1,7 +1,7 @@
 // Front ends of the random factories (rand, randn, randint) and dropout: an empty tensor filled
 // in place by uniform_, normal_, random_ or bernoulli_, whose kernels each backend provides.
-#include "engine/core/empty.h"
 #include "engine/ops/random_ops.h"
+#include "engine/core/empty.h"
 
 #include <cmath>
 #include <limits>
@@ -46,8 +46,8 @@ void check_probability(const char* op, double p) {
 
 void check_random_range(const char* op, ScalarType dtype, int64_t from, int64_t to) {
   if (from >= to) {
-    throw Error(detail::str_cat(op, ": expects from < to (an empty range cannot be sampled), but got from=",
-                                     from, " and to=", to));
+    throw Error(detail::str_cat(op, ": expects from < to (an empty range cannot be sampled), but got from=", from,
+                                " and to=", to));
   }
   // The smallest and largest value dtype holds exactly (floats: every integer up to 2^digits).
   int64_t lo = 0, hi = 0;
@@ -58,15 +58,17 @@ void check_random_range(const char* op, ScalarType dtype, int64_t from, int64_t 
       lo = std::numeric_limits<T>::min();
       hi = std::numeric_limits<T>::max();
     } else {
-      const int digits = dtype == ScalarType::Float16 ? 11 : dtype == ScalarType::BFloat16 ? 8
-                         : dtype == ScalarType::Float32 ? 24 : 53;
+      const int digits = dtype == ScalarType::Float16    ? 11
+                         : dtype == ScalarType::BFloat16 ? 8
+                         : dtype == ScalarType::Float32  ? 24
+                                                         : 53;
       hi = int64_t{1} << digits;
       lo = -hi;
     }
   });
   if (from < lo || to - 1 > hi) {
     throw Error(detail::str_cat(op, ": the range [", from, ", ", to, ") does not fit in ", to_string(dtype),
-                     " (its values must lie in [", lo, ", ", hi, "])"));
+                                " (its values must lie in [", lo, ", ", hi, "])"));
   }
 }
 
@@ -100,7 +102,7 @@ Tensor dropout(const Tensor& input, double p, bool train) {
   check_probability("dropout", p);
   if (!is_floating_point(input.dtype())) {
     throw Error(detail::str_cat("dropout: expected a floating-point input, but got ", to_string(input.dtype()),
-                                    " of shape ", shape_to_string(input.sizes())));
+                                " of shape ", shape_to_string(input.sizes())));
   }
   if (!train || p == 0.0) return input;
   // Keep each element with probability 1 - p and scale the kept ones by 1 / (1 - p), so the

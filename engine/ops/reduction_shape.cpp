@@ -32,7 +32,7 @@ ReductionShape reduction_shape(const char* op, const Tensor& self, std::optional
       if (nd == 0) continue;
       if (r.reduced[d])
         throw Error(std::string(op) + ": dim " + std::to_string(raw) + " appears more than once in the dims of " +
-                         described(self));
+                    described(self));
       r.reduced[d] = 1;
     }
   }
@@ -50,24 +50,22 @@ ReductionShape reduction_shape(const char* op, const Tensor& self, std::optional
 ScalarType reduction_dtype(const char* op, const Tensor& self, std::optional<ScalarType> dtype, ReductionDtype kind) {
   const ScalarType in = self.dtype();
   switch (kind) {
-    case ReductionDtype::Accumulate:
-      return dtype ? *dtype : is_integral(in, true) ? ScalarType::Int64 : in;
+    case ReductionDtype::Accumulate: return dtype ? *dtype : is_integral(in, true) ? ScalarType::Int64 : in;
     case ReductionDtype::Mean: {
       const ScalarType t = dtype ? *dtype : in;
       if (!is_floating_point(t))
-        throw NotImplementedError(std::string(op) + ": expected a floating point input or dtype, got " + std::string(to_string(t)) +
-                        " (" + described(self) + "); pass dtype= to compute in floating point");
+        throw NotImplementedError(std::string(op) + ": expected a floating point input or dtype, got " +
+                                  std::string(to_string(t)) + " (" + described(self) +
+                                  "); pass dtype= to compute in floating point");
       return t;
     }
-    case ReductionDtype::Same:
-      return in;
+    case ReductionDtype::Same: return in;
     case ReductionDtype::Floating:
       if (!is_floating_point(in))
-        throw NotImplementedError(std::string(op) + ": expected a floating point input, got " + std::string(to_string(in)) + " (" +
-                        described(self) + ")");
+        throw NotImplementedError(std::string(op) + ": expected a floating point input, got " +
+                                  std::string(to_string(in)) + " (" + described(self) + ")");
       return in;
-    case ReductionDtype::ToFloat:
-      return is_floating_point(in) ? in : kDefaultFloat;
+    case ReductionDtype::ToFloat: return is_floating_point(in) ? in : kDefaultFloat;
   }
   return in;
 }
@@ -77,7 +75,7 @@ void check_reduction_nonempty(const char* op, const Tensor& self, const Reductio
   for (int64_t d = 0; d < self.dim(); ++d) {
     if (shape.reduced[d] && self.sizes()[d] == 0)
       throw Error(std::string(op) + ": cannot reduce dim " + std::to_string(d) + " of size 0 of " + described(self) +
-                       " (the operation has no identity); reduce over dims of non-zero size");
+                  " (the operation has no identity); reduce over dims of non-zero size");
   }
   if (self.dim() == 0 || shape.reduced_numel == 0)
     throw Error(std::string(op) + ": cannot reduce the empty " + described(self) + " (the operation has no identity)");
@@ -86,8 +84,8 @@ void check_reduction_nonempty(const char* op, const Tensor& self, const Reductio
 ScalarType softmax_dtype(const char* op, const Tensor& self, std::optional<ScalarType> dtype) {
   const ScalarType t = dtype ? *dtype : self.dtype();
   if (!is_floating_point(t))
-    throw NotImplementedError(std::string(op) + ": expected a floating point input or dtype, got " + std::string(to_string(t)) +
-                    " (" + described(self) + ")");
+    throw NotImplementedError(std::string(op) + ": expected a floating point input or dtype, got " +
+                              std::string(to_string(t)) + " (" + described(self) + ")");
   return t;
 }
 
@@ -95,20 +93,22 @@ ScalarType cumsum_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
   return dtype ? *dtype : is_integral(self.dtype(), true) ? ScalarType::Int64 : self.dtype();
 }
 
-void softmax_backward_shape(const char* op, const Tensor& grad, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+void softmax_backward_shape(const char* op, const Tensor& grad, const Tensor& output, int64_t dim,
+                            ScalarType input_dtype) {
   GB_CHECK(grad.defined() && output.defined(), op, ": an argument is an undefined tensor");
   const auto& a = grad.sizes();
   const auto& b = output.sizes();
   if (!(a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin())))
     throw Error(std::string(op) + ": grad_output of shape " + shape_to_string(a) + " and output of shape " +
-                     shape_to_string(b) + " must have the same shape");
+                shape_to_string(b) + " must have the same shape");
   if (!is_floating_point(grad.dtype()) || !is_floating_point(output.dtype()) || !is_floating_point(input_dtype))
     throw NotImplementedError(std::string(op) + ": expected floating point tensors, got grad_output " +
-                    std::string(to_string(grad.dtype())) + ", output " + std::string(to_string(output.dtype())) +
-                    " and input_dtype " + std::string(to_string(input_dtype)));
+                              std::string(to_string(grad.dtype())) + ", output " +
+                              std::string(to_string(output.dtype())) + " and input_dtype " +
+                              std::string(to_string(input_dtype)));
   if (!(grad.device() == output.device()))
     throw Error(std::string(op) + ": grad_output on " + grad.device().to_string() + " but output on " +
-                     output.device().to_string());
+                output.device().to_string());
   wrap_dim(op, dim, grad);
 }
 
@@ -117,7 +117,7 @@ DimVector topk_shape(const Tensor& self, int64_t k, int64_t dim) {
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
   if (k < 0 || k > size)
     throw Error("topk: k = " + std::to_string(k) + " is out of range for dim " + std::to_string(dim) + " of size " +
-                     std::to_string(size) + " (" + described(self) + ")");
+                std::to_string(size) + " (" + described(self) + ")");
   DimVector shape = self.sizes();
   if (self.dim() > 0) shape[d] = k;
   return shape;

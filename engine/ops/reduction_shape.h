@@ -14,10 +14,10 @@ namespace glassbox {
 int64_t wrap_dim(const char* op, int64_t dim, const Tensor& self);
 
 struct ReductionShape {
-  DimVector out_shape;      // the result's shape
-  DimVector reduced;        // per dim of self: 1 where it is reduced
-  int64_t reduced_numel;    // how many elements each result combines
-  ScalarType dtype;         // the result's dtype
+  DimVector out_shape;    // the result's shape
+  DimVector reduced;      // per dim of self: 1 where it is reduced
+  int64_t reduced_numel;  // how many elements each result combines
+  ScalarType dtype;       // the result's dtype
 };
 
 // Reduces `dims` of self (none or empty: every dim), keeping them as size 1 when keepdim.
@@ -43,10 +43,10 @@ void check_reduction_nonempty(const char* op, const Tensor& self, const Reductio
 ScalarType softmax_dtype(const char* op, const Tensor& self, std::optional<ScalarType> dtype);
 ScalarType cumsum_dtype(const Tensor& self, std::optional<ScalarType> dtype);
 
-
 // _softmax_backward_data / _log_softmax_backward_data: grad_output and output of one shape,
 // floating point, dim in range, input_dtype floating point.
-void softmax_backward_shape(const char* op, const Tensor& grad, const Tensor& output, int64_t dim, ScalarType input_dtype);
+void softmax_backward_shape(const char* op, const Tensor& grad, const Tensor& output, int64_t dim,
+                            ScalarType input_dtype);
 
 // The value shape and checks of topk along `dim` (k in [0, size]).
 DimVector topk_shape(const Tensor& self, int64_t k, int64_t dim);

@@ -6,12 +6,12 @@
 
 #include "engine/core/empty.h"
 #include "glassbox/ops/Functions.h"
+#include "glassbox/ops/native/_log_softmax_backward_data.h"
+#include "glassbox/ops/native/_softmax_backward_data.h"
 #include "glassbox/ops/native/amax.h"
 #include "glassbox/ops/native/amin.h"
 #include "glassbox/ops/native/argmax.h"
 #include "glassbox/ops/native/argmin.h"
-#include "glassbox/ops/native/_log_softmax_backward_data.h"
-#include "glassbox/ops/native/_softmax_backward_data.h"
 #include "glassbox/ops/native/cumsum.h"
 #include "glassbox/ops/native/log_softmax.h"
 #include "glassbox/ops/native/logsumexp.h"
@@ -33,10 +33,13 @@ using R = ReduceKind;
 
 ReductionDtype dtype_rule(ReduceKind kind) {
   switch (kind) {
-    case R::Sum: case R::Prod: return ReductionDtype::Accumulate;
+    case R::Sum:
+    case R::Prod: return ReductionDtype::Accumulate;
     case R::Mean: return ReductionDtype::Mean;
-    case R::Max: case R::Min: return ReductionDtype::Same;
-    case R::Var: case R::Std: return ReductionDtype::Floating;
+    case R::Max:
+    case R::Min: return ReductionDtype::Same;
+    case R::Var:
+    case R::Std: return ReductionDtype::Floating;
     case R::LogSumExp: return ReductionDtype::ToFloat;
   }
   return ReductionDtype::Same;
@@ -118,7 +121,8 @@ Tensor softmax_of(const char* op, bool log, const Tensor& self, int64_t dim, std
   const ScalarType out_dtype = softmax_dtype(op, self, dtype);
   Tensor result = empty_tensor(self.sizes(), out_dtype, self.device());
   const ReductionBackend* backend = ReductionBackends::of(self.device());
-  if (backend && result.numel() > 0) backend->softmax(self.dtype() == out_dtype ? self : self.to(out_dtype), d, log, result);
+  if (backend && result.numel() > 0)
+    backend->softmax(self.dtype() == out_dtype ? self : self.to(out_dtype), d, log, result);
   return result;
 }
 
@@ -146,52 +150,68 @@ std::tuple<Tensor, Tensor> sorted(const Tensor& self, int64_t k, int64_t d, bool
 constexpr std::nullopt_t kAllDims = std::nullopt;
 }  // namespace
 
-Tensor sum_generic(const Tensor& self, std::optional<ScalarType> dtype) { return reduce("sum", R::Sum, self, kAllDims, false, dtype); }
-Tensor sum_dim_generic(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+Tensor sum_generic(const Tensor& self, std::optional<ScalarType> dtype) {
+  return reduce("sum", R::Sum, self, kAllDims, false, dtype);
+}
+Tensor sum_dim_generic(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+                       std::optional<ScalarType> dtype) {
   return reduce("sum", R::Sum, self, dim, keepdim, dtype);
 }
-Tensor& sum_out_generic(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
-                        Tensor& out) {
+Tensor& sum_out_generic(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+                        std::optional<ScalarType> dtype, Tensor& out) {
   return reduce_out("sum.out", R::Sum, self, dim, keepdim, dtype, out);
 }
-Tensor mean_generic(const Tensor& self, std::optional<ScalarType> dtype) { return reduce("mean", R::Mean, self, kAllDims, false, dtype); }
-Tensor mean_dim_generic(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+Tensor mean_generic(const Tensor& self, std::optional<ScalarType> dtype) {
+  return reduce("mean", R::Mean, self, kAllDims, false, dtype);
+}
+Tensor mean_dim_generic(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+                        std::optional<ScalarType> dtype) {
   return reduce("mean", R::Mean, self, dim, keepdim, dtype);
 }
-Tensor& mean_out_generic(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
-                         Tensor& out) {
+Tensor& mean_out_generic(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+                         std::optional<ScalarType> dtype, Tensor& out) {
   return reduce_out("mean.out", R::Mean, self, dim, keepdim, dtype, out);
 }
-Tensor prod_generic(const Tensor& self, std::optional<ScalarType> dtype) { return reduce("prod", R::Prod, self, kAllDims, false, dtype); }
+Tensor prod_generic(const Tensor& self, std::optional<ScalarType> dtype) {
+  return reduce("prod", R::Prod, self, kAllDims, false, dtype);
+}
 Tensor prod_dim_generic(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
   const int64_t dims[] = {dim};
   return reduce("prod", R::Prod, self, IntArrayRef(dims), keepdim, dtype);
 }
-Tensor amax_generic(const Tensor& self, IntArrayRef dim, bool keepdim) { return reduce("amax", R::Max, self, dim, keepdim, std::nullopt); }
+Tensor amax_generic(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return reduce("amax", R::Max, self, dim, keepdim, std::nullopt);
+}
 Tensor& amax_out_generic(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
   return reduce_out("amax.out", R::Max, self, dim, keepdim, std::nullopt, out);
 }
-Tensor amin_generic(const Tensor& self, IntArrayRef dim, bool keepdim) { return reduce("amin", R::Min, self, dim, keepdim, std::nullopt); }
+Tensor amin_generic(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return reduce("amin", R::Min, self, dim, keepdim, std::nullopt);
+}
 Tensor& amin_out_generic(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
   return reduce_out("amin.out", R::Min, self, dim, keepdim, std::nullopt, out);
 }
 Tensor max_generic(const Tensor& self) { return reduce("max", R::Max, self, kAllDims, false, std::nullopt); }
 Tensor min_generic(const Tensor& self) { return reduce("min", R::Min, self, kAllDims, false, std::nullopt); }
 
-Tensor var_generic(const Tensor& self, bool unbiased) { return reduce("var", R::Var, self, kAllDims, false, std::nullopt, unbiased); }
+Tensor var_generic(const Tensor& self, bool unbiased) {
+  return reduce("var", R::Var, self, kAllDims, false, std::nullopt, unbiased);
+}
 Tensor var_dim_generic(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
   return reduce("var", R::Var, self, dim, keepdim, std::nullopt, unbiased);
 }
-Tensor var_correction_generic(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
-                              bool keepdim) {
+Tensor var_correction_generic(const Tensor& self, std::optional<IntArrayRef> dim,
+                              const std::optional<Scalar>& correction, bool keepdim) {
   return reduce("var", R::Var, self, dim, keepdim, std::nullopt, correction_of(correction));
 }
-Tensor std_generic(const Tensor& self, bool unbiased) { return reduce("std", R::Std, self, kAllDims, false, std::nullopt, unbiased); }
+Tensor std_generic(const Tensor& self, bool unbiased) {
+  return reduce("std", R::Std, self, kAllDims, false, std::nullopt, unbiased);
+}
 Tensor std_dim_generic(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
   return reduce("std", R::Std, self, dim, keepdim, std::nullopt, unbiased);
 }
-Tensor std_correction_generic(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
-                              bool keepdim) {
+Tensor std_correction_generic(const Tensor& self, std::optional<IntArrayRef> dim,
+                              const std::optional<Scalar>& correction, bool keepdim) {
   return reduce("std", R::Std, self, dim, keepdim, std::nullopt, correction_of(correction));
 }
 Tensor logsumexp_generic(const Tensor& self, IntArrayRef dim, bool keepdim) {
@@ -229,7 +249,8 @@ Tensor softmax_generic(const Tensor& self, int64_t dim, std::optional<ScalarType
 Tensor log_softmax_generic(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return softmax_of("log_softmax", true, self, dim, dtype);
 }
-Tensor softmax_backward_data_generic(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+Tensor softmax_backward_data_generic(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                     ScalarType input_dtype) {
   return softmax_backward_of("_softmax_backward_data", false, grad_output, output, dim, input_dtype);
 }
 Tensor log_softmax_backward_data_generic(const Tensor& grad_output, const Tensor& output, int64_t dim,

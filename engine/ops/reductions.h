@@ -1,8 +1,8 @@
 #pragma once
 // The reduction family (sum, mean, prod, amax, amin, max, min, var, std, logsumexp, max.dim, min.dim,
-// argmax, argmin, cumsum, softmax, log_softmax and their gradients, sort, topk): one front end (reductions.cpp) is each operator's kernel on CPU, CUDA and
-// Meta. It checks the arguments and decides the result's shape and dtype (reduction_shape.h),
-// allocates the result on the input's device and hands the configured plan to that device's
+// argmax, argmin, cumsum, softmax, log_softmax and their gradients, sort, topk): one front end (reductions.cpp) is each
+// operator's kernel on CPU, CUDA and Meta. It checks the arguments and decides the result's shape and dtype
+// (reduction_shape.h), allocates the result on the input's device and hands the configured plan to that device's
 // ReductionBackend; Meta has none, so its kernel is the front end without compute.
 #include <optional>
 
@@ -16,8 +16,8 @@ enum class ReduceKind { Sum, Mean, Prod, Max, Min, Var, Std, LogSumExp };
 // One reduction as the front end configured it.
 struct ReducePlan {
   ReduceKind kind;
-  ReductionShape shape;   // what is reduced, the result's shape and dtype
-  double divisor = 1;     // var, std: the count less the correction (never negative)
+  ReductionShape shape;  // what is reduced, the result's shape and dtype
+  double divisor = 1;    // var, std: the count less the correction (never negative)
 };
 
 // What a backend computes; each is called with a non-empty result, allocated contiguous on self's device.

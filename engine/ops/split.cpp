@@ -1,10 +1,10 @@
 // split, split_with_sizes and chunk (views: narrow slices sharing the input's storage), and
 // stack (cat of unsqueezed inputs). Written with other operators, they work on every backend.
+#include "glassbox/ops/native/split.h"
 #include "engine/core/error.h"
 #include "engine/ops/view_geometry.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/chunk.h"
-#include "glassbox/ops/native/split.h"
 #include "glassbox/ops/native/split_with_sizes.h"
 #include "glassbox/ops/native/stack.h"
 
@@ -24,8 +24,8 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
   const int64_t length = self.sizes()[d];
   if (split_size < 0 || (split_size == 0 && length != 0)) {
     throw Error(detail::str_cat("split: split_size must be positive (0 only for an empty dimension), but got ",
-                                     split_size, " for dimension ", d, " of size ", length, " in shape ",
-                                     shape_to_string(self.sizes())));
+                                split_size, " for dimension ", d, " of size ", length, " in shape ",
+                                shape_to_string(self.sizes())));
   }
   // At least one piece, even of an empty dimension; the last piece may be shorter.
   const int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((length + split_size - 1) / split_size, 1);
@@ -46,14 +46,14 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
   for (int64_t s : split_sizes) {
     if (s < 0) {
       throw Error(detail::str_cat("split_with_sizes: split_sizes must be non-negative, but got ",
-                                       shape_to_string(split_sizes)));
+                                  shape_to_string(split_sizes)));
     }
     total += s;
   }
   if (total != length) {
     throw Error(detail::str_cat("split_with_sizes: split_sizes ", shape_to_string(split_sizes), " sum to ", total,
-                                     " but dimension ", d, " of the input ", shape_to_string(self.sizes()),
-                                     " has size ", length));
+                                " but dimension ", d, " of the input ", shape_to_string(self.sizes()), " has size ",
+                                length));
   }
   std::vector<Tensor> out;
   int64_t start = 0;
@@ -82,8 +82,8 @@ Tensor stack(TensorList tensors, int64_t dim) {
   for (size_t i = 1; i < tensors.size(); ++i) {
     if (!(tensors[i].sizes() == tensors[0].sizes())) {
       throw Error(detail::str_cat("stack: expects every tensor to have the same shape, but got ",
-                                       shape_to_string(tensors[0].sizes()), " at position 0 and ",
-                                       shape_to_string(tensors[i].sizes()), " at position ", i));
+                                  shape_to_string(tensors[0].sizes()), " at position 0 and ",
+                                  shape_to_string(tensors[i].sizes()), " at position ", i));
     }
   }
   const int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");

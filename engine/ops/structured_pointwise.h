@@ -39,7 +39,9 @@ struct UnaryOp {
     return unary_iterator(op, K, self, out);
   }
   template <class C, class Run, class... Args>
-  static SelfElementFunctor with(const Run&, const Args&...) { return {}; }
+  static SelfElementFunctor with(const Run&, const Args&...) {
+    return {};
+  }
 };
 
 template <BinaryKind K>
@@ -55,7 +57,9 @@ struct BinaryOp {
     return binary_iterator(op, K, self, other, out);
   }
   template <class C, class Run, class... Args>
-  static SelfElementFunctor with(const Run&, const Args&...) { return {}; }
+  static SelfElementFunctor with(const Run&, const Args&...) {
+    return {};
+  }
 };
 
 // run(f) with the element functor of Fn on compute type C: Fn::with when Fn has its own, else Fn{}.
@@ -79,9 +83,13 @@ constexpr bool has_bool_result() {
 // The Meta backend: the front end alone.
 struct MetaCompute {
   template <class... Args>
-  static int guard(const Args&...) { return 0; }
+  static int guard(const Args&...) {
+    return 0;
+  }
   template <class Fn, class... Args>
-  static bool direct(Tensor&, const Args&...) { return false; }
+  static bool direct(Tensor&, const Args&...) {
+    return false;
+  }
   template <class Fn, class... Args>
   static void compute(TensorIterator&, const Args&...) {}
   static void mark_written(const Tensor&) {}

@@ -69,12 +69,8 @@ Indexed apply_basic(const Tensor& self, std::span<const TensorIndex> indices) {
   int64_t dim = 0;  // the dim of r.view the next index applies to
   for (const TensorIndex& i : indices) {
     switch (i.kind()) {
-      case Kind::None:
-        r.view = glassbox::unsqueeze(r.view, dim++);
-        break;
-      case Kind::Ellipsis:
-        dim += self.dim() - covered;
-        break;
+      case Kind::None: r.view = glassbox::unsqueeze(r.view, dim++); break;
+      case Kind::Ellipsis: dim += self.dim() - covered; break;
       case Kind::Integer: {
         const int64_t size = r.view.sizes()[dim];
         if (i.integer() < -size || i.integer() >= size) throw_index_out_of_range("index", i.integer(), dim, size);
@@ -96,7 +92,7 @@ Indexed apply_basic(const Tensor& self, std::span<const TensorIndex> indices) {
         if (is_mask(i) && t.dim() == 0) {  // a 0-d mask is a bool: a new axis kept or emptied
           if (t.device().type != DeviceType::CPU)
             throw Error("index: a 0-d mask is read as a bool, which needs its value on the cpu, got " +
-                             t.device().to_string());
+                        t.device().to_string());
           const bool keep = *static_cast<const uint8_t*>(t.data_ptr()) != 0;  // bool and uint8: one byte
           r.view = glassbox::unsqueeze(r.view, dim);
           r.add(dim++, bool_as_index(keep, self.device()), 1);

@@ -34,7 +34,7 @@ inline constexpr std::nullopt_t None = std::nullopt;
 // an empty bound is the dim's start or end. Steps must be positive, as in PyTorch.
 struct Slice {
   explicit Slice(std::optional<int64_t> start_ = std::nullopt, std::optional<int64_t> stop_ = std::nullopt,
-        std::optional<int64_t> step_ = std::nullopt)
+                 std::optional<int64_t> step_ = std::nullopt)
       : start(start_), stop(stop_), step(step_.value_or(1)) {}
   std::optional<int64_t> start, stop;
   int64_t step;

@@ -28,8 +28,8 @@ DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> 
     const int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (x != y && x != 1 && y != 1) {
       throw Error(std::string(op_name) + ": shapes " + shape_to_string(a) + " and " + shape_to_string(b) +
-                       " cannot be broadcast together (dimension " + std::to_string(i) + ": " + std::to_string(x) +
-                       " vs " + std::to_string(y) + ")");
+                  " cannot be broadcast together (dimension " + std::to_string(i) + ": " + std::to_string(x) + " vs " +
+                  std::to_string(y) + ")");
     }
     out[i] = x == 1 ? y : x;
   }
@@ -40,9 +40,7 @@ namespace {
 // Which of bool < integer < floating point a dtype belongs to.
 int category(ScalarType t) { return t == ScalarType::Bool ? 0 : is_floating_point(t) ? 2 : 1; }
 
-std::optional<ScalarType> promote(std::optional<ScalarType> a, ScalarType b) {
-  return a ? promote_types(*a, b) : b;
-}
+std::optional<ScalarType> promote(std::optional<ScalarType> a, ScalarType b) { return a ? promote_types(*a, b) : b; }
 // A lower-priority group only matters when it is of a higher category than the higher group.
 std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {
   if (!higher) return lower;
@@ -110,8 +108,8 @@ TensorIterator TensorIteratorConfig::build() {
     if (in->unsafe_impl()->is_wrapped_number()) continue;
     if (cpu_scalars_ && in->dim() == 0 && in->device().type == DeviceType::CPU) continue;
     if (device && !(in->device() == *device)) {
-      throw Error(std::string(name) + ": expected all tensors on one device, got " + device->to_string() +
-                       " and " + in->device().to_string());
+      throw Error(std::string(name) + ": expected all tensors on one device, got " + device->to_string() + " and " +
+                  in->device().to_string());
     }
     device = in->device();
   }
@@ -138,7 +136,7 @@ TensorIterator TensorIteratorConfig::build() {
       if (!keep_dtypes_) check_no_internal_overlap(name, *out);
       if (!same_sizes(out->sizes(), shape)) {
         throw Error(std::string(name) + ": output of shape " + shape_to_string(out->sizes()) +
-                         " does not match the broadcast shape " + shape_to_string(shape) + " of the inputs");
+                    " does not match the broadcast shape " + shape_to_string(shape) + " of the inputs");
       }
       GB_CHECK(out->device() == *device, name, ": output on ", out->device().to_string(), " but inputs on ",
                device->to_string());
@@ -147,8 +145,8 @@ TensorIterator TensorIteratorConfig::build() {
   }
   it.allocated_outputs_ = allocated;
   // The usual case: the shape is the first input's, whose element count is known.
-  const int64_t numel = !inputs_.empty() && same_sizes(inputs_[0]->sizes(), shape) ? inputs_[0]->numel()
-                                                                                   : checked_numel(shape, name);
+  const int64_t numel =
+      !inputs_.empty() && same_sizes(inputs_[0]->sizes(), shape) ? inputs_[0]->numel() : checked_numel(shape, name);
   // Operands in the loop: outputs (or temporaries in the output dtype the loop writes), then inputs
   // converted to the compute dtype where they differ. The caller's tensors are borrowed (it keeps
   // them alive while the loop runs; counting references on every call costs more than a small
@@ -200,8 +198,7 @@ TensorIterator TensorIteratorConfig::build() {
     DimVector s(nd, 0);
     const size_t off = nd - t->sizes().size();
     const int64_t item = static_cast<int64_t>(element_size(t->dtype()));
-    for (size_t d = 0; d < t->sizes().size(); ++d)
-      s[off + d] = t->sizes()[d] == 1 ? 0 : t->strides()[d] * item;
+    for (size_t d = 0; d < t->sizes().size(); ++d) s[off + d] = t->sizes()[d] == 1 ? 0 : t->strides()[d] * item;
     strides.push_back(std::move(s));
   }
   // 5. Order dimensions by the first operand's strides (smallest first), then merge neighbours

@@ -205,7 +205,8 @@ class TensorIterator {
   // Calls loop over the whole iteration space, split across threads above `grain` elements.
   template <class F>
   void for_each(F&& loop, int64_t grain = kDefaultGrain) const {
-    run(grain, [](char** d, const int64_t* s, int64_t n, void* ctx) { (*static_cast<F*>(ctx))(d, s, n); }, &loop);
+    run(
+        grain, [](char** d, const int64_t* s, int64_t n, void* ctx) { (*static_cast<F*>(ctx))(d, s, n); }, &loop);
   }
 
   // Writes results computed into temporaries back into outputs of another dtype.
@@ -225,7 +226,7 @@ class TensorIterator {
   };
   detail::SmallVec<Tensor*, 2> outputs_;
   detail::SmallVec<OperandRef, kInlineOperands> operand_refs_;
-  detail::SmallVec<Tensor, kInlineOperands> owned_;  // temporaries (converted inputs, outputs of another dtype)
+  detail::SmallVec<Tensor, kInlineOperands> owned_;     // temporaries (converted inputs, outputs of another dtype)
   std::vector<std::pair<Tensor*, Tensor>> writebacks_;  // (user output, temporary)
   detail::SmallVec<char*, kInlineOperands> ptrs_;
   detail::SmallVec<DimVector, kInlineOperands> strides_;  // per operand, bytes, fastest dim first

@@ -203,7 +203,8 @@ std::string with_suffixes(std::string text, const std::vector<std::string>& suff
 // The elements of a tensor on another device, copied to the CPU through the dispatcher.
 Tensor host_copy(const Tensor& t) {
   Tensor out = empty_tensor(t.sizes(), t.dtype(), Device(DeviceType::CPU));
-  auto copy = Dispatcher::singleton().find_schema_or_throw("glassbox::copy_").typed<Tensor&(Tensor&, const Tensor&, bool)>();
+  auto copy =
+      Dispatcher::singleton().find_schema_or_throw("glassbox::copy_").typed<Tensor&(Tensor&, const Tensor&, bool)>();
   copy.call(out, t, false);
   return out;
 }

@@ -9,18 +9,16 @@ namespace glassbox::native {
 
 namespace {
 // "cpu" and "cpu:0" (or "cuda" and the current "cuda:N") name the same device.
-bool same_device(Device a, Device b) {
-  return a.type == b.type && (a.index == b.index || a.index < 0 || b.index < 0);
-}
+bool same_device(Device a, Device b) { return a.type == b.type && (a.index == b.index || a.index < 0 || b.index < 0); }
 }  // namespace
 
 Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy) {
   const ScalarType target = dtype.value_or(self.dtype());
   if (same_device(self.device(), device) && target == self.dtype() && !copy) return self;
   if (self.device().type == DeviceType::Meta && device.type != DeviceType::Meta) {
-    throw Error(detail::str_cat("to: cannot copy out of a meta tensor (shape ", shape_to_string(self.sizes()),
-                                     ", ", to_string(self.dtype()), "): it has no data; make the tensor on ",
-                                     device.to_string(), " instead"));
+    throw Error(detail::str_cat("to: cannot copy out of a meta tensor (shape ", shape_to_string(self.sizes()), ", ",
+                                to_string(self.dtype()), "): it has no data; make the tensor on ", device.to_string(),
+                                " instead"));
   }
   if (device.type != DeviceType::Meta) {
     try {

@@ -22,7 +22,8 @@ DimVector infer_view_size(std::span<const int64_t> shape, int64_t numel, const c
   std::optional<size_t> infer_at;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      if (infer_at) throw Error(detail::str_cat(op, ": only one dimension can be inferred, shape ", shape_to_string(shape)));
+      if (infer_at)
+        throw Error(detail::str_cat(op, ": only one dimension can be inferred, shape ", shape_to_string(shape)));
       infer_at = i;
     } else if (shape[i] < 0) {
       throw Error(detail::str_cat(op, ": invalid shape dimension ", shape[i], " in shape ", shape_to_string(shape)));
@@ -32,7 +33,7 @@ DimVector infer_view_size(std::span<const int64_t> shape, int64_t numel, const c
   }
   if (infer_at && known == 0) {
     throw Error(detail::str_cat(op, ": cannot reshape a tensor of ", numel, " elements into shape ",
-                                     shape_to_string(shape), " because the unspecified dimension size -1 can be any value"));
+                                shape_to_string(shape), " because the unspecified dimension size -1 can be any value"));
   }
   const bool fits = infer_at ? (known != 0 && numel % known == 0) : known == numel;
   if (!fits) {
@@ -49,7 +50,8 @@ std::optional<DimVector> view_strides(std::span<const int64_t> sizes, std::span<
   for (int64_t s : sizes) numel *= s;
   // Nothing to address: keep the strides for the same shape, else lay the new shape out densely.
   if (numel == 0 || old_dims == 0) {
-    if (numel == 0 && std::equal(sizes.begin(), sizes.end(), new_sizes.begin(), new_sizes.end())) return DimVector(strides);
+    if (numel == 0 && std::equal(sizes.begin(), sizes.end(), new_sizes.begin(), new_sizes.end()))
+      return DimVector(strides);
     return contiguous_strides(new_sizes);
   }
 

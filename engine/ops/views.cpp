@@ -81,7 +81,7 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   const int64_t n = self.dim();
   if (static_cast<int64_t>(dims.size()) != n) {
     throw Error(detail::str_cat("permute: the number of dims (", dims.size(), ", ", shape_to_string(dims),
-                                     ") does not match the tensor's number of dimensions (", n, ")"));
+                                ") does not match the tensor's number of dimensions (", n, ")"));
   }
   DimVector sizes(n), strides(n);
   std::vector<bool> seen(n, false);
@@ -99,8 +99,7 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
   const int64_t n = static_cast<int64_t>(size.size()), old = self.dim();
   if (n < old) {
     throw Error(detail::str_cat("expand: the number of sizes provided (", n,
-                                     ") must be greater or equal to the number of dimensions in the tensor (", old,
-                                     ")"));
+                                ") must be greater or equal to the number of dimensions in the tensor (", old, ")"));
   }
   DimVector sizes(n), strides(n);
   for (int64_t i = n - 1; i >= 0; --i) {
@@ -110,8 +109,10 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
     int64_t want = size[i];
     if (want == -1) {
       if (d < 0) {
-        throw Error(detail::str_cat("expand: the expanded size of the tensor (-1) isn't allowed in a leading, "
-                                         "non-existing dimension ", i));
+        throw Error(
+            detail::str_cat("expand: the expanded size of the tensor (-1) isn't allowed in a leading, "
+                            "non-existing dimension ",
+                            i));
       }
       want = have;
     } else if (want < 0) {
@@ -120,9 +121,9 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
     if (want != have) {
       if (have != 1) {
         throw Error(detail::str_cat("expand: the expanded size of the tensor (", want,
-                                         ") must match the existing size (", have, ") at non-singleton dimension ", i,
-                                         ".  Target sizes: ", shape_to_string(size), ".  Tensor sizes: ",
-                                         shape_to_string(self.sizes())));
+                                    ") must match the existing size (", have, ") at non-singleton dimension ", i,
+                                    ".  Target sizes: ", shape_to_string(size),
+                                    ".  Tensor sizes: ", shape_to_string(self.sizes())));
       }
       stride = 0;  // every index along this dim reads the one element
     }
@@ -204,8 +205,7 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   }
   const int64_t s = start < 0 ? start + len : start;
   if (length < 0 || length > len - s) {
-    throw Error(detail::str_cat("narrow: start (", s, ") + length (", length, ") exceeds dimension size (", len,
-                                     ")"));
+    throw Error(detail::str_cat("narrow: start (", s, ") + length (", length, ") exceeds dimension size (", len, ")"));
   }
   return glassbox::slice(self, d, s, s + length, 1);
 }
@@ -214,8 +214,8 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   const int64_t d = wrap_dim(dimension, self.dim(), "unfold");
   const int64_t len = self.dim() == 0 ? 1 : self.sizes()[d];
   if (size < 0 || size > len) {
-    throw Error(detail::str_cat("unfold: maximum size for tensor at dimension ", d, " is ", len, " but size is ",
-                                     size));
+    throw Error(
+        detail::str_cat("unfold: maximum size for tensor at dimension ", d, " is ", len, " but size is ", size));
   }
   if (step <= 0) throw Error(detail::str_cat("unfold: step is ", step, " but must be > 0"));
   DimVector sizes = self.sizes(), strides = self.strides();
@@ -231,13 +231,14 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
 
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   if (size.size() != stride.size()) {
-    throw Error(detail::str_cat("as_strided: mismatch in length of strides and shape: ", shape_to_string(size),
-                                     " and ", shape_to_string(stride)));
+    throw Error(detail::str_cat("as_strided: mismatch in length of strides and shape: ", shape_to_string(size), " and ",
+                                shape_to_string(stride)));
   }
   for (int64_t s : size)
     if (s < 0) throw Error(detail::str_cat("as_strided: negative size in ", shape_to_string(size)));
   for (int64_t s : stride)
-    if (s < 0) throw Error(detail::str_cat("as_strided: negative strides are not supported, got ", shape_to_string(stride)));
+    if (s < 0)
+      throw Error(detail::str_cat("as_strided: negative strides are not supported, got ", shape_to_string(stride)));
   const int64_t offset = storage_offset.value_or(self.storage_offset());
   if (offset < 0) throw Error(detail::str_cat("as_strided: negative storage offset ", offset));
   return make_view(self, size, stride, offset);

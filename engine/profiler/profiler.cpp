@@ -43,8 +43,8 @@ struct Session {
 };
 
 std::mutex g_start_stop;
-std::shared_ptr<Session> g_session;        // owned here while running
-std::atomic<Session*> g_active{nullptr};   // what the hooks read
+std::shared_ptr<Session> g_session;       // owned here while running
+std::atomic<Session*> g_active{nullptr};  // what the hooks read
 std::atomic<uint64_t> g_generation{0};
 std::atomic<uint64_t> g_next_id{1};
 std::atomic<uint64_t> g_next_thread{1};

@@ -54,7 +54,7 @@ struct Event {
   std::vector<Hop> hops;
   // Bytes of storage this event itself (not a nested one) allocated and freed, when profile_memory.
   int64_t bytes_allocated = 0, bytes_freed = 0;
-  std::string stack;  // when with_stack: where the program made the call (set by the Python layer)
+  std::string stack;      // when with_stack: where the program made the call (set by the Python layer)
   int device_index = -1;  // GPU events
   std::string detail;     // GPU events: grid/block or bytes and kinds
 };

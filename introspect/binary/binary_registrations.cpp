@@ -62,7 +62,8 @@ std::optional<BinaryRegistration> classify_block(std::string_view name) {
       if (p.shape == BlockPattern::Impl) {
         // Dispatch key names have no '_'; namespaces may ("t_dl", or "_" for fallbacks).
         const auto underscore = rest.rfind('_');
-        if (underscore == std::string_view::npos || underscore == 0 || underscore + 1 == rest.size()) return std::nullopt;
+        if (underscore == std::string_view::npos || underscore == 0 || underscore + 1 == rest.size())
+          return std::nullopt;
         r.dispatch_key = rest.substr(underscore + 1);
         rest = rest.substr(0, underscore);
       }
@@ -151,7 +152,8 @@ std::vector<FunctionDefinition> find_function_definitions(const ElfFile& elf, co
     std::string_view qualified;
     function_name(s.demangled, &qualified);
     if (qualified.empty() || !wanted.count(qualified) || !seen.emplace(s.address, s.name).second) continue;
-    FunctionDefinition d{std::string(qualified), std::string(s.name), s.demangled, s.address, s.size, "", 0, elf.path()};
+    FunctionDefinition d{
+        std::string(qualified), std::string(s.name), s.demangled, s.address, s.size, "", 0, elf.path()};
     if (placed) {
       const SourceLine at = lines->lookup(s.address);
       d.file = at.file;
@@ -180,7 +182,8 @@ std::vector<BinaryRegistration> find_binary_registrations(const ElfFile& elf, co
     out.push_back(std::move(*r));
   }
   std::sort(out.begin(), out.end(), [](const BinaryRegistration& a, const BinaryRegistration& b) {
-    return std::tie(a.kind, a.ns, a.dispatch_key, a.op, a.symbol) < std::tie(b.kind, b.ns, b.dispatch_key, b.op, b.symbol);
+    return std::tie(a.kind, a.ns, a.dispatch_key, a.op, a.symbol) <
+           std::tie(b.kind, b.ns, b.dispatch_key, b.op, b.symbol);
   });
   return out;
 }

@@ -69,8 +69,8 @@ struct BinaryRegistrationScan {
   std::vector<BinaryRegistration> registrations;
   bool has_symtab = false;
   DwarfLines::Status line_status = DwarfLines::Status::Missing;
-  std::string line_message;                // why there are no lines; "" when present
-  std::vector<std::string> compile_units;  // the sources of its DWARF compile units
+  std::string line_message;                   // why there are no lines; "" when present
+  std::vector<std::string> compile_units;     // the sources of its DWARF compile units
   std::vector<FunctionDefinition> functions;  // the definitions asked for (scan's `functions`)
 };
 

@@ -123,7 +123,8 @@ bool clone_suffixes(std::string_view suffix, std::vector<std::string_view>* out)
   std::size_t at = 0;
   while (at < suffix.size()) {
     // ".name" (lowercase letters, digits, '_'), then any number of ".N".
-    if (suffix[at] != '.' || at + 1 >= suffix.size() || !(lower(suffix[at + 1]) || digit(suffix[at + 1]) || suffix[at + 1] == '_'))
+    if (suffix[at] != '.' || at + 1 >= suffix.size() ||
+        !(lower(suffix[at + 1]) || digit(suffix[at + 1]) || suffix[at + 1] == '_'))
       return false;
     const std::size_t start = at;
     at += 2;

@@ -37,7 +37,7 @@ class Demangler {
  private:
   friend class SharedCloneNames;
   std::vector<std::string_view> suffixes_;  // SharedCloneNames' scratch list
-  char* buffer_ = nullptr;  // abi::__cxa_demangle's output buffer (without libiberty)
+  char* buffer_ = nullptr;                  // abi::__cxa_demangle's output buffer (without libiberty)
   std::size_t capacity_ = 0;
   std::string scratch_;  // a NUL-terminated copy of the name
 };

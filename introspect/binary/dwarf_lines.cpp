@@ -53,8 +53,8 @@ std::optional<std::filesystem::path> find_separate_debug_file(const ElfFile& elf
 }
 
 SourceLine DwarfLines::lookup(uint64_t address) const {
-  auto it = std::upper_bound(rows_.begin(), rows_.end(), address,
-                             [](uint64_t a, const Row& r) { return a < r.address; });
+  auto it =
+      std::upper_bound(rows_.begin(), rows_.end(), address, [](uint64_t a, const Row& r) { return a < r.address; });
   if (it == rows_.begin()) return {};
   --it;
   if (it->file == kEndOfSequence) return {};  // between sequences
@@ -76,7 +76,8 @@ const DwarfLines::Declaration* DwarfLines::find_function(uint64_t address, std::
   auto it = std::upper_bound(functions_.begin(), functions_.end(), address,
                              [](uint64_t a, const Declaration& d) { return a < d.low; });
   const Declaration* best = nullptr;
-  for (std::size_t i = static_cast<std::size_t>(it - functions_.begin()); i-- > 0 && functions_max_high_[i] > address;) {
+  for (std::size_t i = static_cast<std::size_t>(it - functions_.begin());
+       i-- > 0 && functions_max_high_[i] > address;) {
     const Declaration& d = functions_[i];
     if (d.inlined || d.high <= address || (best && d.high - d.low >= best->high - best->low)) continue;
     if (name.find(names_[d.name]) != std::string_view::npos) best = &d;
@@ -103,8 +104,8 @@ const DwarfLines::Declaration* DwarfLines::find_variable(uint64_t address, std::
 }
 
 SourceLine DwarfLines::last_row_at(uint64_t address) const {
-  auto it = std::upper_bound(rows_.begin(), rows_.end(), address,
-                             [](uint64_t a, const Row& r) { return a < r.address; });
+  auto it =
+      std::upper_bound(rows_.begin(), rows_.end(), address, [](uint64_t a, const Row& r) { return a < r.address; });
   if (it == rows_.begin()) return {};
   --it;
   if (it->file == kEndOfSequence) return {};  // between sequences

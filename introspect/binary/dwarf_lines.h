@@ -22,7 +22,7 @@ struct CompileUnit {
   std::string producer;  // DW_AT_producer: compiler and flags
   int version = 0;       // DWARF version of the unit
   std::size_t line_rows = 0;
-  std::string error;     // why this unit's line table could not be read, or ""
+  std::string error;  // why this unit's line table could not be read, or ""
 
   // name joined to comp_dir when it is relative.
   std::string source() const;
@@ -117,10 +117,10 @@ class DwarfLines {
   std::vector<std::string> errors_;
   std::vector<Row> rows_;  // sorted by address; at one address, ends of sequences first
   std::vector<std::string> files_;
-  std::vector<Declaration> functions_;       // sorted by low
+  std::vector<Declaration> functions_;        // sorted by low
   std::vector<uint64_t> functions_max_high_;  // max of high over functions_[0..i]
-  std::vector<Declaration> variables_;       // sorted by low
-  std::vector<std::string> names_;           // linkage names (else names) of the declarations
+  std::vector<Declaration> variables_;        // sorted by low
+  std::vector<std::string> names_;            // linkage names (else names) of the declarations
 };
 
 // The separate debug file of `elf` in `debug_dirs` (by build id, then .gnu_debuglink), or nullopt.

@@ -191,8 +191,8 @@ class DwarfReader {
   bool declaration_of(Dwarf_Die* die, const std::string& comp_dir, DwarfLines::Declaration& d) {
     Dwarf_Attribute attr;
     const char* name = nullptr;
-    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) || dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) ||
-        dwarf_attr_integrate(die, DW_AT_name, &attr))
+    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+        dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) || dwarf_attr_integrate(die, DW_AT_name, &attr))
       name = dwarf_formstring(&attr);
     const char* file = dwarf_decl_file(die);
     int line = 0;
@@ -255,12 +255,15 @@ class DwarfReader {
   }
 
   void finish() {
-    const auto by_low = [](const DwarfLines::Declaration& a, const DwarfLines::Declaration& b) { return a.low < b.low; };
+    const auto by_low = [](const DwarfLines::Declaration& a, const DwarfLines::Declaration& b) {
+      return a.low < b.low;
+    };
     std::stable_sort(out_.functions_.begin(), out_.functions_.end(), by_low);
     std::stable_sort(out_.variables_.begin(), out_.variables_.end(), by_low);
     out_.functions_max_high_.resize(out_.functions_.size());
     uint64_t high = 0;
-    for (std::size_t i = 0; i < out_.functions_.size(); ++i) out_.functions_max_high_[i] = high = std::max(high, out_.functions_[i].high);
+    for (std::size_t i = 0; i < out_.functions_.size(); ++i)
+      out_.functions_max_high_[i] = high = std::max(high, out_.functions_[i].high);
     std::stable_sort(out_.rows_.begin(), out_.rows_.end(), [](const DwarfLines::Row& a, const DwarfLines::Row& b) {
       if (a.address != b.address) return a.address < b.address;
       return (a.file == DwarfLines::kEndOfSequence) > (b.file == DwarfLines::kEndOfSequence);
@@ -276,6 +279,8 @@ class DwarfReader {
   std::unordered_map<std::string, uint32_t> name_by_text_;
 };
 
-DwarfLines DwarfLines::read(const ElfFile& elf, const DwarfOptions& options) { return DwarfReader(elf, options).read(); }
+DwarfLines DwarfLines::read(const ElfFile& elf, const DwarfOptions& options) {
+  return DwarfReader(elf, options).read();
+}
 
 }  // namespace glassbox::introspect

@@ -92,8 +92,8 @@ void check_elf_identification(std::string_view data, uint64_t file_size, const s
   if (file_size == 0) throw Error(file + ": not an ELF file (the file is empty)");
   if (data.size() < SELFMAG || data.compare(0, SELFMAG, ELFMAG, SELFMAG) != 0) {
     if (std::string_view(ELFMAG, SELFMAG).substr(0, data.size()) == data.substr(0, SELFMAG)) {
-      throw Error(file + ": truncated ELF file (" + std::to_string(file_size) + " bytes; the ELF identification needs " +
-                  std::to_string(EI_NIDENT) + ")");
+      throw Error(file + ": truncated ELF file (" + std::to_string(file_size) +
+                  " bytes; the ELF identification needs " + std::to_string(EI_NIDENT) + ")");
     }
     throw Error(file + ": not an ELF file (it starts with bytes " + hex_bytes(data, 4) + ", not 7f 45 4c 46)");
   }
@@ -107,9 +107,11 @@ void check_elf_identification(std::string_view data, uint64_t file_size, const s
   }
   if (cls != ELFCLASS64) throw Error(file + ": corrupt ELF header: invalid ELF class " + std::to_string(cls));
   if (encoding == ELFDATA2MSB) {
-    throw Error(file + ": big-endian ELF (ELFDATA2MSB) is not supported; glassbox reads 64-bit little-endian ELF files");
+    throw Error(file +
+                ": big-endian ELF (ELFDATA2MSB) is not supported; glassbox reads 64-bit little-endian ELF files");
   }
-  if (encoding != ELFDATA2LSB) throw Error(file + ": corrupt ELF header: invalid data encoding " + std::to_string(encoding));
+  if (encoding != ELFDATA2LSB)
+    throw Error(file + ": corrupt ELF header: invalid data encoding " + std::to_string(encoding));
   if (file_size < sizeof(Elf64_Ehdr)) {
     throw Error(file + ": truncated ELF file (" + std::to_string(file_size) + " bytes; the ELF64 header needs " +
                 std::to_string(sizeof(Elf64_Ehdr)) + ")");

@@ -196,7 +196,8 @@ class ElfReader {
       // Extended numbering: the count is in the first section header's sh_size.
       check("section header", eh.e_shoff, 1, eh.e_shentsize, sizeof(Elf64_Shdr));
       Elf64_Shdr first;
-      if (::pread(fd_->get(), &first, sizeof first, static_cast<off_t>(eh.e_shoff)) != sizeof first) fail("cannot read the section headers");
+      if (::pread(fd_->get(), &first, sizeof first, static_cast<off_t>(eh.e_shoff)) != sizeof first)
+        fail("cannot read the section headers");
       sections = first.sh_size;
       if (sections > (1u << 24)) fail("corrupt ELF header: " + std::to_string(sections) + " sections");
     }
@@ -206,13 +207,15 @@ class ElfReader {
   void read_sections() {
     std::size_t count = 0, names = 0;
     if (elf_getshdrnum(elf_.get(), &count) != 0) fail("cannot read the section headers: " + libelf_error());
-    if (count > 0 && elf_getshdrstrndx(elf_.get(), &names) != 0) fail("cannot find the section name table: " + libelf_error());
+    if (count > 0 && elf_getshdrstrndx(elf_.get(), &names) != 0)
+      fail("cannot find the section name table: " + libelf_error());
     out_.sections_.resize(count);
     bool bad_names = false;
     for (std::size_t i = 0; i < count; ++i) {
       Elf_Scn* scn = elf_getscn(elf_.get(), i);
       GElf_Shdr sh;
-      if (!scn || !gelf_getshdr(scn, &sh)) fail("cannot read section header " + std::to_string(i) + ": " + libelf_error());
+      if (!scn || !gelf_getshdr(scn, &sh))
+        fail("cannot read section header " + std::to_string(i) + ": " + libelf_error());
       ElfSection& s = out_.sections_[i];
       s.type = sh.sh_type, s.flags = sh.sh_flags, s.address = sh.sh_addr, s.offset = sh.sh_offset, s.size = sh.sh_size;
       if (i == 0) continue;
@@ -253,9 +256,10 @@ class ElfReader {
     out_.has_symtab_ = symtab != 0;
     out_.has_dynsym_ = dynsym != 0;
     const SymbolTables which = options_.tables;
-    const bool want_symtab = which == SymbolTables::Both || which == SymbolTables::Symtab || which == SymbolTables::Preferred;
-    const bool want_dynsym = which == SymbolTables::Both || which == SymbolTables::Dynsym ||
-                             (which == SymbolTables::Preferred && !symtab);
+    const bool want_symtab =
+        which == SymbolTables::Both || which == SymbolTables::Symtab || which == SymbolTables::Preferred;
+    const bool want_dynsym =
+        which == SymbolTables::Both || which == SymbolTables::Dynsym || (which == SymbolTables::Preferred && !symtab);
     if (symtab && want_symtab) read_symbol_table(symtab, SymbolTable::Symtab);
     if (dynsym && want_dynsym) read_symbol_table(dynsym, SymbolTable::Dynsym);
   }
@@ -265,12 +269,14 @@ class ElfReader {
     const std::string name = sec.name;
     Elf_Data* data = section_data(index, true);
     if (!data->d_buf || data->d_size % sizeof(Elf64_Sym) != 0) {
-      fail("corrupt symbol table " + name + ": " + std::to_string(data->d_size) + " bytes is not a whole number of symbols");
+      fail("corrupt symbol table " + name + ": " + std::to_string(data->d_size) +
+           " bytes is not a whole number of symbols");
     }
     GElf_Shdr sh;
     gelf_getshdr(elf_getscn(elf_.get(), index), &sh);
     if (sh.sh_link == 0 || sh.sh_link >= out_.sections_.size() || out_.sections_[sh.sh_link].type != SHT_STRTAB) {
-      fail("corrupt symbol table " + name + ": its string table (section " + std::to_string(sh.sh_link) + ") is not a string table");
+      fail("corrupt symbol table " + name + ": its string table (section " + std::to_string(sh.sh_link) +
+           ") is not a string table");
     }
     const Elf_Data* strings = section_data(sh.sh_link, true);
     const Elf_Data* extended = nullptr;  // SHT_SYMTAB_SHNDX: section indexes >= SHN_LORESERVE
@@ -319,7 +325,8 @@ class ElfReader {
         else if (shndx != SHN_UNDEF) s.section = "*section " + std::to_string(shndx) + "*";
       }
     });
-    if (bad_names) warn(std::to_string(bad_names.load()) + " symbol names of " + name + " lie outside its string table");
+    if (bad_names)
+      warn(std::to_string(bad_names.load()) + " symbol names of " + name + " lie outside its string table");
   }
 
   // The version names of .dynsym's symbols, from .gnu.version and the version definitions and
@@ -418,8 +425,7 @@ class ElfReader {
   void read_note_data(Elf_Data* data) {
     std::size_t offset = 0, name_at = 0, desc_at = 0;
     GElf_Nhdr note;
-    while (data && offset < data->d_size &&
-           (offset = gelf_getnote(data, offset, &note, &name_at, &desc_at)) > 0) {
+    while (data && offset < data->d_size && (offset = gelf_getnote(data, offset, &note, &name_at, &desc_at)) > 0) {
       const char* base = static_cast<const char*>(data->d_buf);
       if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(base + name_at, "GNU", 4) == 0 &&
           note.n_descsz > 0) {

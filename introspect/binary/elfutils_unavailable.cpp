@@ -7,7 +7,8 @@
 namespace glassbox::introspect {
 
 ElfFile ElfFile::read(const std::filesystem::path& file, const ElfReadOptions&) {
-  throw Error(file.string() + ": cannot read ELF files: glassbox was built without elfutils (Debian: libdw-dev libelf-dev)");
+  throw Error(file.string() +
+              ": cannot read ELF files: glassbox was built without elfutils (Debian: libdw-dev libelf-dev)");
 }
 
 DwarfLines DwarfLines::read(const ElfFile& elf, const DwarfOptions&) {

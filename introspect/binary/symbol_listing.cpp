@@ -19,7 +19,9 @@ std::regex compile(const std::string& pattern) {
   }
 }
 
-bool listed(const ElfSymbol& s) { return s.type != SymbolType::Section && s.type != SymbolType::File && !s.name.empty(); }
+bool listed(const ElfSymbol& s) {
+  return s.type != SymbolType::Section && s.type != SymbolType::File && !s.name.empty();
+}
 
 }  // namespace
 
@@ -34,11 +36,13 @@ SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuer
 
   // Filter (the regex in parallel: std::regex is slow, and a const one may be shared).
   std::vector<char> keep(symbols.size(), 0);
-  const std::optional<std::regex> re = query.grep.empty() ? std::nullopt : std::optional<std::regex>(compile(query.grep));
+  const std::optional<std::regex> re =
+      query.grep.empty() ? std::nullopt : std::optional<std::regex>(compile(query.grep));
   parallel_chunks(symbols.size(), 4096, query.threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const ElfSymbol& s = symbols[i];
-      keep[i] = listed(s) && (!re || std::regex_search(s.demangled, *re) || (s.demangled != s.name && std::regex_search(s.name.begin(), s.name.end(), *re)));
+      keep[i] = listed(s) && (!re || std::regex_search(s.demangled, *re) ||
+                              (s.demangled != s.name && std::regex_search(s.name.begin(), s.name.end(), *re)));
     }
   });
   for (std::size_t i = 0; i < symbols.size(); ++i)
@@ -51,7 +55,8 @@ SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuer
     return symbols[a.index].name < symbols[b.index].name;
   };
   std::vector<std::pair<uint64_t, uint32_t>> keys(out.symbols.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = {key(symbols[out.symbols[i].index]), static_cast<uint32_t>(i)};
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    keys[i] = {key(symbols[out.symbols[i].index]), static_cast<uint32_t>(i)};
   if (!std::is_sorted(keys.begin(), keys.end())) {  // tables are often in order
     std::sort(keys.begin(), keys.end());
     std::vector<ListedSymbol> sorted;

@@ -43,8 +43,8 @@ struct SymbolListing {
 SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuery& query = {});
 
 struct SizeTotal {
-  std::string name;        // the source file or section
-  std::size_t symbols = 0;  // defined symbols in it
+  std::string name;           // the source file or section
+  std::size_t symbols = 0;    // defined symbols in it
   uint64_t symbol_bytes = 0;  // their sizes summed, aliases (symbols at one address) once
   uint64_t vm_size = 0;       // sections: bytes in memory (allocated sections)
   uint64_t file_size = 0;     // sections: bytes in the file (not .bss)

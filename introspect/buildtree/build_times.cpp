@@ -15,7 +15,8 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }
 
 StepKind classify(const std::string& output, const BuildIndex& index, std::string* target) {
-  if (const Target* t = index.configuration() ? index.target_of_artifact(absolute_path(output, index.build_dir())) : nullptr) {
+  if (const Target* t =
+          index.configuration() ? index.target_of_artifact(absolute_path(output, index.build_dir())) : nullptr) {
     *target = t->name;
     if (t->type == "STATIC_LIBRARY") return StepKind::Archive;
     if (t->type == "OBJECT_LIBRARY") return StepKind::Compile;
@@ -32,7 +33,7 @@ StepKind classify(const std::string& output, const BuildIndex& index, std::strin
 // target's compiles and for the link steps of the targets it depends on; a compile waits for the
 // custom commands generating its target's sources.
 std::vector<std::vector<std::size_t>> dependencies_from_codemodel(const BuildTimes& times, const BuildIndex& index,
-                                                                 int run) {
+                                                                  int run) {
   std::vector<std::vector<std::size_t>> preds(times.steps.size());
   std::unordered_map<std::string, std::vector<std::size_t>> compiles_of, links_of;
   std::unordered_map<std::string, std::size_t> step_of_output;
@@ -54,7 +55,8 @@ std::vector<std::vector<std::size_t>> dependencies_from_codemodel(const BuildTim
         if (!src.generated) continue;
         auto it = step_of_output.find(absolute_path(src.path, index.source_dir()));
         // Object files of an object library are "generated sources" too, linked but not waited for.
-        if (it != step_of_output.end() && times.steps[it->second].kind != StepKind::Compile) preds[i].push_back(it->second);
+        if (it != step_of_output.end() && times.steps[it->second].kind != StepKind::Compile)
+          preds[i].push_back(it->second);
       }
       continue;
     }
@@ -91,7 +93,8 @@ std::vector<std::vector<std::size_t>> dependencies_from_timing(const BuildTimes&
   std::vector<std::vector<std::size_t>> preds(times.steps.size());
   for (std::size_t i = 0; i < times.steps.size(); ++i) {
     if (times.steps[i].run != run) continue;
-    if (const std::size_t best = finished_last_before(times, i, run); best != times.steps.size()) preds[i].push_back(best);
+    if (const std::size_t best = finished_last_before(times, i, run); best != times.steps.size())
+      preds[i].push_back(best);
   }
   return preds;
 }
@@ -101,11 +104,13 @@ std::vector<std::vector<std::size_t>> dependencies_from_timing(const BuildTimes&
 // predecessor there. Such a step, and any other non-compile step the codemodel gives none, takes the
 // step that finished last before it began, so that the walk goes on through it. A compile with no
 // predecessor is where a chain begins.
-void add_timing_where_codemodel_is_silent(const BuildTimes& times, int run, std::vector<std::vector<std::size_t>>& preds) {
+void add_timing_where_codemodel_is_silent(const BuildTimes& times, int run,
+                                          std::vector<std::vector<std::size_t>>& preds) {
   for (std::size_t i = 0; i < times.steps.size(); ++i) {
     const BuildStep& s = times.steps[i];
     if (s.run != run || !preds[i].empty() || s.kind == StepKind::Compile) continue;
-    if (const std::size_t best = finished_last_before(times, i, run); best != times.steps.size()) preds[i].push_back(best);
+    if (const std::size_t best = finished_last_before(times, i, run); best != times.steps.size())
+      preds[i].push_back(best);
   }
 }
 

@@ -91,7 +91,9 @@ CMakeGraphviz parse_cmake_graphviz(std::string_view text, std::string_view origi
       }
       const std::string style = attribute(tail.substr(at), "style", origin, line_no);
       graph.edges.push_back({graph.nodes[from->second].name, graph.nodes[to->second].name,
-                             style == "dotted" ? "private" : style == "dashed" ? "interface" : "public"});
+                             style == "dotted"   ? "private"
+                             : style == "dashed" ? "interface"
+                                                 : "public"});
       continue;
     }
     if (rest.empty() || rest.front() != '[') continue;
@@ -102,7 +104,8 @@ CMakeGraphviz parse_cmake_graphviz(std::string_view text, std::string_view origi
     node.name = label.substr(0, newline);
     if (newline != std::string::npos) {
       std::string aliases = label.substr(newline + 1);
-      if (aliases.size() >= 2 && aliases.front() == '(' && aliases.back() == ')') aliases = aliases.substr(1, aliases.size() - 2);
+      if (aliases.size() >= 2 && aliases.front() == '(' && aliases.back() == ')')
+        aliases = aliases.substr(1, aliases.size() - 2);
       for (size_t start = 0; start < aliases.size();) {
         size_t comma = aliases.find(',', start);
         if (comma == std::string::npos) comma = aliases.size();
@@ -117,7 +120,8 @@ CMakeGraphviz parse_cmake_graphviz(std::string_view text, std::string_view origi
     node_of_id.emplace(first, graph.nodes.size());
     graph.nodes.push_back(std::move(node));
   }
-  if (!saw_digraph) throw Error(detail::str_cat(origin, ": not a graphviz file written by cmake --graphviz (no digraph)"));
+  if (!saw_digraph)
+    throw Error(detail::str_cat(origin, ": not a graphviz file written by cmake --graphviz (no digraph)"));
   return graph;
 }
 

@@ -20,8 +20,8 @@ struct GraphvizNode {
 };
 
 struct GraphvizEdge {
-  std::string from, to;              // names
-  std::string scope;                 // "public", "private" or "interface" (CMake's solid, dotted, dashed)
+  std::string from, to;  // names
+  std::string scope;     // "public", "private" or "interface" (CMake's solid, dotted, dashed)
 };
 
 struct CMakeGraphviz {

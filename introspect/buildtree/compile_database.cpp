@@ -1,9 +1,9 @@
 #include "introspect/buildtree/compile_database.h"
 
 #include "engine/core/error.h"
+#include "introspect/buildtree/shell_words.h"
 #include "introspect/support/json_file.h"
 #include "introspect/support/paths.h"
-#include "introspect/buildtree/shell_words.h"
 
 namespace glassbox::introspect {
 namespace {
@@ -95,8 +95,7 @@ std::vector<const CompileCommand*> CompileDatabase::find_source(std::string_view
   for (const auto& cmd : commands) {
     if (cmd.file == source) {
       found.push_back(&cmd);
-    } else if (wanted.is_relative() &&
-               (std::filesystem::path(cmd.directory) / wanted).lexically_normal() == cmd.file) {
+    } else if (wanted.is_relative() && (std::filesystem::path(cmd.directory) / wanted).lexically_normal() == cmd.file) {
       found.push_back(&cmd);
     }
   }

@@ -21,9 +21,9 @@ struct CompileCommand {
 };
 
 struct CompileDatabase {
-  std::string file;                    // where it was read from
+  std::string file;  // where it was read from
   std::vector<CompileCommand> commands;
-  std::vector<std::string> warnings;   // e.g. a response file that no longer exists
+  std::vector<std::string> warnings;  // e.g. a response file that no longer exists
 
   // The entries compiling `source` (absolute or relative to an entry's directory).
   std::vector<const CompileCommand*> find_source(std::string_view source) const;

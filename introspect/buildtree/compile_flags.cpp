@@ -21,9 +21,9 @@ constexpr std::array<IncludeFlag, 5> kIncludeFlags{{{"-isystem", IncludeKind::Sy
 
 // Other flags that consume the following argument (so it is not mistaken for an input).
 constexpr std::array<std::string_view, 18> kFlagsWithValue{
-    "-MF", "-MT", "-MQ", "-include", "-imacros", "-isysroot", "--sysroot", "-iprefix", "-iwithprefix",
-    "-Xclang", "-Xlinker", "-Xpreprocessor", "-target", "-arch", "-aux-info", "-ccbin", "-Xcompiler",
-    "--param"};
+    "-MF",       "-MT",      "-MQ",          "-include", "-imacros",   "-isysroot",
+    "--sysroot", "-iprefix", "-iwithprefix", "-Xclang",  "-Xlinker",   "-Xpreprocessor",
+    "-target",   "-arch",    "-aux-info",    "-ccbin",   "-Xcompiler", "--param"};
 
 bool takes_value(std::string_view arg) {
   for (auto f : kFlagsWithValue)
@@ -49,8 +49,7 @@ const char* include_kind_name(IncludeKind kind) {
   return "user";
 }
 
-CompileFlags classify_compile_flags(const std::vector<std::string>& arguments,
-                                    const std::filesystem::path& directory) {
+CompileFlags classify_compile_flags(const std::vector<std::string>& arguments, const std::filesystem::path& directory) {
   CompileFlags flags;
   if (arguments.empty()) return flags;
   flags.compiler = arguments[0];

@@ -17,20 +17,19 @@ struct IncludeDir {
 };
 
 struct CompileFlags {
-  std::string compiler;                   // argv[0]
+  std::string compiler;  // argv[0]
   std::vector<IncludeDir> includes;
-  std::vector<std::string> defines;       // -DNAME or -DNAME=VALUE, as "NAME" / "NAME=VALUE"
-  std::vector<std::string> undefines;     // -UNAME
-  std::string standard;                   // "c++20", "gnu++17", "c11"; empty when not given
-  std::string language;                   // from -x, else empty
-  std::string output;                     // -o value, empty when not given
-  std::vector<std::string> inputs;        // non-flag arguments (the source file among them)
-  std::vector<std::string> other_flags;   // the rest, a flag and its separate value joined by a space
+  std::vector<std::string> defines;      // -DNAME or -DNAME=VALUE, as "NAME" / "NAME=VALUE"
+  std::vector<std::string> undefines;    // -UNAME
+  std::string standard;                  // "c++20", "gnu++17", "c11"; empty when not given
+  std::string language;                  // from -x, else empty
+  std::string output;                    // -o value, empty when not given
+  std::vector<std::string> inputs;       // non-flag arguments (the source file among them)
+  std::vector<std::string> other_flags;  // the rest, a flag and its separate value joined by a space
 };
 
 // Classifies `arguments` (argv[0] is the compiler). Relative include directories are resolved
 // against `directory`.
-CompileFlags classify_compile_flags(const std::vector<std::string>& arguments,
-                                    const std::filesystem::path& directory);
+CompileFlags classify_compile_flags(const std::vector<std::string>& arguments, const std::filesystem::path& directory);
 
 }  // namespace glassbox::introspect

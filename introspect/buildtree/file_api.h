@@ -26,10 +26,10 @@ struct DefinitionSite {
 };
 
 struct TargetSource {
-  std::string path;                    // relative to the source dir when inside it, else absolute
+  std::string path;  // relative to the source dir when inside it, else absolute
   bool generated = false;
-  int compile_group = -1;              // index into Target::compile_groups, -1 when not compiled
-  std::string source_group;            // IDE group ("Source Files", "Object Libraries")
+  int compile_group = -1;    // index into Target::compile_groups, -1 when not compiled
+  std::string source_group;  // IDE group ("Source Files", "Object Libraries")
 };
 
 struct CompileInclude {
@@ -48,41 +48,41 @@ struct CompileGroup {
 
 struct CommandFragment {
   std::string fragment;
-  std::string role;                    // flags, libraries, libraryPath, frameworkPath (link only)
+  std::string role;  // flags, libraries, libraryPath, frameworkPath (link only)
 };
 
 struct Target {
   std::string name;
-  std::string id;                      // "name::@hash", unique within the reply
-  std::string type;                    // EXECUTABLE, STATIC_LIBRARY, SHARED_LIBRARY, MODULE_LIBRARY,
-                                       // OBJECT_LIBRARY, INTERFACE_LIBRARY, UTILITY
+  std::string id;    // "name::@hash", unique within the reply
+  std::string type;  // EXECUTABLE, STATIC_LIBRARY, SHARED_LIBRARY, MODULE_LIBRARY,
+                     // OBJECT_LIBRARY, INTERFACE_LIBRARY, UTILITY
   std::string name_on_disk;
   std::vector<std::string> artifacts;  // relative to the build dir when inside it, else absolute
   std::string source_dir;              // the target's directory, relative to the top source dir
   std::string build_dir;
   std::string folder;
-  bool generator_provided = false;     // ALL_BUILD and friends
+  bool generator_provided = false;  // ALL_BUILD and friends
   std::vector<TargetSource> sources;
   std::vector<CompileGroup> compile_groups;
   std::string link_language;
   std::vector<CommandFragment> link_fragments;
   std::vector<CommandFragment> archive_fragments;
-  std::vector<std::string> dependencies;  // ids of targets that must be built first (build order)
+  std::vector<std::string> dependencies;     // ids of targets that must be built first (build order)
   std::optional<DefinitionSite> defined_at;  // the call in the target's own CMakeLists.txt when there is one
   std::vector<DefinitionSite> backtrace;     // the whole call stack, innermost first
-  std::string json_file;               // the reply object it was read from
+  std::string json_file;                     // the reply object it was read from
 };
 
 struct Directory {
-  std::string source;                  // relative to the top source dir ("." for the top)
+  std::string source;  // relative to the top source dir ("." for the top)
   std::string build;
   int parent = -1;
-  std::vector<int> targets;            // indexes into Configuration::targets
+  std::vector<int> targets;  // indexes into Configuration::targets
   std::string project;
 };
 
 struct Configuration {
-  std::string name;                    // "" for single-config generators
+  std::string name;  // "" for single-config generators
   std::vector<Directory> directories;
   std::vector<Target> targets;
 
@@ -91,15 +91,15 @@ struct Configuration {
 
 struct CodeModel {
   ObjectVersion version;
-  std::string source_dir;              // absolute
-  std::string build_dir;               // absolute
+  std::string source_dir;  // absolute
+  std::string build_dir;   // absolute
   std::vector<Configuration> configurations;
 };
 
 struct CacheEntry {
   std::string name;
   std::string value;
-  std::string type;                    // BOOL, PATH, STRING, INTERNAL, ...
+  std::string type;  // BOOL, PATH, STRING, INTERNAL, ...
   bool advanced = false;
   std::string help;
 };
@@ -107,7 +107,7 @@ struct CacheEntry {
 struct Toolchain {
   std::string language;
   std::string compiler_path;
-  std::string compiler_id;             // GNU, Clang, NVIDIA, ...
+  std::string compiler_id;  // GNU, Clang, NVIDIA, ...
   std::string compiler_version;
   std::vector<std::string> implicit_includes;
   std::vector<std::string> implicit_link_directories;
@@ -117,9 +117,9 @@ struct Toolchain {
 
 struct FileApiReply {
   std::string build_dir;
-  std::string index_file;              // the reply index that was read
-  std::string cmake_version;           // "3.25.1"
-  std::string generator;               // "Ninja"
+  std::string index_file;     // the reply index that was read
+  std::string cmake_version;  // "3.25.1"
+  std::string generator;      // "Ninja"
   bool multi_config = false;
   CodeModel codemodel;
   std::vector<CacheEntry> cache;
@@ -142,7 +142,7 @@ void run_cmake_configure(const std::filesystem::path& build_dir, const std::stri
 std::optional<std::filesystem::path> find_reply_index(const std::filesystem::path& build_dir);
 
 struct FileApiOptions {
-  bool configure = false;              // write the query and re-run cmake first
+  bool configure = false;  // write the query and re-run cmake first
   std::string cmake = "cmake";
 };
 

@@ -76,8 +76,7 @@ FileApiReply read_file_api(const std::filesystem::path& build_dir, const FileApi
   const auto index = find_reply_index(build_dir);
   if (!index) {
     const bool configured = std::filesystem::exists(build_dir / "CMakeCache.txt", ec);
-    const std::string query_dir =
-        (api_dir(build_dir) / "query" / ("client-" + std::string(kFileApiClient))).string();
+    const std::string query_dir = (api_dir(build_dir) / "query" / ("client-" + std::string(kFileApiClient))).string();
     throw Error(detail::str_cat(
         build_dir.string(), ": no CMake File API reply (", (api_dir(build_dir) / "reply").string(),
         " has no index-*.json). ",

@@ -52,7 +52,8 @@ std::vector<DefinitionSite> backtrace_frames(const json& target, long long node_
 // Where a target was defined, for people: the call in its directory's CMakeLists.txt (not the
 // add_library inside a helper function or a find module), else the innermost frame in the project,
 // else the innermost frame.
-std::optional<DefinitionSite> definition_site(const std::vector<DefinitionSite>& frames, const std::string& source_dir) {
+std::optional<DefinitionSite> definition_site(const std::vector<DefinitionSite>& frames,
+                                              const std::string& source_dir) {
   if (frames.empty()) return std::nullopt;
   const std::string own = (source_dir.empty() || source_dir == ".") ? "CMakeLists.txt" : source_dir + "/CMakeLists.txt";
   for (const auto& f : frames)
@@ -80,7 +81,8 @@ CompileGroup read_compile_group(const json& group, std::string_view origin) {
     g.fragments.push_back(json_string(f, "fragment", origin, "compileCommandFragments[]"));
   }
   for (const json& inc : json_array_or_empty(group, "includes", origin)) {
-    g.includes.push_back({json_string(inc, "path", origin, "includes[]"), json_bool_or(inc, "isSystem", false, origin)});
+    g.includes.push_back(
+        {json_string(inc, "path", origin, "includes[]"), json_bool_or(inc, "isSystem", false, origin)});
   }
   for (const json& d : json_array_or_empty(group, "defines", origin)) {
     g.defines.push_back(json_string(d, "define", origin, "defines[]"));
@@ -128,8 +130,8 @@ Target read_target_object(const std::filesystem::path& file) {
     src.generated = json_bool_or(s, "isGenerated", false, origin);
     src.compile_group = static_cast<int>(json_int_or(s, "compileGroupIndex", -1, origin));
     if (src.compile_group >= static_cast<int>(t.compile_groups.size())) {
-      throw Error(detail::str_cat(origin, ": source ", src.path, " names compile group ", src.compile_group,
-                                  " of ", t.compile_groups.size()));
+      throw Error(detail::str_cat(origin, ": source ", src.path, " names compile group ", src.compile_group, " of ",
+                                  t.compile_groups.size()));
     }
     const long long sg = json_int_or(s, "sourceGroupIndex", -1, origin);
     if (sg >= 0 && static_cast<size_t>(sg) < group_names.size()) src.source_group = group_names[sg];
@@ -168,7 +170,8 @@ CodeModel read_codemodel_object(const std::filesystem::path& file) {
     Configuration config;
     config.name = json_string_or(c, "name", "", origin);
     std::vector<std::string> projects;
-    for (const json& p : json_array_or_empty(c, "projects", origin)) projects.push_back(json_string_or(p, "name", "", origin));
+    for (const json& p : json_array_or_empty(c, "projects", origin))
+      projects.push_back(json_string_or(p, "name", "", origin));
     for (const json& d : json_array_or_empty(c, "directories", origin)) {
       Directory dir;
       dir.source = json_string(d, "source", origin, "directories[]");
@@ -242,8 +245,9 @@ static FileApiReply read_index(const std::filesystem::path& index_file) {
       throw Error(detail::str_cat(origin, ": codemodel version ", unsupported.major, ".", unsupported.minor, " (",
                                   unsupported_file, ") is not supported (glassbox reads codemodel 2.x)"));
     }
-    throw Error(origin + ": the reply has no codemodel object; write the glassbox query (glassbox deps --configure) "
-                         "and re-run cmake on the build directory");
+    throw Error(origin +
+                ": the reply has no codemodel object; write the glassbox query (glassbox deps --configure) "
+                "and re-run cmake on the build directory");
   }
   reply.codemodel = read_codemodel_object(*codemodel_file);
   reply.build_dir = reply.codemodel.build_dir;

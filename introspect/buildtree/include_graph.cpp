@@ -13,8 +13,7 @@ using graphs::NodeKind;
 namespace attr = graphs::attr;
 
 bool under(std::string_view path, std::string_view root) {
-  return !root.empty() && path.size() > root.size() && path.substr(0, root.size()) == root &&
-         path[root.size()] == '/';
+  return !root.empty() && path.size() > root.size() && path.substr(0, root.size()) == root && path[root.size()] == '/';
 }
 
 bool path_ends_with(std::string_view path, std::string_view suffix) {

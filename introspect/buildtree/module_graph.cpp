@@ -58,7 +58,8 @@ class ModuleGraphBuilder {
                      const ModuleGraphOptions& options, const CMakeGraphviz* direct_links)
       : reply_(reply), index_(reply, options.configuration), options_(options), direct_links_(direct_links) {
     if (log) {
-      for (const auto& e : log->entries) duration_of_output_[absolute_path(e.output, index_.build_dir())] = e.duration_ms();
+      for (const auto& e : log->entries)
+        duration_of_output_[absolute_path(e.output, index_.build_dir())] = e.duration_ms();
     }
     if (db) {
       for (const auto& c : db->commands) {
@@ -151,7 +152,8 @@ class ModuleGraphBuilder {
     if (auto existing = graph.find(id)) return *existing;
     std::string label = item;
     if (is_path) label = std::filesystem::path(item).filename().string();
-    else if (item.find("::") == std::string::npos && item[0] != '-' && item.find('.') == std::string::npos) label = "lib" + item;
+    else if (item.find("::") == std::string::npos && item[0] != '-' && item.find('.') == std::string::npos)
+      label = "lib" + item;
     const auto node = graph.add_node(id, NodeKind::External, label);
     graph.set_attribute(node, "name", item);
     if (is_path) {
@@ -212,9 +214,12 @@ class ModuleGraphBuilder {
         continue;
       }
       const std::string rel = display_path(abs);
-      const NodeKind kind = s.generated ? NodeKind::GeneratedSource : is_header(abs) ? NodeKind::Header : NodeKind::Source;
+      const NodeKind kind = s.generated      ? NodeKind::GeneratedSource
+                            : is_header(abs) ? NodeKind::Header
+                                             : NodeKind::Source;
       std::string id = rel;
-      if (auto existing = graph.find(id); existing && graphs::is_target_kind(graph.node(*existing).kind)) id = "source:" + rel;
+      if (auto existing = graph.find(id); existing && graphs::is_target_kind(graph.node(*existing).kind))
+        id = "source:" + rel;
       const bool is_new = !graph.contains(id);
       const auto node = graph.ensure_node(id, kind, rel);
       if (is_new) {
@@ -232,7 +237,8 @@ class ModuleGraphBuilder {
       }
       graph.ensure_edge(target, node, EdgeKind::Compiles);
     }
-    if (target_compile_ms > 0) graph.set_attribute(target, std::string(attr::kCompileMs), std::to_string(target_compile_ms));
+    if (target_compile_ms > 0)
+      graph.set_attribute(target, std::string(attr::kCompileMs), std::to_string(target_compile_ms));
   }
 
   // Compile time of `source` in target `t` from .ninja_log, via the compile database's output.
@@ -252,8 +258,8 @@ class ModuleGraphBuilder {
     if (graph.edge(e).attribute("via").empty()) graph.set_edge_attribute(e, "via", std::move(via));
   }
 
-  void link_to_external(graphs::Graph& graph, graphs::NodeIndex from, const std::string& name,
-                        const std::string& path, std::string via) {
+  void link_to_external(graphs::Graph& graph, graphs::NodeIndex from, const std::string& name, const std::string& path,
+                        std::string via) {
     const std::string id = external_node_id(path.empty() ? name : path);
     std::string label = path.empty() ? "lib" + name : std::filesystem::path(path).filename().string();
     const bool is_new = !graph.contains(id);
@@ -318,7 +324,7 @@ class ModuleGraphBuilder {
   BuildIndex index_;
   ModuleGraphOptions options_;
   const CMakeGraphviz* direct_links_ = nullptr;
-  std::unordered_map<std::string, long long> duration_of_output_;            // absolute output -> ms
+  std::unordered_map<std::string, long long> duration_of_output_;               // absolute output -> ms
   std::unordered_map<std::string, std::vector<std::string>> output_of_source_;  // source -> outputs
 };
 

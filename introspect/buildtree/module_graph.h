@@ -22,19 +22,19 @@
 namespace glassbox::introspect {
 
 struct ModuleGraphOptions {
-  std::string configuration;          // multi-config generators: which one ("" = the first)
-  bool sources = true;                // add source nodes and Compiles edges
-  bool build_order = true;            // add Depends edges
+  std::string configuration;  // multi-config generators: which one ("" = the first)
+  bool sources = true;        // add source nodes and Compiles edges
+  bool build_order = true;    // add Depends edges
   // Keep a Depends edge even when a Links edge joins the same two targets (they say the same thing
   // in a picture; the data keeps both by default).
   bool redundant_build_order = true;
-  bool generator_targets = false;     // ALL_BUILD, ZERO_CHECK and the like
+  bool generator_targets = false;  // ALL_BUILD, ZERO_CHECK and the like
   // Custom targets (UTILITY: CTest's Continuous*/Nightly*/Experimental*, a project's add_custom_target).
   bool utility_targets = false;
   // Where link edges come from. Auto: `cmake --graphviz` (direct edges), else the link command lines.
   enum class LinkEdges { Auto, CMakeGraphviz, LinkLines };
   LinkEdges link_edges = LinkEdges::Auto;
-  std::string cmake;                  // for `cmake --graphviz`; default: the build's CMAKE_COMMAND
+  std::string cmake;  // for `cmake --graphviz`; default: the build's CMAKE_COMMAND
 };
 
 // The graph attribute "link_edges" says which method gave the link edges (kLinkEdges*).

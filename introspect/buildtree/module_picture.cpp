@@ -1,7 +1,7 @@
 #include "introspect/buildtree/module_picture.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -101,7 +101,8 @@ graphs::Graph group_sources(const graphs::Graph& g) {
     if (e.kind == EdgeKind::Compiles && to.rfind("files:", 0) == 0 && to != "files:" + folded.node(e.from).id) continue;
     result.add_edge(e.from, e.to, e.kind, e.label, e.attributes);
   }
-  for (const auto& [target, dirs] : per_target) result.ensure_edge(result.index_of(target), result.index_of("files:" + target), EdgeKind::Compiles);
+  for (const auto& [target, dirs] : per_target)
+    result.ensure_edge(result.index_of(target), result.index_of("files:" + target), EdgeKind::Compiles);
   for (const auto& [target, dirs] : per_target) {
     std::vector<std::pair<std::string, DirectoryTotals>> rows(dirs.begin(), dirs.end());
     std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
@@ -119,7 +120,8 @@ graphs::Graph group_sources(const graphs::Graph& g) {
       if (totals.timed) label += ", " + short_duration(totals.compile_ms);
       label += '\v';
     }
-    if (rows.size() > kListedDirectories) label += "... " + std::to_string(rows.size() - kListedDirectories) + " more\v";
+    if (rows.size() > kListedDirectories)
+      label += "... " + std::to_string(rows.size() - kListedDirectories) + " more\v";
     const auto list = result.index_of("files:" + target);
     result.set_label(list, label);
     result.set_attribute(list, std::string(attr::kCount), std::to_string(files));
@@ -215,7 +217,8 @@ graphs::Graph module_picture(const graphs::Graph& module_graph, const ModulePict
   if (options.group_external) {
     g = group_externals(g);
     for (graphs::NodeIndex i = 0; i < g.node_count(); ++i)
-      if (g.node(i).kind == NodeKind::External || g.node(i).attribute(kWrapsExternal) == "true") g.set_attribute(i, std::string(attr::kCluster), std::string(kExternalBox));
+      if (g.node(i).kind == NodeKind::External || g.node(i).attribute(kWrapsExternal) == "true")
+        g.set_attribute(i, std::string(attr::kCluster), std::string(kExternalBox));
   }
   // Targets are named by their box; the node shows the artifact's file name alone.
   for (graphs::NodeIndex i = 0; i < g.node_count(); ++i) {

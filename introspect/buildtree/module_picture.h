@@ -10,9 +10,9 @@
 namespace glassbox::introspect {
 
 struct ModulePictureOptions {
-  bool all_edges = false;        // keep the link and build-order edges others imply
-  bool group_sources = true;     // per target, one node per source directory
-  bool group_external = true;    // external libraries in one box
+  bool all_edges = false;      // keep the link and build-order edges others imply
+  bool group_sources = true;   // per target, one node per source directory
+  bool group_external = true;  // external libraries in one box
   // With more executables than this, those under one top-level source directory (tests/, tools/)
   // fold into one node; 0 never folds them.
   std::size_t max_executables = 12;

@@ -67,7 +67,8 @@ void assign_runs(NinjaLog& log, const std::vector<int>& segment_of_entry, int se
     if (starts[i] - starts[i - 1] > kSameRunToleranceMs) run_first_start.push_back(starts[i]);
   auto cluster_of_start = [&](int64_t start) {
     return static_cast<int>(std::upper_bound(run_first_start.begin(), run_first_start.end(), start) -
-                            run_first_start.begin()) - 1;
+                            run_first_start.begin()) -
+           1;
   };
   // An mtime can make a start look earlier (an unchanged output under `restat` keeps an older one),
   // never later. So a job alone in its cluster, with a later cluster after it, is such an output:
@@ -101,7 +102,8 @@ void assign_runs(NinjaLog& log, const std::vector<int>& segment_of_entry, int se
 
 }  // namespace
 
-NinjaLog parse_ninja_log(std::string_view text, std::string_view origin, const std::unordered_set<std::string>* live_outputs) {
+NinjaLog parse_ninja_log(std::string_view text, std::string_view origin,
+                         const std::unordered_set<std::string>* live_outputs) {
   NinjaLog log;
   log.file = std::string(origin);
   const size_t header_end = text.find('\n');
@@ -113,8 +115,8 @@ NinjaLog parse_ninja_log(std::string_view text, std::string_view origin, const s
     throw Error(detail::str_cat(origin, ": unreadable version in header \"", header, "\""));
   }
   if (log.version < NinjaLog::kOldestVersion || log.version > NinjaLog::kNewestVersion) {
-    throw Error(detail::str_cat(origin, ": unsupported .ninja_log version ", log.version, " (supported: ",
-                                NinjaLog::kOldestVersion, " to ", NinjaLog::kNewestVersion, ")"));
+    throw Error(detail::str_cat(origin, ": unsupported .ninja_log version ", log.version,
+                                " (supported: ", NinjaLog::kOldestVersion, " to ", NinjaLog::kNewestVersion, ")"));
   }
 
   std::unordered_map<std::string, size_t> index_of_output;
@@ -148,7 +150,8 @@ NinjaLog parse_ninja_log(std::string_view text, std::string_view origin, const s
       start = tab + 1;
     }
     const size_t last_tab = line.rfind('\t');
-    if (last_tab == std::string_view::npos || last_tab < start) bad_line(origin, line_no, "expected 5 tab-separated fields");
+    if (last_tab == std::string_view::npos || last_tab < start)
+      bad_line(origin, line_no, "expected 5 tab-separated fields");
     fields[3] = line.substr(start, last_tab - start);
     fields[4] = line.substr(last_tab + 1);
     NinjaLogEntry entry;

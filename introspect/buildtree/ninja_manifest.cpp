@@ -113,7 +113,8 @@ struct ManifestReader {
 
 }  // namespace
 
-std::unordered_set<std::string> parse_ninja_manifest_outputs(std::string_view text, const std::filesystem::path& build_dir) {
+std::unordered_set<std::string> parse_ninja_manifest_outputs(std::string_view text,
+                                                             const std::filesystem::path& build_dir) {
   ManifestReader reader{build_dir, {}, {}, 0};
   reader.read_text(text);
   return std::move(reader.outputs);

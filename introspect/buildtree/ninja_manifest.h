@@ -15,6 +15,7 @@ namespace glassbox::introspect {
 // Throws glassbox::Error when `manifest` cannot be read.
 std::unordered_set<std::string> read_ninja_manifest_outputs(const std::filesystem::path& manifest,
                                                             const std::filesystem::path& build_dir);
-std::unordered_set<std::string> parse_ninja_manifest_outputs(std::string_view text, const std::filesystem::path& build_dir);
+std::unordered_set<std::string> parse_ninja_manifest_outputs(std::string_view text,
+                                                             const std::filesystem::path& build_dir);
 
 }  // namespace glassbox::introspect

@@ -72,9 +72,9 @@ std::string quote_shell_word(std::string_view word) {
   if (word.empty()) return "''";
   bool plain = true;
   for (char c : word) {
-    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '-' || c == '_' || c == '.' || c == '/' || c == '=' || c == '+' || c == ',' ||
-                      c == ':' || c == '@' || c == '%';
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                      c == '_' || c == '.' || c == '/' || c == '=' || c == '+' || c == ',' || c == ':' || c == '@' ||
+                      c == '%';
     if (!safe) plain = false;
   }
   if (plain) return std::string(word);

@@ -136,7 +136,8 @@ std::string ArgumentParser::help() const {
   out << usage() << "\n\n" << summary_ << "\n";
   if (!positionals_.empty()) {
     out << "\narguments:\n";
-    for (const auto& p : positionals_) out << "  " << p.name << std::string(p.name.size() < 24 ? 24 - p.name.size() : 1, ' ') << p.help << "\n";
+    for (const auto& p : positionals_)
+      out << "  " << p.name << std::string(p.name.size() < 24 ? 24 - p.name.size() : 1, ' ') << p.help << "\n";
   }
   out << "\noptions:\n";
   auto line = [&](std::string left, const std::string& help) {

@@ -22,7 +22,7 @@ class ParsedArguments {
 
   bool has(std::string_view name) const;
   std::string value(std::string_view name, std::string_view fallback = {}) const;  // the last one given
-  std::vector<std::string> values(std::string_view name) const;                     // all, in order
+  std::vector<std::string> values(std::string_view name) const;                    // all, in order
   int integer(std::string_view name, int fallback) const;                          // UsageError if not a number
   std::string positional(std::string_view name) const;
 

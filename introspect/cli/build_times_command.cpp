@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "introspect/buildtree/build_times.h"
+#include "introspect/buildtree/file_api.h"
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/text_table.h"
-#include "introspect/buildtree/file_api.h"
 
 namespace glassbox::introspect::cli {
 namespace {
@@ -26,26 +26,31 @@ ArgumentParser build_times_parser() {
 }
 
 nlohmann::json step_json(const BuildStep& s) {
-  return {{"outputs", s.outputs}, {"kind", step_kind_name(s.kind)}, {"target", s.target},
-          {"start_ms", s.start_ms}, {"end_ms", s.end_ms}, {"duration_ms", s.duration_ms()}, {"run", s.run}};
+  return {{"outputs", s.outputs}, {"kind", step_kind_name(s.kind)}, {"target", s.target}, {"start_ms", s.start_ms},
+          {"end_ms", s.end_ms},   {"duration_ms", s.duration_ms()}, {"run", s.run}};
 }
 
 void print_json(const BuildTimes& t, std::ostream& out) {
   nlohmann::json steps = nlohmann::json::array(), targets = nlohmann::json::array(), path = nlohmann::json::array();
   for (const auto& s : t.steps) steps.push_back(step_json(s));
   for (const auto& x : t.targets) {
-    targets.push_back({{"target", x.target}, {"compile_ms", x.compile_ms}, {"link_ms", x.link_ms},
-                       {"other_ms", x.other_ms}, {"total_ms", x.total_ms()}, {"steps", x.steps}});
+    targets.push_back({{"target", x.target},
+                       {"compile_ms", x.compile_ms},
+                       {"link_ms", x.link_ms},
+                       {"other_ms", x.other_ms},
+                       {"total_ms", x.total_ms()},
+                       {"steps", x.steps}});
   }
   for (auto i : t.critical_path) path.push_back(step_json(t.steps[i]));
-  nlohmann::json doc = {{"log", t.log_file},
-                        {"steps", steps},
-                        {"targets", targets},
-                        {"runs", {{"count", t.runs}, {"found_from", t.runs_from_mtimes ? "mtimes" : "file order"}}},
-                        {"stale_entries", t.stale_entries},
-                        {"last_run", {{"run", t.last_run}, {"wall_ms", t.last_run_wall_ms}, {"steps", t.last_run_steps}}},
-                        {"critical_path", {{"steps", path}, {"ms", t.critical_path_ms},
-                                           {"from_dependencies", t.critical_path_from_dependencies}}}};
+  nlohmann::json doc = {
+      {"log", t.log_file},
+      {"steps", steps},
+      {"targets", targets},
+      {"runs", {{"count", t.runs}, {"found_from", t.runs_from_mtimes ? "mtimes" : "file order"}}},
+      {"stale_entries", t.stale_entries},
+      {"last_run", {{"run", t.last_run}, {"wall_ms", t.last_run_wall_ms}, {"steps", t.last_run_steps}}},
+      {"critical_path",
+       {{"steps", path}, {"ms", t.critical_path_ms}, {"from_dependencies", t.critical_path_from_dependencies}}}};
   out << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
@@ -70,16 +75,17 @@ void print_tables(const BuildTimes& t, std::size_t top, std::ostream& out) {
   }
   targets.print(out);
 
-  out << "\n" << t.runs << " build run" << (t.runs == 1 ? "" : "s") << " in the log (told apart by "
+  out << "\n"
+      << t.runs << " build run" << (t.runs == 1 ? "" : "s") << " in the log (told apart by "
       << (t.runs_from_mtimes ? "output mtimes" : "file order") << "); the last full build is run " << t.last_run + 1
       << " with " << t.last_run_steps << " steps still in the log";
   if (t.newest_run != t.last_run) {
     out << " (the newest, run " << t.newest_run + 1 << ", rebuilt only " << t.newest_run_steps << ")";
   }
   out << "\n";
-  out << "critical path of the last full build (" << format_ms(t.critical_path_ms) << " of " << format_ms(t.last_run_wall_ms)
-      << " wall time; " << (t.critical_path_from_dependencies ? "through target dependencies" : "from timing alone")
-      << ")\n";
+  out << "critical path of the last full build (" << format_ms(t.critical_path_ms) << " of "
+      << format_ms(t.last_run_wall_ms) << " wall time; "
+      << (t.critical_path_from_dependencies ? "through target dependencies" : "from timing alone") << ")\n";
   TextTable path({">start", ">time", "kind", "target", "output"});
   for (auto i : t.critical_path) {
     const auto& s = t.steps[i];

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "introspect/buildtree/build_index.h"
+#include "introspect/buildtree/compile_database.h"
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/text_table.h"
-#include "introspect/buildtree/compile_database.h"
 
 namespace glassbox::introspect::cli {
 namespace {
@@ -54,17 +54,27 @@ std::vector<std::string> common_flags(const std::vector<const CompileCommand*>& 
     std::erase_if(common, [&](const std::string& f) { return !have.count(f); });
   }
   // Dependency-file bookkeeping says nothing about how the code is compiled.
-  std::erase_if(common, [](const std::string& f) { return f.rfind("-MF", 0) == 0 || f.rfind("-MT", 0) == 0 || f == "-MD" || f == "-MMD"; });
+  std::erase_if(common, [](const std::string& f) {
+    return f.rfind("-MF", 0) == 0 || f.rfind("-MT", 0) == 0 || f == "-MD" || f == "-MMD";
+  });
   return common;
 }
 
 nlohmann::json entry_json(const CompileCommand& c, const std::string& target) {
   nlohmann::json includes = nlohmann::json::array();
-  for (const auto& inc : c.flags.includes) includes.push_back({{"path", inc.path}, {"kind", include_kind_name(inc.kind)}});
-  return {{"file", c.file},         {"output", c.output},          {"directory", c.directory},
-          {"target", target},       {"compiler", c.compiler()},    {"standard", c.flags.standard},
-          {"includes", includes},   {"defines", c.flags.defines},  {"undefines", c.flags.undefines},
-          {"other_flags", c.flags.other_flags}, {"arguments", c.arguments}};
+  for (const auto& inc : c.flags.includes)
+    includes.push_back({{"path", inc.path}, {"kind", include_kind_name(inc.kind)}});
+  return {{"file", c.file},
+          {"output", c.output},
+          {"directory", c.directory},
+          {"target", target},
+          {"compiler", c.compiler()},
+          {"standard", c.flags.standard},
+          {"includes", includes},
+          {"defines", c.flags.defines},
+          {"undefines", c.flags.undefines},
+          {"other_flags", c.flags.other_flags},
+          {"arguments", c.arguments}};
 }
 
 }  // namespace

@@ -4,12 +4,12 @@
 #include <sstream>
 
 #include "graphs/html_explorer.h"
+#include "introspect/buildtree/module_graph.h"
+#include "introspect/buildtree/module_picture.h"
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/graph_output.h"
 #include "introspect/cli/text_table.h"
-#include "introspect/buildtree/module_graph.h"
-#include "introspect/buildtree/module_picture.h"
 
 namespace glassbox::introspect::cli {
 namespace {
@@ -35,14 +35,16 @@ ArgumentParser deps_parser() {
       .flag("utility-targets", "include custom targets (add_custom_target, CTest's dashboard targets)")
       .flag("all-edges", "pictures: keep link and build-order edges that other edges imply")
       .flag("source-files", "pictures: one node per source file (default: per target, one per directory, counted)")
-      .option("html", "FILE", "write a self-contained HTML explorer of the picture (pan, zoom, search, click a\n"
+      .option("html", "FILE",
+              "write a self-contained HTML explorer of the picture (pan, zoom, search, click a\n"
               "target for its sources with compile times and sizes); works offline")
       .flag("link-lines", "link edges from the link command lines (transitive) instead of cmake --graphviz")
-      .epilog("examples:\n"
-              "  glassbox deps build/dev\n"
-              "  glassbox deps build/dev -o deps.png        # targets, their source directories, external libraries\n"
-              "  glassbox deps build/dev --collapse-sources --cluster -o deps.svg\n"
-              "  glassbox deps build/dev --root glassbox_cuda --depth 1 --format dot");
+      .epilog(
+          "examples:\n"
+          "  glassbox deps build/dev\n"
+          "  glassbox deps build/dev -o deps.png        # targets, their source directories, external libraries\n"
+          "  glassbox deps build/dev --collapse-sources --cluster -o deps.svg\n"
+          "  glassbox deps build/dev --root glassbox_cuda --depth 1 --format dot");
   return p;
 }
 
@@ -82,16 +84,17 @@ void print_deps_table(const graphs::Graph& g, std::ostream& out) {
     const std::string name(n.attribute("name").empty() ? std::string_view(n.id) : n.attribute("name"));
     const std::string artifact = n.display_label() == name ? "" : n.display_label();
     const std::string compile(n.attribute(graphs::attr::kCompileMs));
-    const std::string site = n.attribute(graphs::attr::kFile).empty()
-                                 ? ""
-                                 : std::string(n.attribute(graphs::attr::kFile)) + ":" + std::string(n.attribute(graphs::attr::kLine));
-    table.add_row({name, short_type(n.attribute(graphs::attr::kType)), artifact,
-                   sources ? std::to_string(sources) : "", compile.empty() ? "" : format_ms(std::stoll(compile)),
-                   links, after, site});
+    const std::string site =
+        n.attribute(graphs::attr::kFile).empty()
+            ? ""
+            : std::string(n.attribute(graphs::attr::kFile)) + ":" + std::string(n.attribute(graphs::attr::kLine));
+    table.add_row({name, short_type(n.attribute(graphs::attr::kType)), artifact, sources ? std::to_string(sources) : "",
+                   compile.empty() ? "" : format_ms(std::stoll(compile)), links, after, site});
   }
   table.print(out);
-  out << "\n" << table.rows() << " targets, " << files << " files, " << externals << " external libraries; "
-      << g.edge_count() << " edges (--format svg|png|dot|json to draw them)\n";
+  out << "\n"
+      << table.rows() << " targets, " << files << " files, " << externals << " external libraries; " << g.edge_count()
+      << " edges (--format svg|png|dot|json to draw them)\n";
   if (auto m = attrs.find("link_edges"); m != attrs.end()) out << "link edges: " << m->second << "\n";
 }
 
@@ -120,10 +123,9 @@ int run_deps(const CommandArgs& args, std::ostream& out) {
 
   const BuildDirInputs inputs = read_build_dir(parsed.positional("BUILD_DIR"), file_api, options);
   for (const auto& w : inputs.warnings) std::cerr << "glassbox: warning: " << w << "\n";
-  const graphs::Graph graph =
-      build_module_graph(inputs.reply, inputs.compile_db ? &*inputs.compile_db : nullptr,
-                         inputs.ninja_log ? &*inputs.ninja_log : nullptr, options,
-                         inputs.direct_links ? &*inputs.direct_links : nullptr);
+  const graphs::Graph graph = build_module_graph(inputs.reply, inputs.compile_db ? &*inputs.compile_db : nullptr,
+                                                 inputs.ninja_log ? &*inputs.ninja_log : nullptr, options,
+                                                 inputs.direct_links ? &*inputs.direct_links : nullptr);
   // Pictures show the layering: implied edges left out, sources counted per directory.
   const bool html = parsed.has("html");
   const bool picture = html || output.format == OutputFormat::Dot || output.format == OutputFormat::Svg ||
@@ -131,7 +133,8 @@ int run_deps(const CommandArgs& args, std::ostream& out) {
   if (picture) {
     ModulePictureOptions view;
     view.all_edges = parsed.has("all-edges");
-    if (!output.filters.roots.empty() || parsed.has("source-files")) view.max_executables = 0;  // keep what was asked for
+    if (!output.filters.roots.empty() || parsed.has("source-files"))
+      view.max_executables = 0;  // keep what was asked for
     view.group_sources = options.sources && !parsed.has("source-files") && !output.filters.collapse_sources &&
                          !output.filters.cluster_by_directory;
     if (!html) {

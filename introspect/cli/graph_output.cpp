@@ -53,7 +53,9 @@ void add_graph_options(ArgumentParser& parser) {
       .option("output", "FILE", "write to FILE (the format follows its extension unless --format is given)", "o")
       .option("include", "REGEX", "keep only nodes whose id or label matches", "", true)
       .option("exclude", "REGEX", "drop nodes whose id or label matches", "", true)
-      .option("root", "NAME", "keep what is reachable from NAME (a target, its alias or artifact file name, a file or node id)", "", true)
+      .option("root", "NAME",
+              "keep what is reachable from NAME (a target, its alias or artifact file name, a file or node id)", "",
+              true)
       .option("depth", "N", "with --root: at most N edges away")
       .flag("both-directions", "with --root: follow edges both ways (who uses it, too)")
       .flag("no-system", "hide external nodes (system and imported libraries, system headers)")

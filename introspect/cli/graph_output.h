@@ -15,12 +15,12 @@ enum class OutputFormat { Table, Json, Dot, Svg, Png };
 
 struct GraphOutputOptions {
   OutputFormat format = OutputFormat::Table;
-  std::string output;                 // -o FILE; "" for stdout
+  std::string output;  // -o FILE; "" for stdout
   graphs::FilterOptions filters;
-  std::string engine;                 // Graphviz layout engine; "" chooses by size
+  std::string engine;  // Graphviz layout engine; "" chooses by size
   std::string rankdir = "LR";
   bool legend = false;
-  bool links = true;                  // file:// links on nodes in SVG
+  bool links = true;  // file:// links on nodes in SVG
 };
 
 // Adds --format, --json/--dot/--svg/--png, -o, --include, --exclude, --root, --depth, --no-system,

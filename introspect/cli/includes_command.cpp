@@ -2,12 +2,12 @@
 #include <algorithm>
 #include <iostream>
 
+#include "introspect/buildtree/file_api.h"
+#include "introspect/buildtree/include_graph.h"
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/graph_output.h"
 #include "introspect/cli/text_table.h"
-#include "introspect/buildtree/file_api.h"
-#include "introspect/buildtree/include_graph.h"
 #include "introspect/support/process.h"
 
 namespace glassbox::introspect::cli {
@@ -36,7 +36,8 @@ void print_includes_table(const graphs::Graph& g, std::size_t top, std::ostream&
   auto by_count = [](const auto& a, const auto& b) { return a.first > b.first; };
   std::stable_sort(headers.begin(), headers.end(), by_count);
   std::stable_sort(sources.begin(), sources.end(), by_count);
-  out << sources.size() << " translation units, " << headers.size() << " headers, " << g.edge_count() << " includes\n\n";
+  out << sources.size() << " translation units, " << headers.size() << " headers, " << g.edge_count()
+      << " includes\n\n";
   out << "most included headers\n";
   TextTable h({">TUs", "kind", "header"});
   for (std::size_t i = 0; i < headers.size() && i < top; ++i) {
@@ -63,7 +64,8 @@ int run_includes(const CommandArgs& args, std::ostream& out) {
   }
   const std::filesystem::path build_dir = parsed.positional("BUILD_DIR");
   const NinjaDeps deps = read_ninja_deps(build_dir, find_program("ninja"));
-  if (deps.truncated) std::cerr << "glassbox: warning: " << deps.file << ": ends inside a record (kept what came before)\n";
+  if (deps.truncated)
+    std::cerr << "glassbox: warning: " << deps.file << ": ends inside a record (kept what came before)\n";
 
   IncludeGraphOptions options;
   options.build_root = std::filesystem::absolute(build_dir).lexically_normal().string();

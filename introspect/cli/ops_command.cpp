@@ -1,16 +1,16 @@
 // glassbox ops: the registration table and graph of operators, joined from the running registry
 // (JSON), the sources (libclang), the binaries (ELF symbols and DWARF) and the build (CMake File API).
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "engine/core/error.h"
+#include "introspect/buildtree/file_api.h"
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/graph_output.h"
 #include "introspect/cli/text_table.h"
-#include "engine/core/error.h"
-#include "introspect/buildtree/file_api.h"
 #include "introspect/registry/registration_graph.h"
 #include "introspect/registry/registration_inputs.h"
 #include "introspect/registry/torch_registrations.h"
@@ -20,16 +20,17 @@ namespace glassbox::introspect::cli {
 namespace {
 
 ArgumentParser ops_parser() {
-  ArgumentParser p("glassbox ops",
-                   "Where each operator is declared, registered and implemented, per dispatch key: a\n"
-                   "table like a dispatcher's table dump with the kernel, the registration's and the\n"
-                   "kernel's file:line, the library and the CMake target, and the graph\n"
-                   "  operator -> schema (ops.yaml line) -> registration -> key -> kernel -> source -> library -> target.\n"
-                   "The running registry (--registry FILE, or --load LIB, or the build's engine libraries),\n"
-                   "the sources (--build: scanned with libclang) and the binaries (their registration blocks'\n"
-                   "code lines, from ELF symbols and DWARF) are compared; where they disagree the agreement\n"
-                   "column, the graph (red) and the JSON's \"disagreements\" say so. A binary without\n"
-                   ".symtab or DWARF cannot show its registrations (or their lines): a note says so.");
+  ArgumentParser p(
+      "glassbox ops",
+      "Where each operator is declared, registered and implemented, per dispatch key: a\n"
+      "table like a dispatcher's table dump with the kernel, the registration's and the\n"
+      "kernel's file:line, the library and the CMake target, and the graph\n"
+      "  operator -> schema (ops.yaml line) -> registration -> key -> kernel -> source -> library -> target.\n"
+      "The running registry (--registry FILE, or --load LIB, or the build's engine libraries),\n"
+      "the sources (--build: scanned with libclang) and the binaries (their registration blocks'\n"
+      "code lines, from ELF symbols and DWARF) are compared; where they disagree the agreement\n"
+      "column, the graph (red) and the JSON's \"disagreements\" say so. A binary without\n"
+      ".symtab or DWARF cannot show its registrations (or their lines): a note says so.");
   add_graph_options(p);
   p.option("op", "REGEX", "operators whose \"ns::name.overload\" matches")
       .option("key", "KEY", "registrations for this dispatch key only (CPU, Meta, CompositeImplicitAutograd, ...)")
@@ -38,30 +39,38 @@ ArgumentParser ops_parser() {
       .option("load", "LIB", "dlopen LIB (repeatable, in order) and read the registry it fills", "", true)
       .flag("no-registry", "do not load the build's libraries for the registry")
       .flag("no-binary", "do not read the libraries' symbols and DWARF (the third source of truth)")
-      .option("binary", "LIB", "read this binary's registrations (repeatable; default: the --load libraries, "
-              "else the build's engine libraries)", "", true)
+      .option("binary", "LIB",
+              "read this binary's registrations (repeatable; default: the --load libraries, "
+              "else the build's engine libraries)",
+              "", true)
       .option("units", "REGEX", "with --build: scan only the translation units whose path matches")
       .option("jobs", "N", "with --build: parse N units at a time (default: one per core)", "j")
-      .flag("registering-units", "with --build: parse only units with a line opening a registration block (faster; "
+      .flag("registering-units",
+            "with --build: parse only units with a line opening a registration block (faster; "
             "kernels are then placed at their declarations)")
-      .option("torch", "PYTHON", "real PyTorch: read its live registry with this interpreter (one that can import "
+      .option("torch", "PYTHON",
+              "real PyTorch: read its live registry with this interpreter (one that can import "
               "torch), in a child process with a time limit; where it cannot, and --torch-lib is given, a C++ reader "
               "built against that wheel's headers loads libc10.so + libtorch_cpu.so instead")
-      .option("torch-lib", "DIR", "real PyTorch: its torch/lib folder, whose libtorch_cpu.so (and libtorch_cuda.so) "
+      .option("torch-lib", "DIR",
+              "real PyTorch: its torch/lib folder, whose libtorch_cpu.so (and libtorch_cuda.so) "
               "are read for the binary side (default: the live torch's); alone, the binaries are all there is")
       .flag("torch-cpu-only", "real PyTorch: do not read libtorch_cuda.so")
-      .option("torch-reader", "FILE", "real PyTorch: the live registry reader (default: the source tree's "
+      .option("torch-reader", "FILE",
+              "real PyTorch: the live registry reader (default: the source tree's "
               "python/glassbox/introspect_torch.py)")
       .option("timeout", "S", "real PyTorch: stop reading the live registry after S seconds (default 300)")
-      .flag("dispatch-table", "also print each operator's computed dispatch table, as PyTorch's "
+      .flag("dispatch-table",
+            "also print each operator's computed dispatch table, as PyTorch's "
             "_dispatch_dump_table prints it (from the live registry)")
-      .epilog("examples:\n"
-              "  glassbox ops --build build/dev --op '^glassbox::add\\.Tensor$'\n"
-              "  glassbox ops --build build/dev --op matmul --format svg -o matmul.svg\n"
-              "  python -c 'import glassbox; print(glassbox.registry.to_json())' > reg.json\n"
-              "  glassbox ops --registry reg.json --key CPU\n"
-              "  glassbox ops --torch ~/.cache/glassbox/torch-venv-cp311/bin/python --op 'aten::add\\.Tensor'\n"
-              "  glassbox ops --torch-lib .../site-packages/torch/lib --op 'aten::add\\.Tensor'   # binaries alone");
+      .epilog(
+          "examples:\n"
+          "  glassbox ops --build build/dev --op '^glassbox::add\\.Tensor$'\n"
+          "  glassbox ops --build build/dev --op matmul --format svg -o matmul.svg\n"
+          "  python -c 'import glassbox; print(glassbox.registry.to_json())' > reg.json\n"
+          "  glassbox ops --registry reg.json --key CPU\n"
+          "  glassbox ops --torch ~/.cache/glassbox/torch-venv-cp311/bin/python --op 'aten::add\\.Tensor'\n"
+          "  glassbox ops --torch-lib .../site-packages/torch/lib --op 'aten::add\\.Tensor'   # binaries alone");
   return p;
 }
 
@@ -73,16 +82,17 @@ std::string read_text(const std::string& file) {
 }
 
 void print_ops_table(const RegistrationView& view, std::ostream& out) {
-  TextTable table({"operator", "key", "serves", "kernel", "registered at", "kernel at", "library", "target", "agreement"});
+  TextTable table(
+      {"operator", "key", "serves", "kernel", "registered at", "kernel at", "library", "target", "agreement"});
   for (const auto& r : view.rows)
     table.add_row({r.op, r.key, r.serves, r.inferred && !r.kernel.empty() ? r.kernel + " (inferred)" : r.kernel,
                    r.registered_at, r.kernel_at, r.library, r.target, r.agreement()});
   table.print(out);
   std::string used;
   for (const auto& s : view.sources_used) used += (used.empty() ? "" : ", ") + s;
-  out << "\n" << view.rows.size() << " registrations and " << view.schemas.size() << " schemas; "
-      << view.disagreements.size() << " disagreements; from " << (used.empty() ? "nothing" : used)
-      << " (--format json|dot|svg|png for the graph)\n";
+  out << "\n"
+      << view.rows.size() << " registrations and " << view.schemas.size() << " schemas; " << view.disagreements.size()
+      << " disagreements; from " << (used.empty() ? "nothing" : used) << " (--format json|dot|svg|png for the graph)\n";
   for (const auto& n : view.notes) out << "note: " << n << "\n";
 }
 
@@ -149,16 +159,23 @@ int run_torch_ops(const ParsedArguments& parsed, const GraphOutputOptions& outpu
       for (auto& n : bin.notes) notes.push_back(std::move(n));
       notes.push_back("binaries: " + std::to_string(bin.schemas) + " operator schemas, " +
                       std::to_string(bin.boxed_kernels) + " kernels behind TORCH_FN boxing wrappers, " +
-                      std::to_string(bin.boxed_kernels - bin.unplaced) + " of them placed at an (operator, key) by "
-                      "their names, " + std::to_string(bin.not_in_blocks) + " of which are for a key no registration "
-                      "block is for (left out: not registered at load); " + std::to_string(bin.from_block_code) +
+                      std::to_string(bin.boxed_kernels - bin.unplaced) +
+                      " of them placed at an (operator, key) by "
+                      "their names, " +
+                      std::to_string(bin.not_in_blocks) +
+                      " of which are for a key no registration "
+                      "block is for (left out: not registered at load); " +
+                      std::to_string(bin.from_block_code) +
                       " more (operator, key) registrations "
-                      "from the code of " + std::to_string(bin.blocks) + " TORCH_LIBRARY_IMPL blocks (all inferred); "
+                      "from the code of " +
+                      std::to_string(bin.blocks) +
+                      " TORCH_LIBRARY_IMPL blocks (all inferred); "
                       "where both place a kernel, the block's and the name's agree on " +
                       std::to_string(bin.block_kernels_agree) + " of " + std::to_string(bin.block_kernels_checked));
       inputs.binary = std::move(bin.registrations);
       for (const auto& lib : bin.libraries)
-        if (lib.has_symtab && !lib.has_lines) notes.push_back(lib.library + ": no DWARF: the kernels have no file:line");
+        if (lib.has_symtab && !lib.has_lines)
+          notes.push_back(lib.library + ": no DWARF: the kernels have no file:line");
       // Not handed to the join: its notes are about registration blocks, not read here.
       inputs.kernel_definitions = std::move(bin.definitions);
     }
@@ -222,7 +239,8 @@ int run_ops(const CommandArgs& args, std::ostream& out) {
     if (reply) options.source_root = reply->codemodel.source_dir;
     if (source_scan_available()) {
       scan = scan_sources(read_compile_database(build), options);
-      for (const auto& e : scan->errors) std::cerr << "glassbox: error: " << e.file << " does not parse: " << e.message << "\n";
+      for (const auto& e : scan->errors)
+        std::cerr << "glassbox: error: " << e.file << " does not parse: " << e.message << "\n";
       inputs.sources = &*scan;
     } else {
       std::cerr << "glassbox: warning: built without libclang: the sources are not scanned\n";
@@ -249,7 +267,8 @@ int run_ops(const CommandArgs& args, std::ostream& out) {
       std::vector<std::string> kernels;  // to place at their definitions
       if (scan)
         for (const auto& r : scan->registrations)
-          if (!r.kernel.empty() && r.kernel.front() != '(') kernels.push_back(r.kernel.starts_with("::") ? r.kernel.substr(2) : r.kernel);
+          if (!r.kernel.empty() && r.kernel.front() != '(')
+            kernels.push_back(r.kernel.starts_with("::") ? r.kernel.substr(2) : r.kernel);
       read_binary_side(binaries, inputs, kernels);
     } catch (const glassbox::Error& e) {
       if (parsed.has("binary")) throw;  // asked for by name

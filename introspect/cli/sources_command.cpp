@@ -24,14 +24,16 @@ ArgumentParser sources_parser() {
   p.option("grep", "REGEX", "keep registrations whose operator, kernel, key or file matches")
       .option("units", "REGEX", "scan only the translation units whose path matches")
       .option("jobs", "N", "parse N units at a time (default: one per core)", "j")
-      .flag("registering-units", "parse only units with a line opening a registration block (faster; kernels are then "
+      .flag("registering-units",
+            "parse only units with a line opening a registration block (faster; kernels are then "
             "placed at their declarations)")
       .option("source-root", "DIR", "print paths relative to DIR (default: the File API's source dir)")
       .flag("json", "print JSON instead of a table")
-      .epilog("examples:\n"
-              "  glassbox sources build/dev\n"
-              "  glassbox sources build/dev --grep 'add\\.' --units 'Register'\n"
-              "  glassbox sources ~/pytorch/build --units aten/src/ATen/native --json");
+      .epilog(
+          "examples:\n"
+          "  glassbox sources build/dev\n"
+          "  glassbox sources build/dev --grep 'add\\.' --units 'Register'\n"
+          "  glassbox sources ~/pytorch/build --units aten/src/ATen/native --json");
   return p;
 }
 
@@ -41,9 +43,10 @@ void print_table(const SourceScan& scan, const std::vector<const SourceRegistrat
   TextTable table({"kind", "operator", "key", "kernel", "registered at", "kernel at", "schema (yaml)"});
   for (const SourceRegistration* r : rows) {
     const std::string op = r->kind == "fallback" ? "(fallback, " + r->ns + ")" : r->qualified_op();
-    table.add_row({r->kind, op, r->dispatch_key, r->kernel, site(r->file, r->line),
-                   site(r->kernel_file, r->kernel_line) + (r->kernel_file.empty() || r->kernel_defined ? "" : " (decl)"),
-                   site(r->yaml_file, r->yaml_line)});
+    table.add_row(
+        {r->kind, op, r->dispatch_key, r->kernel, site(r->file, r->line),
+         site(r->kernel_file, r->kernel_line) + (r->kernel_file.empty() || r->kernel_defined ? "" : " (decl)"),
+         site(r->yaml_file, r->yaml_line)});
   }
   table.print(out);
   out << "\n" << rows.size() << " registrations in " << scan.units.size() << " translation units";

@@ -8,11 +8,11 @@
 
 #include "introspect/binary/binary_registrations.h"
 #include "introspect/binary/demangle.h"
+#include "introspect/binary/symbol_listing.h"
 #include "introspect/cli/arguments.h"
 #include "introspect/cli/commands.h"
 #include "introspect/cli/text_table.h"
 #include "introspect/support/parallel_chunks.h"
-#include "introspect/binary/symbol_listing.h"
 
 namespace glassbox::introspect::cli {
 namespace {
@@ -27,20 +27,21 @@ ArgumentParser symbols_parser() {
       .option("by", "WHAT", "symbol (the default), source (size per source file) or section (size per section)")
       .flag("dynamic", "the dynamic symbol table (.dynsym) instead of .symtab", "D")
       .flag("no-demangle", "print the names as stored")
-      .flag("registrations", "the operator registrations the symbols reveal (GLASSBOX_/TORCH_LIBRARY blocks, op handles)")
+      .flag("registrations",
+            "the operator registrations the symbols reveal (GLASSBOX_/TORCH_LIBRARY blocks, op handles)")
       .flag("json", "print as JSON")
       .option("threads", "N", "threads for demangling and lookups (default: one per core)");
-  p.epilog(
-      "Names are demangled as nm -C does (with " + std::string(demangler_name()) + "); .dynsym names keep\n"
-      "their symbol versions (@@VERS: the default version, @VERS: hidden or needed from another\n"
-      "library). Lines are those nm -l gives: the declaration of the DWARF function or variable the\n"
-      "symbol belongs to (so clones such as f.cold or f.isra.0 get f's line), else the line row at\n"
-      "its address (none in assembler code). Registration blocks are static functions, found in\n"
-      ".symtab only.\n\n"
-      "examples:\n"
-      "  glassbox symbols build/dev/lib/libglassbox_cpu.so --grep 'glassbox::native::add' --lines\n"
-      "  glassbox symbols build/dev/lib/libglassbox_cpu.so --by source\n"
-      "  glassbox symbols libtorch_cpu.so --registrations --json");
+  p.epilog("Names are demangled as nm -C does (with " + std::string(demangler_name()) +
+           "); .dynsym names keep\n"
+           "their symbol versions (@@VERS: the default version, @VERS: hidden or needed from another\n"
+           "library). Lines are those nm -l gives: the declaration of the DWARF function or variable the\n"
+           "symbol belongs to (so clones such as f.cold or f.isra.0 get f's line), else the line row at\n"
+           "its address (none in assembler code). Registration blocks are static functions, found in\n"
+           ".symtab only.\n\n"
+           "examples:\n"
+           "  glassbox symbols build/dev/lib/libglassbox_cpu.so --grep 'glassbox::native::add' --lines\n"
+           "  glassbox symbols build/dev/lib/libglassbox_cpu.so --by source\n"
+           "  glassbox symbols libtorch_cpu.so --registrations --json");
   return p;
 }
 
@@ -120,22 +121,36 @@ void print_symbol_lines(const SymbolListing& listing, bool demangled, bool deman
 nlohmann::json line_info_json(const SymbolListing& listing) {
   if (!listing.dwarf) return nullptr;
   const DwarfLines& d = *listing.dwarf;
-  return {{"status", to_string(d.status())}, {"message", d.message()}, {"debug_file", d.debug_file()},
-          {"separate_debug_file", d.from_separate_file()}, {"compile_units", d.units().size()}, {"errors", d.errors()}};
+  return {{"status", to_string(d.status())},   {"message", d.message()},
+          {"debug_file", d.debug_file()},      {"separate_debug_file", d.from_separate_file()},
+          {"compile_units", d.units().size()}, {"errors", d.errors()}};
 }
 
 nlohmann::json file_json(const SymbolListing& listing) {
   const ElfFile& e = listing.elf;
-  return {{"file", e.path()}, {"type", e.type_name()}, {"soname", e.soname()}, {"needed", e.needed()},
-          {"build_id", e.build_id()}, {"demangler", demangler_name()}, {"has_symtab", e.has_symtab()}, {"has_dynsym", e.has_dynsym()},
-          {"line_info", line_info_json(listing)}, {"warnings", e.warnings()}};
+  return {{"file", e.path()},
+          {"type", e.type_name()},
+          {"soname", e.soname()},
+          {"needed", e.needed()},
+          {"build_id", e.build_id()},
+          {"demangler", demangler_name()},
+          {"has_symtab", e.has_symtab()},
+          {"has_dynsym", e.has_dynsym()},
+          {"line_info", line_info_json(listing)},
+          {"warnings", e.warnings()}};
 }
 
 nlohmann::json symbol_json(const SymbolListing& listing, const ListedSymbol& ls, bool lines) {
   const ElfSymbol& s = listing.symbol(ls);
-  nlohmann::json j = {{"name", s.name}, {"demangled", s.demangled}, {"address", s.address}, {"size", s.size},
-                      {"type", to_string(s.type)}, {"binding", to_string(s.binding)},
-                      {"visibility", to_string(s.visibility)}, {"section", s.section}, {"table", to_string(s.table)},
+  nlohmann::json j = {{"name", s.name},
+                      {"demangled", s.demangled},
+                      {"address", s.address},
+                      {"size", s.size},
+                      {"type", to_string(s.type)},
+                      {"binding", to_string(s.binding)},
+                      {"visibility", to_string(s.visibility)},
+                      {"section", s.section},
+                      {"table", to_string(s.table)},
                       {"nm", std::string(1, ls.nm)}};
   if (lines) {
     j["file"] = std::string(ls.line.file);
@@ -145,13 +160,17 @@ nlohmann::json symbol_json(const SymbolListing& listing, const ListedSymbol& ls,
 }
 
 nlohmann::json registration_json(const BinaryRegistration& r) {
-  return {{"kind", to_string(r.kind)}, {"namespace", r.ns}, {"dispatch_key", r.dispatch_key}, {"operator", r.op},
-          {"symbol", r.symbol}, {"demangled", r.demangled}, {"address", r.address}, {"file", r.file},
-          {"line", r.line}, {"code_lines", r.code_lines}, {"library", r.library}};
+  return {{"kind", to_string(r.kind)},  {"namespace", r.ns},   {"dispatch_key", r.dispatch_key},
+          {"operator", r.op},           {"symbol", r.symbol},  {"demangled", r.demangled},
+          {"address", r.address},       {"file", r.file},      {"line", r.line},
+          {"code_lines", r.code_lines}, {"library", r.library}};
 }
 
 nlohmann::json size_json(const SizeTotal& t) {
-  return {{"name", t.name}, {"symbols", t.symbols}, {"symbol_bytes", t.symbol_bytes}, {"vm_size", t.vm_size},
+  return {{"name", t.name},
+          {"symbols", t.symbols},
+          {"symbol_bytes", t.symbol_bytes},
+          {"vm_size", t.vm_size},
           {"file_size", t.file_size}};
 }
 
@@ -164,10 +183,13 @@ void note_line_info(const SymbolListing& listing) {
   if (!listing.dwarf) return;
   const DwarfLines& d = *listing.dwarf;
   if (d.status() != DwarfLines::Status::Present) {
-    std::cerr << "glassbox: note: " << listing.elf.path() << ": " << d.message() << "; symbols are listed without lines\n";
+    std::cerr << "glassbox: note: " << listing.elf.path() << ": " << d.message()
+              << "; symbols are listed without lines\n";
   }
-  for (std::size_t i = 0; i < d.errors().size() && i < 5; ++i) std::cerr << "glassbox: warning: " << d.errors()[i] << "\n";
-  if (d.errors().size() > 5) std::cerr << "glassbox: warning: ... and " << d.errors().size() - 5 << " more DWARF errors\n";
+  for (std::size_t i = 0; i < d.errors().size() && i < 5; ++i)
+    std::cerr << "glassbox: warning: " << d.errors()[i] << "\n";
+  if (d.errors().size() > 5)
+    std::cerr << "glassbox: warning: ... and " << d.errors().size() - 5 << " more DWARF errors\n";
 }
 
 int print_registrations(const SymbolListing& listing, bool json, std::ostream& out) {
@@ -260,7 +282,8 @@ int run_symbols(const CommandArgs& args, std::ostream& out) {
   query.copy_undemangled_names = !demangle_when_printing;
   query.threads = static_cast<unsigned>(threads);
   const SymbolListing listing = list_symbols(parsed.positional("LIB"), query);
-  for (const auto& w : listing.elf.warnings()) std::cerr << "glassbox: warning: " << listing.elf.path() << ": " << w << "\n";
+  for (const auto& w : listing.elf.warnings())
+    std::cerr << "glassbox: warning: " << listing.elf.path() << ": " << w << "\n";
   note_line_info(listing);
 
   if (registrations) return print_registrations(listing, json, out);

@@ -46,8 +46,9 @@ std::string format_ms(int64_t ms) {
   char buf[64];
   if (ms < 1000) std::snprintf(buf, sizeof buf, "%lld ms", static_cast<long long>(ms));
   else if (ms < 60000) std::snprintf(buf, sizeof buf, "%.1f s", ms / 1000.0);
-  else std::snprintf(buf, sizeof buf, "%lld min %02lld s", static_cast<long long>(ms / 60000),
-                     static_cast<long long>((ms % 60000) / 1000));
+  else
+    std::snprintf(buf, sizeof buf, "%lld min %02lld s", static_cast<long long>(ms / 60000),
+                  static_cast<long long>((ms % 60000) / 1000));
   return buf;
 }
 

@@ -12,18 +12,18 @@
 #include "graphs/filters.h"
 #include "graphs/json_writer.h"
 #include "graphs/render.h"
+#include "introspect/binary/binary_registrations.h"
+#include "introspect/binary/symbol_listing.h"
 #include "introspect/buildtree/build_times.h"
 #include "introspect/buildtree/compile_database.h"
 #include "introspect/buildtree/file_api.h"
 #include "introspect/buildtree/include_graph.h"
 #include "introspect/buildtree/module_graph.h"
 #include "introspect/buildtree/ninja_deps.h"
-#include "introspect/support/process.h"
-#include "introspect/binary/binary_registrations.h"
-#include "introspect/binary/symbol_listing.h"
 #include "introspect/registry/registration_graph.h"
 #include "introspect/registry/registration_inputs.h"
 #include "introspect/source/source_scan.h"
+#include "introspect/support/process.h"
 
 namespace py = pybind11;
 namespace gi = glassbox::introspect;
@@ -52,7 +52,8 @@ gg::FilterOptions filters_from(const py::dict& kw) {
   f.collapse_sources = flag("collapse_sources");
   f.collapse_objects = flag("collapse_objects");
   f.cluster_by_directory = flag("cluster");
-  if (kw.contains("cluster_depth") && !kw["cluster_depth"].is_none()) f.clusters.max_depth = kw["cluster_depth"].cast<int>();
+  if (kw.contains("cluster_depth") && !kw["cluster_depth"].is_none())
+    f.clusters.max_depth = kw["cluster_depth"].cast<int>();
   return f;
 }
 
@@ -109,7 +110,8 @@ PYBIND11_MODULE(_introspect, m) {
   py::class_<gi::IncludeDir>(m, "IncludeDir", py::module_local())
       .def_readonly("path", &gi::IncludeDir::path)
       .def_property_readonly("kind", [](const gi::IncludeDir& d) { return gi::include_kind_name(d.kind); })
-      .def("__repr__", [](const gi::IncludeDir& d) { return "IncludeDir(" + d.path + ", " + gi::include_kind_name(d.kind) + ")"; });
+      .def("__repr__",
+           [](const gi::IncludeDir& d) { return "IncludeDir(" + d.path + ", " + gi::include_kind_name(d.kind) + ")"; });
   py::class_<gi::CompileCommand>(m, "CompileCommand", py::module_local())
       .def_readonly("directory", &gi::CompileCommand::directory)
       .def_readonly("file", &gi::CompileCommand::file)
@@ -126,11 +128,13 @@ PYBIND11_MODULE(_introspect, m) {
       .def_readonly("file", &gi::CompileDatabase::file)
       .def_readonly("commands", &gi::CompileDatabase::commands)
       .def_readonly("warnings", &gi::CompileDatabase::warnings)
-      .def("find_source", [](const gi::CompileDatabase& db, const std::string& s) {
-        std::vector<gi::CompileCommand> out;
-        for (auto* c : db.find_source(s)) out.push_back(*c);
-        return out;
-      })
+      .def(
+          "find_source",
+          [](const gi::CompileDatabase& db, const std::string& s) {
+    std::vector<gi::CompileCommand> out;
+    for (auto* c : db.find_source(s)) out.push_back(*c);
+    return out;
+          })
       .def("__len__", [](const gi::CompileDatabase& db) { return db.commands.size(); })
       .def("__repr__", [](const gi::CompileDatabase& db) {
         return "<CompileDatabase " + db.file + ": " + std::to_string(db.commands.size()) + " entries>";
@@ -148,16 +152,19 @@ PYBIND11_MODULE(_introspect, m) {
       .def_readonly("generated", &gi::TargetSource::generated)
       .def_readonly("compile_group", &gi::TargetSource::compile_group)
       .def_readonly("source_group", &gi::TargetSource::source_group)
-      .def("__repr__", [](const gi::TargetSource& s) { return "<TargetSource " + s.path + (s.generated ? " (generated)>" : ">"); });
+      .def("__repr__",
+           [](const gi::TargetSource& s) { return "<TargetSource " + s.path + (s.generated ? " (generated)>" : ">"); });
   py::class_<gi::CompileGroup>(m, "CompileGroup", py::module_local())
       .def_readonly("language", &gi::CompileGroup::language)
       .def_readonly("language_standard", &gi::CompileGroup::language_standard)
       .def_readonly("fragments", &gi::CompileGroup::fragments)
-      .def_property_readonly("includes", [](const gi::CompileGroup& g) {
-        std::vector<std::pair<std::string, bool>> out;
-        for (const auto& i : g.includes) out.emplace_back(i.path, i.system);
-        return out;
-      })
+      .def_property_readonly(
+          "includes",
+          [](const gi::CompileGroup& g) {
+    std::vector<std::pair<std::string, bool>> out;
+    for (const auto& i : g.includes) out.emplace_back(i.path, i.system);
+    return out;
+          })
       .def_readonly("defines", &gi::CompileGroup::defines)
       .def_readonly("source_indexes", &gi::CompileGroup::source_indexes);
   py::class_<gi::Target>(m, "Target", py::module_local())
@@ -171,11 +178,13 @@ PYBIND11_MODULE(_introspect, m) {
       .def_readonly("sources", &gi::Target::sources)
       .def_readonly("compile_groups", &gi::Target::compile_groups)
       .def_readonly("link_language", &gi::Target::link_language)
-      .def_property_readonly("link_fragments", [](const gi::Target& t) {
-        std::vector<std::pair<std::string, std::string>> out;
-        for (const auto& f : t.link_fragments) out.emplace_back(f.fragment, f.role);
-        return out;
-      })
+      .def_property_readonly(
+          "link_fragments",
+          [](const gi::Target& t) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& f : t.link_fragments) out.emplace_back(f.fragment, f.role);
+    return out;
+          })
       .def_readonly("dependencies", &gi::Target::dependencies)
       .def_readonly("defined_at", &gi::Target::defined_at)
       .def_readonly("backtrace", &gi::Target::backtrace)
@@ -192,38 +201,53 @@ PYBIND11_MODULE(_introspect, m) {
       .def_readonly("compiler_id", &gi::Toolchain::compiler_id)
       .def_readonly("compiler_version", &gi::Toolchain::compiler_version)
       .def_readonly("implicit_includes", &gi::Toolchain::implicit_includes)
-      .def("__repr__", [](const gi::Toolchain& t) { return "<Toolchain " + t.language + ": " + t.compiler_id + " " + t.compiler_version + ">"; });
+      .def("__repr__", [](const gi::Toolchain& t) {
+        return "<Toolchain " + t.language + ": " + t.compiler_id + " " + t.compiler_version + ">";
+      });
   py::class_<gi::FileApiReply>(m, "FileApiReply", py::module_local())
       .def_readonly("build_dir", &gi::FileApiReply::build_dir)
       .def_readonly("index_file", &gi::FileApiReply::index_file)
       .def_readonly("cmake_version", &gi::FileApiReply::cmake_version)
       .def_readonly("generator", &gi::FileApiReply::generator)
       .def_property_readonly("source_dir", [](const gi::FileApiReply& r) { return r.codemodel.source_dir; })
-      .def_property_readonly("codemodel_version", [](const gi::FileApiReply& r) {
-        return std::make_pair(r.codemodel.version.major, r.codemodel.version.minor);
-      })
-      .def_property_readonly("configurations", [](const gi::FileApiReply& r) {
-        std::vector<std::string> names;
-        for (const auto& c : r.codemodel.configurations) names.push_back(c.name);
-        return names;
-      })
-      .def("targets", [](const gi::FileApiReply& r, const std::string& config) { return r.configuration(config).targets; },
-           py::arg("configuration") = "")
-      .def("directories", [](const gi::FileApiReply& r, const std::string& config) { return r.configuration(config).directories; },
-           py::arg("configuration") = "")
-      .def_property_readonly("cache", [](const gi::FileApiReply& r) {
-        std::map<std::string, std::string> out;
-        for (const auto& e : r.cache) out[e.name] = e.value;
-        return out;
-      })
+      .def_property_readonly(
+          "codemodel_version",
+          [](const gi::FileApiReply& r) {
+    return std::make_pair(r.codemodel.version.major, r.codemodel.version.minor);
+          })
+      .def_property_readonly(
+          "configurations",
+          [](const gi::FileApiReply& r) {
+    std::vector<std::string> names;
+    for (const auto& c : r.codemodel.configurations) names.push_back(c.name);
+    return names;
+          })
+      .def(
+          "targets",
+          [](const gi::FileApiReply& r, const std::string& config) { return r.configuration(config).targets; },
+          py::arg("configuration") = "")
+      .def(
+          "directories",
+          [](const gi::FileApiReply& r, const std::string& config) { return r.configuration(config).directories; },
+          py::arg("configuration") = "")
+      .def_property_readonly(
+          "cache",
+          [](const gi::FileApiReply& r) {
+    std::map<std::string, std::string> out;
+    for (const auto& e : r.cache) out[e.name] = e.value;
+    return out;
+          })
       .def_readonly("toolchains", &gi::FileApiReply::toolchains)
       .def_readonly("cmake_inputs", &gi::FileApiReply::cmake_inputs)
       .def("__repr__", [](const gi::FileApiReply& r) {
         return "<FileApiReply " + r.build_dir + ": CMake " + r.cmake_version + ", " + r.generator + ">";
       });
-  m.def("read_file_api", [](const std::string& build_dir, bool configure, const std::string& cmake) {
+  m.def(
+      "read_file_api",
+      [](const std::string& build_dir, bool configure, const std::string& cmake) {
     return gi::read_file_api(build_dir, gi::FileApiOptions{configure, cmake});
-  }, py::arg("build_dir"), py::arg("configure") = false, py::arg("cmake") = "cmake");
+      },
+      py::arg("build_dir"), py::arg("configure") = false, py::arg("cmake") = "cmake");
   m.def("write_file_api_query", &gi::write_file_api_query, py::arg("build_dir"));
 
   // --- Ninja
@@ -235,7 +259,9 @@ PYBIND11_MODULE(_introspect, m) {
       .def_readonly("command_hash", &gi::NinjaLogEntry::command_hash)
       .def_readonly("run", &gi::NinjaLogEntry::run)
       .def_property_readonly("duration_ms", &gi::NinjaLogEntry::duration_ms)
-      .def("__repr__", [](const gi::NinjaLogEntry& e) { return "<NinjaLogEntry " + e.output + " " + std::to_string(e.duration_ms()) + " ms>"; });
+      .def("__repr__", [](const gi::NinjaLogEntry& e) {
+        return "<NinjaLogEntry " + e.output + " " + std::to_string(e.duration_ms()) + " ms>";
+      });
   py::class_<gi::NinjaLog>(m, "NinjaLog", py::module_local())
       .def_readonly("file", &gi::NinjaLog::file)
       .def_readonly("version", &gi::NinjaLog::version)
@@ -243,15 +269,19 @@ PYBIND11_MODULE(_introspect, m) {
       .def_readonly("runs", &gi::NinjaLog::runs)
       .def("__len__", [](const gi::NinjaLog& l) { return l.entries.size(); })
       .def("__repr__", [](const gi::NinjaLog& l) {
-        return "<NinjaLog " + l.file + ": v" + std::to_string(l.version) + ", " + std::to_string(l.entries.size()) + " outputs>";
+        return "<NinjaLog " + l.file + ": v" + std::to_string(l.version) + ", " + std::to_string(l.entries.size()) +
+               " outputs>";
       });
   m.def("read_ninja_log", &gi::read_ninja_log, py::arg("build_dir_or_file"));
 
   // Build times as plain data (dicts and lists), plus the Chrome trace text.
-  m.def("build_times", [](const std::string& build_dir) {
+  m.def(
+      "build_times",
+      [](const std::string& build_dir) {
     const gi::NinjaLog log = gi::read_ninja_log(build_dir);
     std::optional<gi::FileApiReply> reply;
-    if (std::filesystem::is_directory(build_dir) && gi::find_reply_index(build_dir)) reply = gi::read_file_api(build_dir);
+    if (std::filesystem::is_directory(build_dir) && gi::find_reply_index(build_dir))
+      reply = gi::read_file_api(build_dir);
     const gi::BuildIndex index = reply ? gi::BuildIndex(*reply) : gi::BuildIndex();
     const gi::BuildTimes t = gi::analyze_build_times(log, index);
     auto step = [](const gi::BuildStep& s) {
@@ -275,82 +305,105 @@ PYBIND11_MODULE(_introspect, m) {
     out["critical_path_from_dependencies"] = t.critical_path_from_dependencies;
     out["chrome_trace"] = gi::chrome_trace_json(t);
     return out;
-  }, py::arg("build_dir"));
+      },
+      py::arg("build_dir"));
 
   // --- graphs
   py::class_<gg::Graph>(m, "Graph", py::module_local())
       .def_property_readonly("name", &gg::Graph::name)
-      .def_property_readonly("attributes", [](const gg::Graph& g) {
-        return std::map<std::string, std::string>(g.attributes().begin(), g.attributes().end());
-      })
+      .def_property_readonly(
+          "attributes",
+          [](const gg::Graph& g) {
+    return std::map<std::string, std::string>(g.attributes().begin(), g.attributes().end());
+          })
       .def("__len__", &gg::Graph::node_count)
       .def_property_readonly("node_count", &gg::Graph::node_count)
       .def_property_readonly("edge_count", &gg::Graph::edge_count)
-      .def_property_readonly("nodes", [](const gg::Graph& g) {
-        py::list out;
-        for (const auto& n : g.nodes()) out.append(node_dict(n));
-        return out;
-      })
-      .def_property_readonly("edges", [](const gg::Graph& g) {
-        py::list out;
-        for (const auto& e : g.edges()) {
-          py::dict d;
-          d["from"] = g.node(e.from).id, d["to"] = g.node(e.to).id, d["kind"] = std::string(gg::to_string(e.kind));
-          d["attributes"] = py::cast(std::map<std::string, std::string>(e.attributes.begin(), e.attributes.end()));
-          out.append(d);
-        }
-        return out;
-      })
+      .def_property_readonly(
+          "nodes",
+          [](const gg::Graph& g) {
+    py::list out;
+    for (const auto& n : g.nodes()) out.append(node_dict(n));
+    return out;
+          })
+      .def_property_readonly(
+          "edges",
+          [](const gg::Graph& g) {
+    py::list out;
+    for (const auto& e : g.edges()) {
+      py::dict d;
+      d["from"] = g.node(e.from).id, d["to"] = g.node(e.to).id, d["kind"] = std::string(gg::to_string(e.kind));
+      d["attributes"] = py::cast(std::map<std::string, std::string>(e.attributes.begin(), e.attributes.end()));
+      out.append(d);
+    }
+    return out;
+          })
       .def("filter", [](const gg::Graph& g, py::kwargs kw) { return filtered(g, kw); })
-      .def("to_dot", [](const gg::Graph& g, const std::string& rankdir, bool legend) {
-        return gg::to_dot(g, dot_options(g, rankdir, legend));
-      }, py::arg("rankdir") = "LR", py::arg("legend") = false)
+      .def(
+          "to_dot",
+          [](const gg::Graph& g, const std::string& rankdir, bool legend) {
+    return gg::to_dot(g, dot_options(g, rankdir, legend));
+          },
+          py::arg("rankdir") = "LR", py::arg("legend") = false)
       .def("to_json", [](const gg::Graph& g) { return gg::to_json(g); })
-      .def("render", [](const gg::Graph& g, const std::string& format, const std::string& engine,
-                        const std::string& rankdir, bool legend) {
-        gg::RenderOptions r;
-        if (format == "svg") r.format = gg::ImageFormat::Svg;
-        else if (format == "png") r.format = gg::ImageFormat::Png;
-        else throw glassbox::Error("render: format must be \"svg\" or \"png\", not \"" + format + "\"");
-        r.engine = engine;
-        const std::string bytes = gg::render(g, r, dot_options(g, rankdir, legend));
-        return py::bytes(bytes);
-      }, py::arg("format") = "svg", py::arg("engine") = "", py::arg("rankdir") = "LR", py::arg("legend") = false)
+      .def(
+          "render",
+          [](const gg::Graph& g, const std::string& format, const std::string& engine, const std::string& rankdir,
+             bool legend) {
+    gg::RenderOptions r;
+    if (format == "svg") r.format = gg::ImageFormat::Svg;
+    else if (format == "png") r.format = gg::ImageFormat::Png;
+    else throw glassbox::Error("render: format must be \"svg\" or \"png\", not \"" + format + "\"");
+    r.engine = engine;
+    const std::string bytes = gg::render(g, r, dot_options(g, rankdir, legend));
+    return py::bytes(bytes);
+          },
+          py::arg("format") = "svg", py::arg("engine") = "", py::arg("rankdir") = "LR", py::arg("legend") = false)
       .def("__repr__", [](const gg::Graph& g) {
-        return "<Graph " + g.name() + ": " + std::to_string(g.node_count()) + " nodes, " + std::to_string(g.edge_count()) + " edges>";
+        return "<Graph " + g.name() + ": " + std::to_string(g.node_count()) + " nodes, " +
+               std::to_string(g.edge_count()) + " edges>";
       });
   m.def("rendering_available", &gg::rendering_available);
 
-  m.def("module_graph", [](const std::string& build_dir, bool sources, bool build_order, bool redundant_build_order,
-                           const std::string& configuration, bool configure, const std::string& cmake) {
+  m.def(
+      "module_graph",
+      [](const std::string& build_dir, bool sources, bool build_order, bool redundant_build_order,
+         const std::string& configuration, bool configure, const std::string& cmake) {
     gi::ModuleGraphOptions o;
     o.sources = sources, o.build_order = build_order, o.redundant_build_order = redundant_build_order;
     o.configuration = configuration;
     return gi::module_graph_of(build_dir, o, gi::FileApiOptions{configure, cmake});
-  }, py::arg("build_dir"), py::arg("sources") = true, py::arg("build_order") = true,
-     py::arg("redundant_build_order") = false, py::arg("configuration") = "", py::arg("configure") = false,
-     py::arg("cmake") = "cmake");
+      },
+      py::arg("build_dir"), py::arg("sources") = true, py::arg("build_order") = true,
+      py::arg("redundant_build_order") = false, py::arg("configuration") = "", py::arg("configure") = false,
+      py::arg("cmake") = "cmake");
 
-  m.def("include_graph", [](const std::string& build_dir, const std::string& source, const std::string& source_root) {
+  m.def(
+      "include_graph",
+      [](const std::string& build_dir, const std::string& source, const std::string& source_root) {
     gi::IncludeGraphOptions o;
     o.build_root = std::filesystem::absolute(build_dir).lexically_normal().string();
     if (o.build_root.size() > 1 && o.build_root.back() == '/') o.build_root.pop_back();
     o.source = source;
     o.source_root = source_root;
-    if (o.source_root.empty() && gi::find_reply_index(build_dir)) o.source_root = gi::read_file_api(build_dir).codemodel.source_dir;
+    if (o.source_root.empty() && gi::find_reply_index(build_dir))
+      o.source_root = gi::read_file_api(build_dir).codemodel.source_dir;
     return gi::build_include_graph(gi::read_ninja_deps(build_dir, gi::find_program("ninja")), o);
-  }, py::arg("build_dir"), py::arg("source") = "", py::arg("source_root") = "");
+      },
+      py::arg("build_dir"), py::arg("source") = "", py::arg("source_root") = "");
 
   // --- binaries: ELF symbols, DWARF lines, registrations found in a binary (plain dicts and lists)
-  auto symbol_query = [](bool lines, const std::string& grep, bool dynamic, bool demangle,
-                         const std::vector<std::string>& debug_dirs) {
+  auto symbol_query =
+      [](bool lines, const std::string& grep, bool dynamic, bool demangle, const std::vector<std::string>& debug_dirs) {
     gi::SymbolQuery q;
     q.lines = lines, q.grep = grep, q.demangle = demangle, q.dwarf.debug_dirs = debug_dirs;
     q.tables = dynamic ? gi::SymbolTables::Dynsym : gi::SymbolTables::Preferred;
     return q;
   };
-  m.def("symbols", [symbol_query](const std::string& path, bool lines, const std::string& grep, bool dynamic,
-                                  bool demangle, const std::vector<std::string>& debug_dirs) {
+  m.def(
+      "symbols",
+      [symbol_query](const std::string& path, bool lines, const std::string& grep, bool dynamic, bool demangle,
+                     const std::vector<std::string>& debug_dirs) {
     std::optional<gi::SymbolListing> listing;
     {
       py::gil_scoped_release unlocked;
@@ -372,9 +425,12 @@ PYBIND11_MODULE(_introspect, m) {
     result["line_info"] = listing->dwarf ? py::str(gi::to_string(listing->dwarf->status())) : py::str("not read");
     result["line_info_message"] = listing->dwarf ? listing->dwarf->message() : std::string();
     return result;
-  }, py::arg("path"), py::arg("lines") = false, py::arg("grep") = "", py::arg("dynamic") = false,
-     py::arg("demangle") = true, py::arg("debug_dirs") = std::vector<std::string>{});
-  m.def("elf_info", [](const std::string& path) {
+      },
+      py::arg("path"), py::arg("lines") = false, py::arg("grep") = "", py::arg("dynamic") = false,
+      py::arg("demangle") = true, py::arg("debug_dirs") = std::vector<std::string>{});
+  m.def(
+      "elf_info",
+      [](const std::string& path) {
     gi::ElfReadOptions o;
     o.demangle = false;
     const gi::ElfFile e = gi::ElfFile::read(path, o);
@@ -392,8 +448,11 @@ PYBIND11_MODULE(_introspect, m) {
     d["has_symtab"] = e.has_symtab(), d["has_dynsym"] = e.has_dynsym(), d["has_debug_info"] = e.has_debug_info();
     d["sections"] = sections, d["warnings"] = e.warnings();
     return d;
-  }, py::arg("path"));
-  m.def("dwarf_info", [](const std::string& path, const std::vector<std::string>& debug_dirs) {
+      },
+      py::arg("path"));
+  m.def(
+      "dwarf_info",
+      [](const std::string& path, const std::vector<std::string>& debug_dirs) {
     gi::ElfReadOptions o;
     o.demangle = false;
     const gi::ElfFile e = gi::ElfFile::read(path, o);
@@ -412,8 +471,11 @@ PYBIND11_MODULE(_introspect, m) {
     out["debug_file"] = lines.debug_file(), out["separate_debug_file"] = lines.from_separate_file();
     out["units"] = units, out["errors"] = lines.errors(), out["line_rows"] = lines.row_count();
     return out;
-  }, py::arg("path"), py::arg("debug_dirs") = std::vector<std::string>{});
-  m.def("binary_registrations", [](const std::string& path, const std::vector<std::string>& debug_dirs) {
+      },
+      py::arg("path"), py::arg("debug_dirs") = std::vector<std::string>{});
+  m.def(
+      "binary_registrations",
+      [](const std::string& path, const std::vector<std::string>& debug_dirs) {
     gi::DwarfOptions d;
     d.debug_dirs = debug_dirs;
     std::vector<gi::BinaryRegistration> found;
@@ -430,9 +492,13 @@ PYBIND11_MODULE(_introspect, m) {
       out.append(x);
     }
     return out;
-  }, py::arg("path"), py::arg("debug_dirs") = std::vector<std::string>{});
-  m.def("symbol_sizes", [symbol_query](const std::string& path, const std::string& by) {
-    if (by != "source" && by != "section") throw glassbox::Error("symbol_sizes: by must be \"source\" or \"section\", not \"" + by + "\"");
+      },
+      py::arg("path"), py::arg("debug_dirs") = std::vector<std::string>{});
+  m.def(
+      "symbol_sizes",
+      [symbol_query](const std::string& path, const std::string& by) {
+    if (by != "source" && by != "section")
+      throw glassbox::Error("symbol_sizes: by must be \"source\" or \"section\", not \"" + by + "\"");
     std::vector<gi::SizeTotal> totals;
     {
       py::gil_scoped_release unlocked;
@@ -447,11 +513,14 @@ PYBIND11_MODULE(_introspect, m) {
       out.append(x);
     }
     return out;
-  }, py::arg("path"), py::arg("by") = "section");
+      },
+      py::arg("path"), py::arg("by") = "section");
 
   // --- operator registrations: the source scan, and the join with the registry (gb.introspect.ops)
   m.def("source_scan_available", &gi::source_scan_available);
-  m.def("scan_sources", [](const std::string& build_dir, const std::string& units, int jobs) {
+  m.def(
+      "scan_sources",
+      [](const std::string& build_dir, const std::string& units, int jobs) {
     gi::SourceScanOptions o;
     o.unit_filter = units, o.jobs = jobs;
     std::string text;
@@ -460,10 +529,12 @@ PYBIND11_MODULE(_introspect, m) {
       text = gi::source_scan_to_json(gi::scan_build_dir(build_dir, o), 0);
     }
     return text;
-  }, py::arg("build_dir"), py::arg("units") = "", py::arg("jobs") = 0);
-  m.def("registration_view", [](std::optional<std::string> registry_json, const std::string& build_dir,
-                                const std::string& op, const std::string& key, const std::string& units, int jobs,
-                                std::optional<std::vector<std::string>> binaries) {
+      },
+      py::arg("build_dir"), py::arg("units") = "", py::arg("jobs") = 0);
+  m.def(
+      "registration_view",
+      [](std::optional<std::string> registry_json, const std::string& build_dir, const std::string& op,
+         const std::string& key, const std::string& units, int jobs, std::optional<std::vector<std::string>> binaries) {
     std::optional<gi::FileApiReply> reply;
     std::optional<gi::SourceScan> scan;
     gi::RegistrationInputs in;
@@ -508,6 +579,7 @@ PYBIND11_MODULE(_introspect, m) {
       for (const auto& e : scan->errors) errors.append(py::make_tuple(e.file, e.message));
     out["errors"] = errors;
     return out;
-  }, py::arg("registry_json"), py::arg("build_dir") = "", py::arg("op") = "", py::arg("key") = "",
-     py::arg("units") = "", py::arg("jobs") = 0, py::arg("binaries") = std::nullopt);
+      },
+      py::arg("registry_json"), py::arg("build_dir") = "", py::arg("op") = "", py::arg("key") = "",
+      py::arg("units") = "", py::arg("jobs") = 0, py::arg("binaries") = std::nullopt);
 }

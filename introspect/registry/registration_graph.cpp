@@ -142,8 +142,8 @@ class Joiner {
     }
     std::string known;
     for (const auto& k : keys) known += (known.empty() ? "" : ", ") + k;
-    throw ValueError("ops: no registration is for or serves the dispatch key \"" + filter_.key + "\" (keys registered: " +
-                     (known.empty() ? "none" : known) + ")");
+    throw ValueError("ops: no registration is for or serves the dispatch key \"" + filter_.key +
+                     "\" (keys registered: " + (known.empty() ? "none" : known) + ")");
   }
 
  private:
@@ -182,8 +182,7 @@ class Joiner {
         }
         for (const auto& at : sites) {
           const int line = line_of(at);
-          if (!same_file(b->file, file_of(at)) ||
-              !std::binary_search(b->code_lines.begin(), b->code_lines.end(), line))
+          if (!same_file(b->file, file_of(at)) || !std::binary_search(b->code_lines.begin(), b->code_lines.end(), line))
             continue;
           e.binary_block = b;
           e.binary_at = site(b->file, line);
@@ -199,7 +198,8 @@ class Joiner {
   void notes(RegistrationView& view) const {
     for (const auto& lib : in_.binary_libraries) {
       if (!lib.has_symtab)
-        view.notes.push_back(lib.library + ": no .symtab (stripped): registration blocks are local symbols and "
+        view.notes.push_back(lib.library +
+                             ": no .symtab (stripped): registration blocks are local symbols and "
                              "cannot be found; its registrations are not compared");
       else if (!lib.has_lines)
         view.notes.push_back(lib.library + ": " + lib.line_message +
@@ -364,7 +364,8 @@ class Joiner {
       graphs::Attributes attrs{{"schema", s ? s->schema : ""}};
       if (!row.schema_at.empty()) {
         const std::string yaml = file_of(row.schema_at);
-        attrs.emplace("path", yaml), attrs.emplace("file", yaml), attrs.emplace("line", std::to_string(line_of(row.schema_at)));
+        attrs.emplace("path", yaml), attrs.emplace("file", yaml),
+            attrs.emplace("line", std::to_string(line_of(row.schema_at)));
       }
       const auto schema = g.ensure_node("schema:" + e.op, graphs::NodeKind::Source,
                                         row.schema_at.empty() ? "schema" : base_name(row.schema_at), attrs);
@@ -403,7 +404,8 @@ class Joiner {
   // have been scanned).
   std::string yaml_of(const std::string& op) const {
     for (auto it = entries_.lower_bound({op, ""}); it != entries_.end() && it->first.first == op; ++it)
-      if (const SourceRegistration* s = it->second.source; s && !s->yaml_file.empty()) return site(s->yaml_file, s->yaml_line);
+      if (const SourceRegistration* s = it->second.source; s && !s->yaml_file.empty())
+        return site(s->yaml_file, s->yaml_line);
     return "";
   }
 
@@ -466,7 +468,9 @@ class Joiner {
     row.inferred = b && b->inferred;
     if (b) row.binary_unit = b->unit;
     for (const char* who : {"registry", "sources", "binary"}) {
-      const bool has = std::string(who) == "registry" ? e.in_registry : std::string(who) == "sources" ? s != nullptr : b != nullptr;
+      const bool has = std::string(who) == "registry"  ? e.in_registry
+                       : std::string(who) == "sources" ? s != nullptr
+                                                       : b != nullptr;
       if (has) row.found_in += (row.found_in.empty() ? "" : ",") + std::string(who);
     }
     for (auto& w : disagreements(e)) row.disagreements.push_back(std::move(w));
@@ -519,7 +523,7 @@ class Joiner {
   std::optional<BuildIndex> index_;
   std::set<std::string> scanned_;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> compiled_;  // base name -> (unit, library)
-  std::map<std::string, const KernelDefinitionRecord*> definitions_;  // by qualified kernel name
+  std::map<std::string, const KernelDefinitionRecord*> definitions_;                  // by qualified kernel name
   bool has_registration_records_ = false;  // the binary side lists single registrations, not only blocks
   bool has_def_records_ = false;           // ... and schema definitions among them
   std::map<std::pair<std::string, std::string>, Entry> entries_;  // ordered: by operator, then key
@@ -552,20 +556,33 @@ std::string registration_view_to_json(const RegistrationView& view) {
   auto rows = [](const std::vector<RegistrationRow>& list) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& r : list) {
-      out.push_back({{"operator", r.op}, {"key", r.key}, {"serves", r.serves}, {"kernel", r.kernel},
-                     {"registered_at", r.registered_at}, {"kernel_at", r.kernel_at}, {"kernel_symbol", r.kernel_symbol},
-                     {"kernel_size", r.kernel_size}, {"schema_at", r.schema_at},
-                     {"library", r.library}, {"target", r.target}, {"found_in", r.found_in}, {"inferred", r.inferred},
+      out.push_back({{"operator", r.op},
+                     {"key", r.key},
+                     {"serves", r.serves},
+                     {"kernel", r.kernel},
+                     {"registered_at", r.registered_at},
+                     {"kernel_at", r.kernel_at},
+                     {"kernel_symbol", r.kernel_symbol},
+                     {"kernel_size", r.kernel_size},
+                     {"schema_at", r.schema_at},
+                     {"library", r.library},
+                     {"target", r.target},
+                     {"found_in", r.found_in},
+                     {"inferred", r.inferred},
                      {"binary_unit", r.binary_unit},
-                     {"registry_at", r.registry_at}, {"sources_at", r.sources_at}, {"binary_at", r.binary_at},
-                     {"agreement", r.agreement()}, {"disagreements", r.disagreements}});
+                     {"registry_at", r.registry_at},
+                     {"sources_at", r.sources_at},
+                     {"binary_at", r.binary_at},
+                     {"agreement", r.agreement()},
+                     {"disagreements", r.disagreements}});
     }
     return out;
   };
   j["rows"] = rows(view.rows);
   j["schemas"] = rows(view.schemas);
   j["disagreements"] = nlohmann::ordered_json::array();
-  for (const auto& d : view.disagreements) j["disagreements"].push_back({{"operator", d.op}, {"key", d.key}, {"what", d.what}});
+  for (const auto& d : view.disagreements)
+    j["disagreements"].push_back({{"operator", d.op}, {"key", d.key}, {"what", d.what}});
   j["graph"] = nlohmann::ordered_json::parse(graphs::to_json(view.graph));
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
@@ -589,7 +606,8 @@ std::string registry_json_from_libraries(const std::vector<std::string>& librari
     free_fn = reinterpret_cast<FreeFn>(dlsym(*it, "glassbox_registry_json_free"));
   }
   if (!json_fn || !free_fn)
-    throw Error(libraries.back() + ": no glassbox_registry_json() (not linked with glassbox_core, or an older glassbox)");
+    throw Error(libraries.back() +
+                ": no glassbox_registry_json() (not linked with glassbox_core, or an older glassbox)");
   char* text = json_fn(0);
   if (!text) throw Error(libraries.back() + ": glassbox_registry_json() failed");
   std::string out(text);

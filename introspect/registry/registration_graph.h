@@ -26,16 +26,16 @@ namespace glassbox::introspect {
 // One registration found in a binary (introspect/binary_registrations.h has the reader's own type;
 // binary_registration_records_from() converts).
 struct BinaryRegistrationRecord {
-  std::string kind;          // "def", "impl", "fallback"; "block" for a block's function; "op_handle"
-  std::string block;         // the block's macro ("GLASSBOX_LIBRARY_IMPL", "TORCH_LIBRARY") or "op_call"
+  std::string kind;   // "def", "impl", "fallback"; "block" for a block's function; "op_handle"
+  std::string block;  // the block's macro ("GLASSBOX_LIBRARY_IMPL", "TORCH_LIBRARY") or "op_call"
   std::string ns;
   std::string dispatch_key;  // "" for a def
   std::string op;            // "add.Tensor" (qualified or not); "" for a block or fallback
   std::string symbol;        // mangled
   std::string demangled;
-  std::string file;          // from DWARF; "" when the binary has no line info
+  std::string file;  // from DWARF; "" when the binary has no line info
   int line = 0;
-  std::string library;       // the shared library (path as given to the reader)
+  std::string library;          // the shared library (path as given to the reader)
   std::vector<int> code_lines;  // blocks: the lines of `file` with code in the block's function
   bool inferred = false;        // key, operator and kernel inferred (from symbol names), not read
   std::string unit;             // the translation unit whose static initialiser runs the block ("" unknown)
@@ -61,12 +61,20 @@ std::vector<BinaryRegistrationRecord> binary_registration_records_from(const Rec
   std::vector<BinaryRegistrationRecord> out;
   for (const auto& r : records) {
     const std::string macro(to_string(r.kind));
-    out.push_back(BinaryRegistrationRecord{macro.starts_with("op_") ? "op_handle" : "block", macro, std::string(r.ns),
-                                           std::string(r.dispatch_key), std::string(r.op), std::string(r.symbol),
-                                           std::string(r.demangled), std::string(r.file), int(r.line),
-                                           std::string(r.library), {}, false, ""});
-    if constexpr (requires { r.code_lines; })
-      out.back().code_lines.assign(r.code_lines.begin(), r.code_lines.end());
+    out.push_back(BinaryRegistrationRecord{macro.starts_with("op_") ? "op_handle" : "block",
+                                           macro,
+                                           std::string(r.ns),
+                                           std::string(r.dispatch_key),
+                                           std::string(r.op),
+                                           std::string(r.symbol),
+                                           std::string(r.demangled),
+                                           std::string(r.file),
+                                           int(r.line),
+                                           std::string(r.library),
+                                           {},
+                                           false,
+                                           ""});
+    if constexpr (requires { r.code_lines; }) out.back().code_lines.assign(r.code_lines.begin(), r.code_lines.end());
   }
   return out;
 }
@@ -74,8 +82,11 @@ std::vector<BinaryRegistrationRecord> binary_registration_records_from(const Rec
 // Converts the reader's BinaryRegistrationScan (introspect/binary_registrations.h) of one binary.
 template <class Scan>
 BinaryLibraryRecord binary_library_record_from(const Scan& scan) {
-  return BinaryLibraryRecord{std::string(scan.library), bool(scan.has_symtab), to_string(scan.line_status) == "present",
-                             std::string(scan.line_message), {scan.compile_units.begin(), scan.compile_units.end()}};
+  return BinaryLibraryRecord{std::string(scan.library),
+                             bool(scan.has_symtab),
+                             to_string(scan.line_status) == "present",
+                             std::string(scan.line_message),
+                             {scan.compile_units.begin(), scan.compile_units.end()}};
 }
 
 // Where a kernel function is defined, as a binary shows it (FunctionDefinition of
@@ -90,11 +101,11 @@ struct KernelDefinitionRecord {
 };
 
 struct RegistrationInputs {
-  std::optional<std::string> registry_json;          // glassbox-registry JSON text
-  const SourceScan* sources = nullptr;               // nullptr: not scanned
+  std::optional<std::string> registry_json;                     // glassbox-registry JSON text
+  const SourceScan* sources = nullptr;                          // nullptr: not scanned
   std::optional<std::vector<BinaryRegistrationRecord>> binary;  // nullopt: not read
   std::vector<BinaryLibraryRecord> binary_libraries;            // the binaries `binary` was read from
-  const FileApiReply* reply = nullptr;               // which target builds which source and library
+  const FileApiReply* reply = nullptr;                          // which target builds which source and library
   // The kernels' definitions in the binaries: a kernel the sources place only at a declaration (a
   // header) or not at all is placed at its definition, and its target is the one compiling that.
   std::vector<KernelDefinitionRecord> kernel_definitions;
@@ -116,12 +127,12 @@ struct RegistrationRow {
   std::string kernel_at;      // file:line of the kernel's definition
   std::string kernel_symbol;  // the kernel's symbol in the binary (mangled) and its size in bytes
   uint64_t kernel_size = 0;
-  std::string schema_at;      // ops.yaml:LINE when the registration names it
-  std::string library;        // shared library holding the kernel
-  std::string target;         // CMake target building it
-  std::string found_in;       // "registry,sources,binary": who has this registration
-  bool inferred = false;      // the binary's part of it is inferred (from symbol names)
-  std::string binary_unit;    // the unit whose static initialiser runs the block registering it (binary)
+  std::string schema_at;    // ops.yaml:LINE when the registration names it
+  std::string library;      // shared library holding the kernel
+  std::string target;       // CMake target building it
+  std::string found_in;     // "registry,sources,binary": who has this registration
+  bool inferred = false;    // the binary's part of it is inferred (from symbol names)
+  std::string binary_unit;  // the unit whose static initialiser runs the block registering it (binary)
   // Where each source of truth places it ("" where it does not): the registry's recorded
   // file:line, the call found in the sources, and the line of a registration block's code in the
   // binary (DWARF) that is one of the first two.
@@ -135,12 +146,12 @@ struct Disagreement {
 };
 
 struct RegistrationView {
-  std::vector<RegistrationRow> rows;              // kernels and fallbacks, by operator, then key
-  std::vector<RegistrationRow> schemas;           // one per operator's def (key "def"), by operator
-  std::vector<Disagreement> disagreements;        // of both
-  std::vector<std::string> notes;                 // what a source could not show (a stripped binary)
+  std::vector<RegistrationRow> rows;        // kernels and fallbacks, by operator, then key
+  std::vector<RegistrationRow> schemas;     // one per operator's def (key "def"), by operator
+  std::vector<Disagreement> disagreements;  // of both
+  std::vector<std::string> notes;           // what a source could not show (a stripped binary)
   graphs::Graph graph{"registrations"};
-  std::vector<std::string> sources_used;          // "registry", "sources", "binary", "file_api"
+  std::vector<std::string> sources_used;  // "registry", "sources", "binary", "file_api"
 };
 
 RegistrationView build_registration_view(const RegistrationInputs& inputs, const RegistrationFilter& filter = {});

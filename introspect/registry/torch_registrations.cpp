@@ -39,7 +39,8 @@ std::string schema_operator(std::string_view s) {
   if (paren == std::string_view::npos || paren == 0 || s.find(") -> ", paren) == std::string_view::npos) return "";
   const std::string_view name = s.substr(0, paren);
   std::string_view ns = "aten", rest = name;
-  if (const auto colons = name.find("::"); colons != std::string_view::npos) ns = name.substr(0, colons), rest = name.substr(colons + 2);
+  if (const auto colons = name.find("::"); colons != std::string_view::npos)
+    ns = name.substr(0, colons), rest = name.substr(colons + 2);
   if (ns.empty() || rest.empty() || !(std::isalpha(static_cast<unsigned char>(rest[0])) || rest[0] == '_')) return "";
   for (char c : ns)
     if (!is_ident(c)) return "";
@@ -80,7 +81,8 @@ std::unordered_map<std::string, std::string> schema_operators(const ElfFile& elf
   std::unordered_map<std::string, std::string> out;
   std::ifstream in(elf.path(), std::ios::binary);
   for (const auto& sec : elf.sections()) {
-    if (!sec.allocated() || sec.executable() || sec.writable() || sec.nobits() || !sec.name.starts_with(".rodata")) continue;
+    if (!sec.allocated() || sec.executable() || sec.writable() || sec.nobits() || !sec.name.starts_with(".rodata"))
+      continue;
     std::string data(sec.size, '\0');
     in.seekg(static_cast<std::streamoff>(sec.offset));
     if (!in.read(data.data(), static_cast<std::streamsize>(data.size()))) continue;
@@ -187,7 +189,8 @@ std::string resolve_operator(const std::unordered_map<std::string, std::string>&
     if (std::string op = find(right, left); !op.empty()) return op;
   }
   if (rest.ends_with("_out"))
-    if (const auto it = by_struct.find("aten::" + rest.substr(0, rest.size() - 4)); it != by_struct.end()) return it->second;
+    if (const auto it = by_struct.find("aten::" + rest.substr(0, rest.size() - 4)); it != by_struct.end())
+      return it->second;
   return "";
 }
 
@@ -223,9 +226,9 @@ std::string machine_name(uint16_t machine) {
 // the block registers a kernel for under Key (inferred).
 struct BlockCode {
   std::size_t blocks = 0;
-  std::unordered_map<uint64_t, std::string> loads;         // address -> unit of the loading block ("" unknown)
-  std::set<std::string> keys;                              // the keys blocks are for
-  std::vector<BinaryRegistrationRecord> registrations;     // one per (operator, key) named by a block
+  std::unordered_map<uint64_t, std::string> loads;      // address -> unit of the loading block ("" unknown)
+  std::set<std::string> keys;                           // the keys blocks are for
+  std::vector<BinaryRegistrationRecord> registrations;  // one per (operator, key) named by a block
 };
 
 // The boxing wrapper a block loads before an operator's name is that registration's kernel: the
@@ -283,7 +286,8 @@ void read_impl_blocks(const ElfFile& elf, const NameStrings& strings, const std:
       }
       const std::string_view str = strings.at(target);
       if (!may_name_operator(str)) continue;
-      std::string op = str.find("::") == std::string_view::npos ? block->ns + "::" + std::string(str) : std::string(str);
+      std::string op =
+          str.find("::") == std::string_view::npos ? block->ns + "::" + std::string(str) : std::string(str);
       if (!names.count(op) && names.count(op + ".default")) op += ".default";
       if (!names.count(op)) continue;
       const std::string kernel = pending_kernel ? *pending_kernel : "";
@@ -323,8 +327,8 @@ std::string torch_live_registry_json(const TorchLiveOptions& options) {
   if (r.exit_code != 0) {
     std::string why = r.error_output;
     while (!why.empty() && why.back() == '\n') why.pop_back();
-    throw Error("torch: the live registry cannot be read with " + options.python + " (exit " + std::to_string(r.exit_code) +
-                "): " + tail(why, 600));
+    throw Error("torch: the live registry cannot be read with " + options.python + " (exit " +
+                std::to_string(r.exit_code) + "): " + tail(why, 600));
   }
   if (r.output.empty() || r.output.front() != '{') throw Error("torch: the registry reader printed no JSON");
   return r.output;
@@ -375,21 +379,25 @@ TorchBinaryKernels read_torch_binaries(const std::vector<std::string>& libraries
   if (!files.empty() && ops.empty())
     out.notes.push_back("no operator schema strings in the binaries' read-only data: operators cannot be named");
   if (!block_code_available())
-    out.notes.push_back("built without Capstone (Debian: libcapstone-dev): the registration blocks' code is not read, "
-                        "only kernels named by their boxing wrappers are found");
+    out.notes.push_back(
+        "built without Capstone (Debian: libcapstone-dev): the registration blocks' code is not read, "
+        "only kernels named by their boxing wrappers are found");
   std::set<std::pair<std::string, std::string>> placed;  // (operator, key)
   for (std::size_t f = 0; f < files.size(); ++f) {
     const auto& [lib, elf] = files[f];
-    BinaryLibraryRecord record{lib, elf->has_symtab(), elf->has_debug_info(), elf->has_debug_info() ? "" : "no DWARF", {}};
+    BinaryLibraryRecord record{
+        lib, elf->has_symtab(), elf->has_debug_info(), elf->has_debug_info() ? "" : "no DWARF", {}};
     out.libraries.push_back(record);
     if (elf->machine() != kMachineX86_64)
-      out.notes.push_back(lib + ": a binary for " + machine_name(elf->machine()) + " (a wheel for another platform): its "
+      out.notes.push_back(lib + ": a binary for " + machine_name(elf->machine()) +
+                          " (a wheel for another platform): its "
                           "symbols and schema strings are read, not its registration blocks' code (x86-64 only), and "
                           "it cannot be loaded here for the live registry");
     if (!elf->has_symtab())
-      out.notes.push_back(lib + ": no .symtab (stripped): the kernels' boxing wrappers are local symbols and cannot be "
+      out.notes.push_back(lib +
+                          ": no .symtab (stripped): the kernels' boxing wrappers are local symbols and cannot be "
                           "found; only exported names remain");
-    std::map<std::string, std::vector<uint64_t>> kernels;  // kernel -> its boxing wrappers' addresses
+    std::map<std::string, std::vector<uint64_t>> kernels;         // kernel -> its boxing wrappers' addresses
     std::unordered_map<std::string, const ElfSymbol*> functions;  // qualified name -> symbol
     for (const auto& s : elf->symbols()) {
       if (!s.defined() || s.type != SymbolType::Function || s.name.find('.') != std::string::npos) continue;
@@ -443,7 +451,8 @@ TorchBinaryKernels read_torch_binaries(const std::vector<std::string>& libraries
       if (placed.emplace(r.op, r.dispatch_key).second) {
         if (const auto d = functions.find(r.demangled); !r.demangled.empty() && d != functions.end()) {
           r.symbol = d->second->name;
-          out.definitions.push_back({r.demangled, std::string(d->second->name), d->second->size, "", 0, base_name(lib)});
+          out.definitions.push_back(
+              {r.demangled, std::string(d->second->name), d->second->size, "", 0, base_name(lib)});
         }
         out.registrations.push_back(std::move(r));
         ++out.from_block_code;
@@ -497,7 +506,9 @@ TorchAgreement torch_agreement(const RegistrationView& view, std::string_view ns
       if (r.kernel.empty() ? same_unit || (family.empty() && r.binary_unit.empty())
                            : family.empty() || matches_family(r.kernel, family))
         ++a.agree;
-      else example(a.kernel_differs, r, ": " + (r.kernel.empty() ? "(kernel unnamed)" : r.kernel) + " registered at " + r.registry_at);
+      else
+        example(a.kernel_differs, r,
+                ": " + (r.kernel.empty() ? "(kernel unnamed)" : r.kernel) + " registered at " + r.registry_at);
     } else if (in_live) {
       example(a.live_only, r, " (registered at " + r.registry_at + ")");
     } else {
@@ -522,8 +533,8 @@ std::string torch_dispatch_table_text(std::string_view registry_json, const std:
     if (pattern && !std::regex_search(name, *pattern)) continue;
     out += "dispatch table of " + name + ":\n";
     for (const auto& slot : op.value("table", json::array())) {
-      out += slot.value("key", "") + ": " + (slot.value("fallthrough", false) ? "fallthrough " : "") + "registered at " +
-             slot.value("registered_at", "") + " [" + slot.value("provenance", "") + "]\n";
+      out += slot.value("key", "") + ": " + (slot.value("fallthrough", false) ? "fallthrough " : "") +
+             "registered at " + slot.value("registered_at", "") + " [" + slot.value("provenance", "") + "]\n";
     }
   }
   return out;

@@ -47,10 +47,10 @@ struct TorchBinaryKernels {
   std::vector<BinaryRegistrationRecord> registrations;  // kind "impl", block "TORCH_FN (inferred)"
   std::vector<KernelDefinitionRecord> definitions;      // the kernels' symbols and sizes
   std::vector<BinaryLibraryRecord> libraries;
-  std::size_t schemas = 0;         // operator names found in .rodata schema strings
-  std::size_t boxed_kernels = 0;   // distinct kernels behind a TORCH_FN boxing wrapper
-  std::size_t unplaced = 0;        // of those, kernels whose key or operator the name does not tell
-  std::size_t blocks = 0;          // TORCH_LIBRARY_IMPL blocks whose code was read
+  std::size_t schemas = 0;          // operator names found in .rodata schema strings
+  std::size_t boxed_kernels = 0;    // distinct kernels behind a TORCH_FN boxing wrapper
+  std::size_t unplaced = 0;         // of those, kernels whose key or operator the name does not tell
+  std::size_t blocks = 0;           // TORCH_LIBRARY_IMPL blocks whose code was read
   std::size_t from_block_code = 0;  // (operator, key) registrations found only in a block's code
   std::size_t not_in_blocks = 0;    // placed kernels of a key no block is for: not registered at load
   // Registrations both a block's code and the kernel's name place: how often the kernel the block

@@ -46,7 +46,8 @@ struct source_location {
 // to a private name first, then renamed, so concurrent scans never read half a file.
 const std::string& shim_directory() {
   static const std::string dir = [] {
-    const auto path = std::filesystem::temp_directory_path() / ("glassbox-libclang-shims-" + std::to_string(::getuid()));
+    const auto path =
+        std::filesystem::temp_directory_path() / ("glassbox-libclang-shims-" + std::to_string(::getuid()));
     std::filesystem::create_directories(path);
     const auto tmp = path / ("source_location." + std::to_string(::getpid()));
     std::ofstream(tmp, std::ios::binary | std::ios::trunc) << kSourceLocationShim;
@@ -98,6 +99,5 @@ std::vector<std::string> libclang_arguments(const CompileCommand& c) {
   a.push_back("-w");  // errors are what matter here
   return a;
 }
-
 
 }  // namespace glassbox::introspect

@@ -56,7 +56,8 @@ CompileDatabase read_entries_leniently(const std::filesystem::path& build_dir, s
       } catch (const std::exception& e) {
         // The reader numbers the entry of its one-entry array 0: say which entry of the file it is.
         std::string why = e.what();
-        if (const auto at = why.find(": entry 0"); at != std::string::npos) why.replace(at, 9, ": entry " + std::to_string(i));
+        if (const auto at = why.find(": entry 0"); at != std::string::npos)
+          why.replace(at, 9, ": entry " + std::to_string(i));
         warnings.push_back("skipped a compile-database entry: " + why);
       }
     }
@@ -86,19 +87,33 @@ std::string source_scan_to_json(const SourceScan& scan, int indent) {
   j["warnings"] = scan.warnings;
   j["errors"] = nlohmann::ordered_json::array();
   for (const auto& e : scan.errors) {
-    j["errors"].push_back({{"file", e.file}, {"message", e.message}, {"parsed", e.parsed},
-                           {"diagnostics", e.diagnostics}, {"registrations", e.registrations}});
+    j["errors"].push_back({{"file", e.file},
+                           {"message", e.message},
+                           {"parsed", e.parsed},
+                           {"diagnostics", e.diagnostics},
+                           {"registrations", e.registrations}});
   }
   j["registrations"] = nlohmann::ordered_json::array();
   for (const auto& r : scan.registrations) {
-    j["registrations"].push_back({{"kind", r.kind}, {"block", r.block}, {"namespace", r.ns},
-                                  {"dispatch_key", r.dispatch_key}, {"operator", r.qualified_op()},
-                                  {"name", r.op}, {"overload", r.overload}, {"schema", r.schema},
-                                  {"kernel", r.kernel}, {"kernel_file", r.kernel_file},
-                                  {"kernel_line", r.kernel_line}, {"kernel_defined", r.kernel_defined},
-                                  {"file", r.file}, {"line", r.line}, {"block_file", r.block_file},
-                                  {"block_line", r.block_line}, {"yaml_file", r.yaml_file},
-                                  {"yaml_line", r.yaml_line}, {"unit", r.unit}});
+    j["registrations"].push_back({{"kind", r.kind},
+                                  {"block", r.block},
+                                  {"namespace", r.ns},
+                                  {"dispatch_key", r.dispatch_key},
+                                  {"operator", r.qualified_op()},
+                                  {"name", r.op},
+                                  {"overload", r.overload},
+                                  {"schema", r.schema},
+                                  {"kernel", r.kernel},
+                                  {"kernel_file", r.kernel_file},
+                                  {"kernel_line", r.kernel_line},
+                                  {"kernel_defined", r.kernel_defined},
+                                  {"file", r.file},
+                                  {"line", r.line},
+                                  {"block_file", r.block_file},
+                                  {"block_line", r.block_line},
+                                  {"yaml_file", r.yaml_file},
+                                  {"yaml_line", r.yaml_line},
+                                  {"unit", r.unit}});
   }
   return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }

@@ -28,14 +28,14 @@ struct SourceRegistration {
   std::string kernel_file;   // where the kernel is defined (any unit), else declared
   int kernel_line = 0;
   bool kernel_defined = false;  // kernel_file:kernel_line is the definition
-  std::string file;          // the call (relative to the source root when inside it)
+  std::string file;             // the call (relative to the source root when inside it)
   int line = 0;
-  std::string block_file;    // the block's macro
+  std::string block_file;  // the block's macro
   int block_line = 0;
-  std::string yaml_file;     // a "// engine/ops/ops.yaml:41" comment on the call's line, else ""
+  std::string yaml_file;  // a "// engine/ops/ops.yaml:41" comment on the call's line, else ""
   int yaml_line = 0;
-  std::string unit;          // the translation unit it was found in
-  std::string kernel_usr;    // libclang's USR of the kernel, to find its definition in other units
+  std::string unit;        // the translation unit it was found in
+  std::string kernel_usr;  // libclang's USR of the kernel, to find its definition in other units
 
   // "ns::op.overload" (or "ns::op"); "" for a fallback.
   std::string qualified_op() const;
@@ -44,17 +44,17 @@ struct SourceRegistration {
 // A unit with compile errors (a missing header, an unknown member...). libclang recovers from
 // most: the registrations it could still read are kept, and the unit's errors are listed here.
 struct UnitError {
-  std::string file;     // the translation unit
-  std::string message;  // "file:line:col: error: ..." of the first error, and how many more
+  std::string file;                      // the translation unit
+  std::string message;                   // "file:line:col: error: ..." of the first error, and how many more
   std::vector<std::string> diagnostics;  // every error ("file:line:col: error: ..."), at most 50
   std::size_t registrations = 0;         // found in the unit despite the errors
   bool parsed = true;                    // false: libclang could not parse it at all (nothing kept)
 };
 
 struct SourceScanOptions {
-  int jobs = 0;               // threads; 0: one per core
-  std::string unit_filter;    // ECMAScript regex on a unit's file: scan only matching units
-  std::string source_root;    // paths under it are reported relative to it; "" keeps them absolute
+  int jobs = 0;             // threads; 0: one per core
+  std::string unit_filter;  // ECMAScript regex on a unit's file: scan only matching units
+  std::string source_root;  // paths under it are reported relative to it; "" keeps them absolute
   // Parse only the units with a line that opens a registration block: much faster, but kernels
   // are then placed at their declarations unless a registering unit defines them.
   bool registering_units_only = false;

@@ -17,15 +17,15 @@
 #include "engine/core/error.h"
 #include "graphs/graph.h"
 #include "introspect/source/libclang_arguments.h"
-#include "introspect/support/paths.h"
 #include "introspect/source/source_scan.h"
+#include "introspect/support/paths.h"
 
 namespace glassbox::introspect {
 namespace {
 
-const std::set<std::string, std::less<>> kBlockMacros = {
-    "GLASSBOX_LIBRARY", "GLASSBOX_LIBRARY_FRAGMENT", "GLASSBOX_LIBRARY_IMPL",
-    "TORCH_LIBRARY",    "TORCH_LIBRARY_FRAGMENT",    "TORCH_LIBRARY_IMPL"};
+const std::set<std::string, std::less<>> kBlockMacros = {"GLASSBOX_LIBRARY",       "GLASSBOX_LIBRARY_FRAGMENT",
+                                                         "GLASSBOX_LIBRARY_IMPL",  "TORCH_LIBRARY",
+                                                         "TORCH_LIBRARY_FRAGMENT", "TORCH_LIBRARY_IMPL"};
 
 std::string take(CXString s) {
   const char* c = clang_getCString(s);
@@ -53,8 +53,7 @@ Place expansion_of(CXSourceLocation loc) {
 // Kernels are named by their qualified name ("glassbox::native::add_cpu").
 std::string qualified_name(CXCursor c) {
   std::string name = take(clang_getCursorSpelling(c));
-  for (CXCursor p = clang_getCursorSemanticParent(c); !clang_Cursor_isNull(p) &&
-                                                      p.kind != CXCursor_TranslationUnit;
+  for (CXCursor p = clang_getCursorSemanticParent(c); !clang_Cursor_isNull(p) && p.kind != CXCursor_TranslationUnit;
        p = clang_getCursorSemanticParent(p)) {
     std::string part = take(clang_getCursorSpelling(p));
     if (part.empty()) part = p.kind == CXCursor_Namespace ? "(anonymous namespace)" : "(anonymous)";
@@ -94,7 +93,8 @@ class UnitScanner {
         if (start.offset >= b.begin && start.offset <= b.end) block = &b;
       if (!block) {
         const Place at = expansion_of(clang_getCursorLocation(fn));
-        result.definitions[take(clang_getCursorUSR(fn))] = KernelSite{qualified_name(fn), relative(at.path), int(at.line)};
+        result.definitions[take(clang_getCursorUSR(fn))] =
+            KernelSite{qualified_name(fn), relative(at.path), int(at.line)};
         continue;
       }
       current_ = block;
@@ -199,14 +199,17 @@ class UnitScanner {
       std::optional<CXCursor> found;
     } state{&pred, std::nullopt};
     if (pred(root)) return root;
-    clang_visitChildren(root, [](CXCursor c, CXCursor, CXClientData d) {
+    clang_visitChildren(
+        root,
+        [](CXCursor c, CXCursor, CXClientData d) {
       auto& s = *static_cast<State*>(d);
       if ((*s.pred)(c)) {
         s.found = c;
         return CXChildVisit_Break;
       }
       return CXChildVisit_Recurse;
-    }, &state);
+        },
+        &state);
     return state.found;
   }
 
@@ -233,9 +236,13 @@ class UnitScanner {
 
   // PyTorch's wrappers around a kernel: the kernel is the function they name, not the wrapper.
   static bool is_kernel_wrapper(CXCursor function) {
-    static const std::set<std::string, std::less<>> kWrappers = {
-        "makeFromBoxedFunction", "makeFromUnboxedFunction", "makeFromBoxedKernel", "makeFallthrough",
-        "makeNamedNotSupported", "makeFromUnboxedRuntimeFunction", "get"};
+    static const std::set<std::string, std::less<>> kWrappers = {"makeFromBoxedFunction",
+                                                                 "makeFromUnboxedFunction",
+                                                                 "makeFromBoxedKernel",
+                                                                 "makeFallthrough",
+                                                                 "makeNamedNotSupported",
+                                                                 "makeFromUnboxedRuntimeFunction",
+                                                                 "get"};
     const std::string parent = take(clang_getCursorSpelling(clang_getCursorSemanticParent(function)));
     return (parent == "CppFunction" || parent == "CompileTimeFunctionPointer") &&
            kWrappers.count(take(clang_getCursorSpelling(function)));
@@ -264,7 +271,8 @@ class UnitScanner {
   Kernel kernel_argument(CXCursor arg) const {
     Kernel k;
     const auto toks = tokens(clang_getCursorExtent(arg));
-    if (std::find(toks.begin(), toks.end(), "makeFallthrough") != toks.end()) return Kernel{"(fallthrough)", "", "", 0, false};
+    if (std::find(toks.begin(), toks.end(), "makeFallthrough") != toks.end())
+      return Kernel{"(fallthrough)", "", "", 0, false};
     const std::string named = function_named_by_wrapper(toks);
     const std::string named_last = named.substr(named.rfind(':') == std::string::npos ? 0 : named.rfind(':') + 1);
     auto is_function = [](CXCursorKind kind) {
@@ -404,7 +412,8 @@ std::optional<UnitError> unit_errors(CXTranslationUnit tu, const std::string& un
     if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
       ++errors;
       if (e.diagnostics.size() < kMaxListed)
-        e.diagnostics.push_back(take(clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation | CXDiagnostic_DisplayColumn)));
+        e.diagnostics.push_back(
+            take(clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation | CXDiagnostic_DisplayColumn)));
     }
     clang_disposeDiagnostic(d);
   }
@@ -429,7 +438,8 @@ UnitResult scan_unit(CXIndex index, const CompileCommand& c, const std::string& 
   UnitResult result;
   std::ifstream in(c.file, std::ios::binary);
   if (!in) {
-    result.error = UnitError{c.file, c.file + ": cannot be read (is the build directory older than the sources?)", {}, 0, false};
+    result.error =
+        UnitError{c.file, c.file + ": cannot be read (is the build directory older than the sources?)", {}, 0, false};
     result.error->diagnostics.push_back(result.error->message);
     return result;
   }
@@ -441,8 +451,8 @@ UnitResult scan_unit(CXIndex index, const CompileCommand& c, const std::string& 
   // parsed (a block is a function body); the visit below still enters only the blocks.
   // KeepGoing: after a fatal error (a missing header) clang would otherwise stop instantiating
   // templates, and every impl() call (a template) would be lost.
-  const unsigned flags = CXTranslationUnit_KeepGoing |
-                         (has_blocks ? CXTranslationUnit_DetailedPreprocessingRecord : CXTranslationUnit_SkipFunctionBodies);
+  const unsigned flags = CXTranslationUnit_KeepGoing | (has_blocks ? CXTranslationUnit_DetailedPreprocessingRecord
+                                                                   : CXTranslationUnit_SkipFunctionBodies);
   const std::vector<std::string> args = libclang_arguments(c);
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -475,7 +485,8 @@ SourceScan scan_sources(const CompileDatabase& db, const SourceScanOptions& opti
     try {
       filter.emplace(options.unit_filter);
     } catch (const std::regex_error& e) {
-      throw ValueError("source scan: the unit filter \"" + options.unit_filter + "\" is not a valid regex: " + e.what());
+      throw ValueError("source scan: the unit filter \"" + options.unit_filter +
+                       "\" is not a valid regex: " + e.what());
     }
   }
   // One entry per source file (a file compiled by two targets is scanned once).
@@ -487,7 +498,8 @@ SourceScan scan_sources(const CompileDatabase& db, const SourceScanOptions& opti
     if (is_cuda_unit(c) || options.registering_units_only) {
       std::ifstream in(c.file);
       const std::string text((std::istreambuf_iterator<char>(in)), {});
-      const bool registers = options.registering_units_only ? opens_registration_block(text) : names_registration_macro(text);
+      const bool registers =
+          options.registering_units_only ? opens_registration_block(text) : names_registration_macro(text);
       if (in && !registers) {
         ++scan.skipped_units;
         continue;
@@ -502,7 +514,8 @@ SourceScan scan_sources(const CompileDatabase& db, const SourceScanOptions& opti
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     CXIndex index = clang_createIndex(0, 0);
-    for (std::size_t i; (i = next.fetch_add(1)) < units.size();) results[i] = scan_unit(index, *units[i], scan.source_root);
+    for (std::size_t i; (i = next.fetch_add(1)) < units.size();)
+      results[i] = scan_unit(index, *units[i], scan.source_root);
     clang_disposeIndex(index);
   };
   std::vector<std::thread> threads;
@@ -513,9 +526,7 @@ SourceScan scan_sources(const CompileDatabase& db, const SourceScanOptions& opti
   // Kernels are usually defined in another unit than the one registering them.
   std::unordered_map<std::string, KernelSite> definitions;
   for (const auto& r : results) definitions.insert(r.definitions.begin(), r.definitions.end());
-  auto relative = [&](const std::string& path) {
-    return graphs::path_relative_to(path, scan.source_root);
-  };
+  auto relative = [&](const std::string& path) { return graphs::path_relative_to(path, scan.source_root); };
   for (std::size_t i = 0; i < results.size(); ++i) {
     scan.units.push_back(relative(units[i]->file));
     if (results[i].error) {
@@ -530,9 +541,8 @@ SourceScan scan_sources(const CompileDatabase& db, const SourceScanOptions& opti
       scan.registrations.push_back(std::move(r));
     }
   }
-  std::stable_sort(scan.registrations.begin(), scan.registrations.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.file, a.line) < std::tie(b.file, b.line);
-  });
+  std::stable_sort(scan.registrations.begin(), scan.registrations.end(),
+                   [](const auto& a, const auto& b) { return std::tie(a.file, a.line) < std::tie(b.file, b.line); });
   std::sort(scan.errors.begin(), scan.errors.end(), [](const auto& a, const auto& b) { return a.file < b.file; });
   return scan;
 }

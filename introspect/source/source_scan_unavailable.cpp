@@ -7,8 +7,9 @@ namespace glassbox::introspect {
 bool source_scan_available() { return false; }
 
 SourceScan scan_sources(const CompileDatabase&, const SourceScanOptions&) {
-  throw Error("scanning sources needs libclang, and glassbox was built without it "
-              "(install libclang-dev and re-run cmake)");
+  throw Error(
+      "scanning sources needs libclang, and glassbox was built without it "
+      "(install libclang-dev and re-run cmake)");
 }
 
 }  // namespace glassbox::introspect

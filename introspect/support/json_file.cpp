@@ -27,8 +27,7 @@ nlohmann::json parse_json(std::string_view text, std::string_view origin) {
     // byte is 1-based and one past the end for a truncated document.
     const bool truncated = e.byte >= text.size();
     std::ostringstream message;
-    message << origin << ": " << (truncated ? "truncated JSON (ends early)" : "invalid JSON")
-            << " at byte " << e.byte;
+    message << origin << ": " << (truncated ? "truncated JSON (ends early)" : "invalid JSON") << " at byte " << e.byte;
     std::string detail = e.what();
     // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 5: ...".
     if (auto colon = detail.find(": "); colon != std::string::npos) message << ": " << detail.substr(colon + 2);
@@ -43,8 +42,7 @@ nlohmann::json read_json_file(const std::filesystem::path& file) {
 }
 
 namespace {
-[[noreturn]] void fail(std::string_view origin, std::string_view what, std::string_view key,
-                       std::string_view problem) {
+[[noreturn]] void fail(std::string_view origin, std::string_view what, std::string_view key, std::string_view problem) {
   std::string where(what);
   if (!where.empty()) where += ".";
   throw Error(detail::str_cat(origin, ": ", where, key, ": ", problem));
@@ -77,8 +75,7 @@ std::string json_string_or(const nlohmann::json& object, std::string_view key, s
   return it->get<std::string>();
 }
 
-long long json_int_or(const nlohmann::json& object, std::string_view key, long long fallback,
-                      std::string_view origin) {
+long long json_int_or(const nlohmann::json& object, std::string_view key, long long fallback, std::string_view origin) {
   if (!object.is_object()) return fallback;
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return fallback;
@@ -94,8 +91,7 @@ bool json_bool_or(const nlohmann::json& object, std::string_view key, bool fallb
   return it->get<bool>();
 }
 
-const nlohmann::json& json_array_or_empty(const nlohmann::json& object, std::string_view key,
-                                          std::string_view origin) {
+const nlohmann::json& json_array_or_empty(const nlohmann::json& object, std::string_view key, std::string_view origin) {
   static const nlohmann::json empty = nlohmann::json::array();
   if (!object.is_object()) return empty;
   auto it = object.find(key);

@@ -25,11 +25,9 @@ std::string json_string(const nlohmann::json& object, std::string_view key, std:
 // Optional members: the fallback when absent; glassbox::Error when present with the wrong type.
 std::string json_string_or(const nlohmann::json& object, std::string_view key, std::string_view fallback,
                            std::string_view origin);
-long long json_int_or(const nlohmann::json& object, std::string_view key, long long fallback,
-                      std::string_view origin);
+long long json_int_or(const nlohmann::json& object, std::string_view key, long long fallback, std::string_view origin);
 bool json_bool_or(const nlohmann::json& object, std::string_view key, bool fallback, std::string_view origin);
 // An array member (an empty array when absent); glassbox::Error when present and not an array.
-const nlohmann::json& json_array_or_empty(const nlohmann::json& object, std::string_view key,
-                                          std::string_view origin);
+const nlohmann::json& json_array_or_empty(const nlohmann::json& object, std::string_view key, std::string_view origin);
 
 }  // namespace glassbox::introspect

@@ -22,8 +22,8 @@ void parallel_chunks(std::size_t count, std::size_t chunk, unsigned threads, Fn&
   if (count == 0) return;
   chunk = std::max<std::size_t>(chunk, 1);
   const std::size_t chunks = (count + chunk - 1) / chunk;
-  const unsigned workers = static_cast<unsigned>(
-      std::min<std::size_t>(chunks, threads == 0 ? default_thread_count() : threads));
+  const unsigned workers =
+      static_cast<unsigned>(std::min<std::size_t>(chunks, threads == 0 ? default_thread_count() : threads));
   if (workers <= 1) {
     fn(std::size_t{0}, count);
     return;

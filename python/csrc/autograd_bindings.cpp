@@ -75,9 +75,15 @@ void bind_autograd(py::module_& m) {
       .def_property(
           "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
           [](const Tensor& t, bool v) { t.requires_grad_(v); })
-      .def("requires_grad_", [](const Tensor& t, bool v) { return t.requires_grad_(v); }, py::arg("requires_grad") = true)
+      .def(
+          "requires_grad_", [](const Tensor& t, bool v) { return t.requires_grad_(v); },
+          py::arg("requires_grad") = true)
       .def_property(
-          "grad", [](const Tensor& t) -> py::object { Tensor g = t.grad(); return g.defined() ? py::cast(g) : py::none(); },
+          "grad",
+          [](const Tensor& t) -> py::object {
+            Tensor g = t.grad();
+            return g.defined() ? py::cast(g) : py::none();
+          },
           [](const Tensor& t, const py::object& g) { t.set_grad(g.is_none() ? Tensor() : g.cast<Tensor>()); })
       .def_property_readonly("grad_fn", [](const Tensor& t) { return t.grad_fn(); })
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
@@ -85,42 +91,45 @@ void bind_autograd(py::module_& m) {
       .def(
           "backward",
           [](const Tensor& t, const py::object& gradient, std::optional<bool> retain_graph, bool create_graph) {
-            const Tensor g = gradient.is_none() ? Tensor() : gradient.cast<Tensor>();
-            py::gil_scoped_release nogil;  // hooks take it back
-            t.backward(g, retain_graph, create_graph);
+    const Tensor g = gradient.is_none() ? Tensor() : gradient.cast<Tensor>();
+    py::gil_scoped_release nogil;  // hooks take it back
+    t.backward(g, retain_graph, create_graph);
           },
           py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), py::arg("create_graph") = false)
       .def("detach", &Tensor::detach)
       .def("retain_grad", &Tensor::retain_grad)
       .def_property_readonly("retains_grad", &Tensor::retains_grad)
-      .def("register_hook", [](const Tensor& t, py::function fn) {
-        auto hook = std::make_shared<PythonHook>(fn.ptr());
-        t.register_hook([hook](const Tensor& g) -> Tensor {
-          py::gil_scoped_acquire gil;
-          if (hook->removed) return Tensor();
-          py::object r = py::reinterpret_borrow<py::object>(hook->fn)(g);
-          if (r.is_none()) return Tensor();
-          if (!py::isinstance<Tensor>(r))
-            throw py::type_error("a tensor hook must return a Tensor or None, but it returned " +
-                                 std::string(py::str(py::type::handle_of(r).attr("__name__"))));
-          return r.cast<Tensor>();
-        });
-        return HookHandle{hook};
-      }, py::arg("hook"))
+      .def(
+          "register_hook",
+          [](const Tensor& t, py::function fn) {
+    auto hook = std::make_shared<PythonHook>(fn.ptr());
+    t.register_hook([hook](const Tensor& g) -> Tensor {
+      py::gil_scoped_acquire gil;
+      if (hook->removed) return Tensor();
+      py::object r = py::reinterpret_borrow<py::object>(hook->fn)(g);
+      if (r.is_none()) return Tensor();
+      if (!py::isinstance<Tensor>(r))
+        throw py::type_error("a tensor hook must return a Tensor or None, but it returned " +
+                             std::string(py::str(py::type::handle_of(r).attr("__name__"))));
+      return r.cast<Tensor>();
+    });
+    return HookHandle{hook};
+          },
+          py::arg("hook"))
       // t.data: the same data without history; t.data = other makes this Python tensor hold
       // other's data (shared, not copied) and keeps its requires_grad (and .grad where it fits).
       .def_property(
           "data", [](const Tensor& t) { return t.detach(); },
           [](py::object self, const Tensor& value) {
-            Tensor& held = self.cast<Tensor&>();
-            Tensor replacement = value.detach();
-            const bool requires_grad = held.requires_grad();
-            const Tensor grad = held.grad();
-            if (requires_grad) replacement.requires_grad_(true);
-            // .grad stays while it still fits (the engine refuses a grad of another shape or dtype).
-            if (grad.defined() && grad.sizes() == replacement.sizes() && grad.dtype() == replacement.dtype())
-              replacement.set_grad(grad);
-            held = replacement;
+    Tensor& held = self.cast<Tensor&>();
+    Tensor replacement = value.detach();
+    const bool requires_grad = held.requires_grad();
+    const Tensor grad = held.grad();
+    if (requires_grad) replacement.requires_grad_(true);
+    // .grad stays while it still fits (the engine refuses a grad of another shape or dtype).
+    if (grad.defined() && grad.sizes() == replacement.sizes() && grad.dtype() == replacement.dtype())
+      replacement.set_grad(grad);
+    held = replacement;
           });
 
   py::class_<HookHandle>(m, "RemovableHandle", "what register_hook returns: remove() takes the hook out")
@@ -134,9 +143,9 @@ void bind_autograd(py::module_& m) {
   ag.def(
       "backward",
       [](const py::object& tensors, const py::object& grads, std::optional<bool> retain_graph, bool create_graph) {
-        std::vector<Tensor> outputs = tensors_or_empty(tensors), gradients = tensors_or_empty(grads);
-        py::gil_scoped_release nogil;
-        autograd::backward(outputs, gradients, retain_graph, create_graph);
+    std::vector<Tensor> outputs = tensors_or_empty(tensors), gradients = tensors_or_empty(grads);
+    py::gil_scoped_release nogil;
+    autograd::backward(outputs, gradients, retain_graph, create_graph);
       },
       py::arg("tensors"), py::arg("grad_tensors") = py::none(), py::arg("retain_graph") = py::none(),
       py::arg("create_graph") = false);
@@ -144,16 +153,16 @@ void bind_autograd(py::module_& m) {
       "grad",
       [](const py::object& outputs, const py::object& inputs, const py::object& grad_outputs,
          std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
-        const std::vector<Tensor> outs = tensors_or_empty(outputs), ins = tensors_or_empty(inputs),
-                                  grads = tensors_or_empty(grad_outputs);
-        std::vector<Tensor> gs;
-        {
-          py::gil_scoped_release nogil;
-          gs = autograd::grad(outs, ins, grads, retain_graph, create_graph, allow_unused);
-        }
-        py::tuple out(gs.size());
-        for (size_t i = 0; i < gs.size(); ++i) out[i] = gs[i].defined() ? py::cast(gs[i]) : py::none();
-        return out;
+    const std::vector<Tensor> outs = tensors_or_empty(outputs), ins = tensors_or_empty(inputs),
+                              grads = tensors_or_empty(grad_outputs);
+    std::vector<Tensor> gs;
+    {
+      py::gil_scoped_release nogil;
+      gs = autograd::grad(outs, ins, grads, retain_graph, create_graph, allow_unused);
+    }
+    py::tuple out(gs.size());
+    for (size_t i = 0; i < gs.size(); ++i) out[i] = gs[i].defined() ? py::cast(gs[i]) : py::none();
+    return out;
       },
       py::arg("outputs"), py::arg("inputs"), py::arg("grad_outputs") = py::none(), py::arg("retain_graph") = py::none(),
       py::arg("create_graph") = false, py::arg("allow_unused") = false);

@@ -17,16 +17,16 @@ void bind_cuda(py::module_& cuda) {
   cuda.def(
       "memory_stats",
       [](int device) {
-        const MemoryStats s = memory_stats(device);
-        py::dict d;
-        d["allocated_bytes"] = s.allocated_bytes;
-        d["peak_allocated_bytes"] = s.peak_allocated_bytes;
-        d["reserved_bytes"] = s.reserved_bytes;
-        d["peak_reserved_bytes"] = s.peak_reserved_bytes;
-        d["active_blocks"] = s.active_blocks;
-        d["allocations"] = s.allocations;
-        d["driver_allocations"] = s.driver_allocations;
-        return d;
+    const MemoryStats s = memory_stats(device);
+    py::dict d;
+    d["allocated_bytes"] = s.allocated_bytes;
+    d["peak_allocated_bytes"] = s.peak_allocated_bytes;
+    d["reserved_bytes"] = s.reserved_bytes;
+    d["peak_reserved_bytes"] = s.peak_reserved_bytes;
+    d["active_blocks"] = s.active_blocks;
+    d["allocations"] = s.allocations;
+    d["driver_allocations"] = s.driver_allocations;
+    return d;
       },
       py::arg("device") = -1);
   cuda.def("reset_peak_memory_stats", &reset_peak_memory_stats, py::arg("device") = -1);

@@ -95,8 +95,7 @@ std::optional<ScalarType> scalar_type_of(dlpack::DataType d) {
     case dlpack::kBool:
       if (d.bits == 8) return ScalarType::Bool;
       break;
-    default:
-      break;
+    default: break;
   }
   return std::nullopt;
 }
@@ -146,8 +145,9 @@ py::object make_capsule(const Tensor& t, bool copied) {
   ctx->strides.assign(t.strides().begin(), t.strides().end());
   dlpack::Tensor& dl = ctx->managed.dl_tensor;
   dl.data = t.data_ptr();  // the first element: byte_offset stays 0, which every consumer reads
-  dl.device = t.device().type == DeviceType::CUDA ? dlpack::Device{dlpack::kCUDA, std::max<int32_t>(t.device().index, 0)}
-                                                 : dlpack::Device{dlpack::kCPU, 0};
+  dl.device = t.device().type == DeviceType::CUDA
+                  ? dlpack::Device{dlpack::kCUDA, std::max<int32_t>(t.device().index, 0)}
+                  : dlpack::Device{dlpack::kCPU, 0};
   dl.ndim = static_cast<int32_t>(t.dim());
   dl.dtype = dlpack_dtype(t.dtype());
   dl.shape = ctx->shape.data();
@@ -189,10 +189,10 @@ py::object to_dlpack(const Tensor& t, const py::object& stream, const py::object
                      const py::object& dl_device, const py::object& copy) {
   check_exportable(t, "__dlpack__");
   const bool on_cuda = t.device().type == DeviceType::CUDA;
-  if (on_cuda)
-    order_for_consumer(t, stream);
+  if (on_cuda) order_for_consumer(t, stream);
   else if (!stream.is_none())
-    throw ValueError("__dlpack__: stream must be None for a CPU tensor (got " + py::repr(stream).cast<std::string>() + ")");
+    throw ValueError("__dlpack__: stream must be None for a CPU tensor (got " + py::repr(stream).cast<std::string>() +
+                     ")");
   bool copied = !copy.is_none() && copy.cast<bool>();
   Tensor shared = copied ? glassbox::clone(t) : t;
   if (!dl_device.is_none()) {
@@ -240,10 +240,11 @@ Tensor import_managed(PyObject* capsule, Managed* m, const char* used_name, uint
   if (dl.device.device_type != dlpack::kCPU && dl.device.device_type != dlpack::kCUDA)
     buffer_error("from_dlpack: glassbox imports CPU and CUDA memory through DLPack; the capsule holds memory on " +
                  device_name(dl.device.device_type, dl.device.device_id));
-  const Device device = dl.device.device_type == dlpack::kCPU
-                            ? Device(DeviceType::CPU)
-                            : Device(DeviceType::CUDA, static_cast<int8_t>(cuda::checked_device_index(
-                                                           dl.device.device_id, "from_dlpack")));
+  const Device device =
+      dl.device.device_type == dlpack::kCPU
+          ? Device(DeviceType::CPU)
+          : Device(DeviceType::CUDA,
+                   static_cast<int8_t>(cuda::checked_device_index(dl.device.device_id, "from_dlpack")));
   const std::optional<ScalarType> dtype = scalar_type_of(dl.dtype);
   if (!dtype)
     buffer_error("from_dlpack: DLPack dtype " + describe(dl.dtype) +
@@ -252,8 +253,9 @@ Tensor import_managed(PyObject* capsule, Managed* m, const char* used_name, uint
   if (dl.ndim < 0 || (dl.ndim > 0 && !dl.shape)) throw ValueError("from_dlpack: the DLTensor has no valid shape");
   const bool read_only = flags & dlpack::kFlagReadOnly;
   if (read_only && copy == false)
-    buffer_error("from_dlpack: the producer shares this memory read-only, and glassbox tensors are writable; "
-                 "pass copy=None or copy=True to import a copy");
+    buffer_error(
+        "from_dlpack: the producer shares this memory read-only, and glassbox tensors are writable; "
+        "pass copy=None or copy=True to import a copy");
 
   std::vector<int64_t> sizes(dl.shape, dl.shape + dl.ndim);
   std::vector<int64_t> strides(sizes.size());
@@ -285,7 +287,7 @@ Tensor import_managed(PyObject* capsule, Managed* m, const char* used_name, uint
   if (PyCapsule_SetName(capsule, used_name) != 0) throw py::error_already_set();
   Storage storage = Storage::make(base, nbytes, device, &release_managed<Managed>, m);
   auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), default_key_set(device.type), *dtype, device,
-                                             std::span<const int64_t>());
+                                              std::span<const int64_t>());
   impl->set_geometry(sizes, strides, 0);
   Tensor shared(std::move(impl));
   // A read-only producer gets a private copy; so does anyone asking for one.
@@ -306,7 +308,8 @@ Tensor from_capsule(const py::object& obj, std::optional<bool> copy) {
     return import_managed(capsule, m, dlpack::kUsedCapsuleName, 0, copy);
   }
   if (name_text == dlpack::kVersionedCapsuleName) {
-    auto* m = static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, dlpack::kVersionedCapsuleName));
+    auto* m =
+        static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, dlpack::kVersionedCapsuleName));
     if (!m) throw py::error_already_set();
     if (m->version.major != dlpack::kVersion.major)
       buffer_error("from_dlpack: DLPack version " + std::to_string(m->version.major) + "." +
@@ -335,7 +338,7 @@ void bind_dlpack(py::module_& m) {
       &to_dlpack, py::is_method(tensor), py::name("__dlpack__"), py::arg("stream") = py::none(), py::kw_only(),
       py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
       "A DLPack capsule sharing this tensor's memory, CPU or CUDA ('dltensor_versioned' when max_version >= (1, 0)).");
-  tensor.attr("__dlpack_device__") = py::cpp_function(&dlpack_device, py::is_method(tensor),
-                                                      py::name("__dlpack_device__"),
-                                                      "(DLPack device type, device id): (1, 0) for the CPU, (2, N) for cuda:N.");
+  tensor.attr("__dlpack_device__") =
+      py::cpp_function(&dlpack_device, py::is_method(tensor), py::name("__dlpack_device__"),
+                       "(DLPack device type, device id): (1, 0) for the CPU, (2, N) for cuda:N.");
 }

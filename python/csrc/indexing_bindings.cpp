@@ -49,8 +49,10 @@ TensorIndex to_index(py::handle h) {
   }
   if (PyIndex_Check(h.ptr()) && !array) return TensorIndex(int64_from_python(h, IntOverflow::ValueError, "index"));
   if (py::hasattr(h, "__array__")) return TensorIndex(sequence_index(h));
-  throw TypeError("index: only integers, slices (':'), ellipsis ('...'), None, bools, and integer or bool tensors "
-                  "(or lists of them) are valid indices, got " + type_name(h));
+  throw TypeError(
+      "index: only integers, slices (':'), ellipsis ('...'), None, bools, and integer or bool tensors "
+      "(or lists of them) are valid indices, got " +
+      type_name(h));
 }
 
 // A tuple is one index per position; anything else is a single index (t[[0, 1]] is one list).

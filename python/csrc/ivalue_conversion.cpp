@@ -18,7 +18,8 @@ IValue scalar_from(py::handle h, const std::string& what) {
     if (s.is_integral()) return IValue(s.to_int());
     return IValue(s.to_double());
   }
-  throw ArgumentMismatch{what + " expected a number but got " + std::string(py::str(py::type::handle_of(h).attr("__name__")))};
+  throw ArgumentMismatch{what + " expected a number but got " +
+                         std::string(py::str(py::type::handle_of(h).attr("__name__")))};
 }
 
 // An int argument (or one int standing for an int list): ValueError past int64, as PyTorch.
@@ -50,16 +51,14 @@ IValue element(py::handle h, BaseType base, const std::string& what, IntOverflow
     case BaseType::Str:
       if (py::isinstance<py::str>(h)) return IValue(h.cast<std::string>());
       break;
-    case BaseType::Scalar:
-      return scalar_from(h, what);
+    case BaseType::Scalar: return scalar_from(h, what);
     case BaseType::ScalarType:
       if (py::isinstance<ScalarType>(h)) return IValue(h.cast<ScalarType>());
       break;
     case BaseType::Device:
       if (py::isinstance<py::str>(h)) return IValue(Device::parse(h.cast<std::string>()));
       break;
-    default:
-      break;
+    default: break;
   }
   throw ArgumentMismatch{what + " expected " + std::string(to_string(base)) + " but got " + got};
 }

@@ -58,12 +58,14 @@ class PyLibrary {
   PyLibrary(const std::string& kind, std::string ns, const std::optional<std::string>& key, std::string debug)
       : ns_(std::move(ns)), key_(key_from(key)), debug_(std::move(debug)) {
     if (kind != "DEF" && kind != "FRAGMENT" && kind != "IMPL")
-      throw ValueError("Library(" + ns_ + ", " + kind + ") at " + debug_ + ": kind must be \"DEF\", \"FRAGMENT\" or \"IMPL\"");
+      throw ValueError("Library(" + ns_ + ", " + kind + ") at " + debug_ +
+                       ": kind must be \"DEF\", \"FRAGMENT\" or \"IMPL\"");
     kind_ = kind;
     if (kind_ == "IMPL" && !key_)
       throw ValueError("Library(" + ns_ + ", \"IMPL\") at " + debug_ + " needs a dispatch key, e.g. key=\"CPU\"");
     if (kind_ != "IMPL" && ns_ == "_")
-      throw ValueError("Library(\"_\", \"" + kind_ + "\") at " + debug_ + ": the wildcard namespace '_' is only for IMPL libraries");
+      throw ValueError("Library(\"_\", \"" + kind_ + "\") at " + debug_ +
+                       ": the wildcard namespace '_' is only for IMPL libraries");
     registrations_.push_back(Dispatcher::singleton().register_library(kind_, ns_, key_, debug_));
   }
   PyLibrary(const PyLibrary&) = delete;
@@ -93,15 +95,16 @@ class PyLibrary {
     if (ns_ == "_") throw Error("impl(\"" + op + "\") at " + at + " needs a real namespace, not '_' (" + debug_ + ")");
     const std::optional<DispatchKey> named = key_from(key);
     if (named && key_ && *named != *key_)
-      throw Error("impl(\"" + op + "\", " + std::string(to_string(*named)) + ") at " + at + " names a key other than the " +
-                  name() + "'s (" + debug_ + ")");
+      throw Error("impl(\"" + op + "\", " + std::string(to_string(*named)) + ") at " + at +
+                  " names a key other than the " + name() + "'s (" + debug_ + ")");
     const DispatchKey k = named ? *named : key_ ? *key_ : DispatchKey::CompositeImplicitAutograd;
     const OperatorName qualified = qualify(op, at);
     KernelFunction kernel;
     if (fn.is_none()) {
       kernel = KernelFunction::fallthrough();
     } else {
-      if (!PyCallable_Check(fn.ptr())) throw TypeError("impl(\"" + op + "\") at " + at + ": the kernel is not callable");
+      if (!PyCallable_Check(fn.ptr()))
+        throw TypeError("impl(\"" + op + "\") at " + at + ": the kernel is not callable");
       kernel = KernelFunction::from_boxed_callable(PythonKernel{fn.ptr(), k, at});
       functions_.append(fn);
     }
@@ -158,7 +161,8 @@ class PyLibrary {
     OperatorName n = parse_schema_name(op);
     if (n.ns.empty()) n.ns = ns_;
     if (n.ns != ns_)
-      throw Error("operator " + n.full() + " at " + at + " is outside the namespace of the " + name() + " at " + debug_);
+      throw Error("operator " + n.full() + " at " + at + " is outside the namespace of the " + name() + " at " +
+                  debug_);
     return n;
   }
 
@@ -199,12 +203,15 @@ void bind_library(py::module_& m) {
       .def(py::init<const std::string&>(), py::arg("key"))
       .def("__enter__", [](KeyInclusion& k) { k.enter(); })
       .def("__exit__", [](KeyInclusion& k, py::args) { k.exit(); });
-  lib.def("schema_arguments", [](const std::string& op) -> py::tuple {
-    // (name, kwarg_only) of each argument, and where the def is: for checking a Python kernel's signature.
-    std::optional<OperatorHandle> h = Dispatcher::singleton().find_op(OperatorName::parse(op));
-    py::list args;
-    if (!h || !h->has_schema()) return py::make_tuple(py::none(), args, "");
-    for (const Argument& a : h->schema().arguments) args.append(py::make_tuple(a.name, a.kwarg_only));
-    return py::make_tuple(h->schema().to_string(), args, h->entry().schema_debug());
-  }, py::arg("op"));
+  lib.def(
+      "schema_arguments",
+      [](const std::string& op) -> py::tuple {
+        // (name, kwarg_only) of each argument, and where the def is: for checking a Python kernel's signature.
+        std::optional<OperatorHandle> h = Dispatcher::singleton().find_op(OperatorName::parse(op));
+        py::list args;
+        if (!h || !h->has_schema()) return py::make_tuple(py::none(), args, "");
+        for (const Argument& a : h->schema().arguments) args.append(py::make_tuple(a.name, a.kwarg_only));
+        return py::make_tuple(h->schema().to_string(), args, h->entry().schema_debug());
+      },
+      py::arg("op"));
 }

@@ -1,5 +1,6 @@
 // glassbox._C: the engine's Python bindings. Errors arrive in Python as exceptions with the same
-// text: glassbox::TypeError/IndexError/ValueError/NotImplementedError as the Python class of that name, every other glassbox::Error as RuntimeError.
+// text: glassbox::TypeError/IndexError/ValueError/NotImplementedError as the Python class of that name, every other
+// glassbox::Error as RuntimeError.
 #include <pybind11/pybind11.h>
 
 #include <cstdio>

@@ -30,7 +30,8 @@ py::dtype numpy_dtype(ScalarType t) {
     case ScalarType::BFloat16:
     case ScalarType::NumTypes: break;
   }
-  throw TypeError("numpy(): NumPy has no " + std::string(to_string(t)) + " dtype; convert with .to(glassbox.float32) first");
+  throw TypeError("numpy(): NumPy has no " + std::string(to_string(t)) +
+                  " dtype; convert with .to(glassbox.float32) first");
 }
 
 ScalarType from_numpy_dtype(const py::dtype& d) {
@@ -45,8 +46,9 @@ ScalarType from_numpy_dtype(const py::dtype& d) {
   if (kind == 'i' && size == 1) return ScalarType::Int8;
   if (kind == 'u' && size == 1) return ScalarType::UInt8;
   if (kind == 'b') return ScalarType::Bool;
-  throw TypeError("from_numpy: NumPy dtype " + py::str(d).cast<std::string>() +
-                  " is not supported; glassbox has float64, float32, float16, int64, int32, int16, int8, uint8 and bool");
+  throw TypeError(
+      "from_numpy: NumPy dtype " + py::str(d).cast<std::string>() +
+      " is not supported; glassbox has float64, float32, float16, int64, int32, int16, int8, uint8 and bool");
 }
 
 void release_array(void* ctx) {
@@ -56,28 +58,30 @@ void release_array(void* ctx) {
 
 Tensor from_numpy(const py::array& a) {
   const ScalarType dtype = from_numpy_dtype(a.dtype());
-  if (!a.dtype().attr("isnative").cast<bool>())
-    throw ValueError("from_numpy: the array is not in native byte order");
-  if (!a.writeable()) throw ValueError("from_numpy: the array is read-only; glassbox tensors are writable (copy it first)");
+  if (!a.dtype().attr("isnative").cast<bool>()) throw ValueError("from_numpy: the array is not in native byte order");
+  if (!a.writeable())
+    throw ValueError("from_numpy: the array is read-only; glassbox tensors are writable (copy it first)");
   const int64_t item = a.itemsize();
   std::vector<int64_t> sizes(a.ndim()), strides(a.ndim());
   int64_t lowest = 0, highest = 0;  // the byte range the array's elements span
   for (py::ssize_t d = 0; d < a.ndim(); ++d) {
     sizes[d] = a.shape(d);
     const int64_t s = a.strides(d);
-    if (s < 0) throw ValueError("from_numpy: negative strides are not supported (array has strides " +
-                                shape_to_string(std::vector<int64_t>(a.strides(), a.strides() + a.ndim())) + "); copy it first");
-    if (s % item != 0) throw ValueError("from_numpy: byte strides that are not a multiple of the element size are not supported");
+    if (s < 0)
+      throw ValueError("from_numpy: negative strides are not supported (array has strides " +
+                       shape_to_string(std::vector<int64_t>(a.strides(), a.strides() + a.ndim())) + "); copy it first");
+    if (s % item != 0)
+      throw ValueError("from_numpy: byte strides that are not a multiple of the element size are not supported");
     strides[d] = s / item;
     if (sizes[d] > 1) highest += (sizes[d] - 1) * s;
     if (sizes[d] == 0) lowest = highest = -item;
   }
   const size_t nbytes = static_cast<size_t>(highest - lowest + item);
   auto* keep = new py::object(a);
-  Storage storage = Storage::make(const_cast<void*>(a.data()), a.size() == 0 ? 0 : nbytes,
-                                                Device(DeviceType::CPU), &release_array, keep);
+  Storage storage = Storage::make(const_cast<void*>(a.data()), a.size() == 0 ? 0 : nbytes, Device(DeviceType::CPU),
+                                  &release_array, keep);
   auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), default_key_set(DeviceType::CPU), dtype,
-                                         Device(DeviceType::CPU), std::span<const int64_t>());
+                                              Device(DeviceType::CPU), std::span<const int64_t>());
   impl->set_geometry(sizes, strides, 0);
   return Tensor(std::move(impl));
 }
@@ -106,19 +110,18 @@ void bind_numpy(py::module_& m) {
   auto tensor = py::type::of<Tensor>();
   tensor.attr("numpy") = py::cpp_function(
       [](const Tensor& t, bool force) {
-        if (!force || !t.defined()) return to_numpy(t);
-        const Tensor d = t.detach();
-        return to_numpy(d.device().type == DeviceType::CPU ? d : py::cast(d).attr("cpu")().cast<Tensor>());
+    if (!force || !t.defined()) return to_numpy(t);
+    const Tensor d = t.detach();
+    return to_numpy(d.device().type == DeviceType::CPU ? d : py::cast(d).attr("cpu")().cast<Tensor>());
       },
-      py::is_method(tensor),
-      py::name("numpy"), py::arg("force") = false,
+      py::is_method(tensor), py::name("numpy"), py::arg("force") = false,
       "A NumPy array sharing this CPU tensor's memory; force=True detaches and copies to the CPU first.");
   tensor.attr("__array__") = py::cpp_function(
       [](const Tensor& t, py::object dtype, py::object copy) {
-        py::object a = to_numpy(t);
-        if (!dtype.is_none()) a = a.attr("astype")(dtype);
-        if (!copy.is_none() && copy.cast<bool>()) a = a.attr("copy")();
-        return a;
+    py::object a = to_numpy(t);
+    if (!dtype.is_none()) a = a.attr("astype")(dtype);
+    if (!copy.is_none() && copy.cast<bool>()) a = a.attr("copy")();
+    return a;
       },
       py::is_method(tensor), py::name("__array__"), py::arg("dtype") = py::none(), py::arg("copy") = py::none());
 }

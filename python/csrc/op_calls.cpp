@@ -56,7 +56,8 @@ Stack bind(const FunctionSchema& s, const py::tuple& args, const py::dict& kwarg
   size_t positional = 0;
   for (const Argument& a : s.arguments) positional += a.kwarg_only ? 0 : 1;
   if (args.size() > positional)
-    throw ArgumentMismatch{"takes " + std::to_string(positional) + " positional arguments but " + std::to_string(args.size()) + " were given"};
+    throw ArgumentMismatch{"takes " + std::to_string(positional) + " positional arguments but " +
+                           std::to_string(args.size()) + " were given"};
   Stack stack;
   size_t used_kwargs = 0;
   for (size_t i = 0; i < s.arguments.size(); ++i) {
@@ -148,5 +149,6 @@ void bind_op_calls(py::module_& m) {
     for (const OperatorHandle& op : overloads(qualified)) names.push_back(op.name().overload);
     return names;
   });
-  ops.def("boxed_call_count", [] { return g_boxed_calls; }, "How many calls took the boxed path so far.");
+  ops.def(
+      "boxed_call_count", [] { return g_boxed_calls; }, "How many calls took the boxed path so far.");
 }

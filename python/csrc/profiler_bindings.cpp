@@ -79,18 +79,20 @@ void bind_profiler(py::module_& m) {
       .def_readonly("depth", &profiler::Event::depth)
       .def_readonly("start_ns", &profiler::Event::start_ns)
       .def_readonly("end_ns", &profiler::Event::end_ns)
-      .def_property_readonly("inputs",
-                             [](const profiler::Event& e) {
-                               py::list out;
-                               for (const auto& t : e.inputs) out.append(tensor_info(t));
-                               return out;
-                             })
-      .def_property_readonly("hops",
-                             [](const profiler::Event& e) {
-                               py::list out;
-                               for (const auto& h : e.hops) out.append(hop_info(h));
-                               return out;
-                             })
+      .def_property_readonly(
+          "inputs",
+          [](const profiler::Event& e) {
+    py::list out;
+    for (const auto& t : e.inputs) out.append(tensor_info(t));
+    return out;
+          })
+      .def_property_readonly(
+          "hops",
+          [](const profiler::Event& e) {
+    py::list out;
+    for (const auto& h : e.hops) out.append(hop_info(h));
+    return out;
+          })
       .def_property_readonly("tls_included", [](const profiler::Event& e) { return e.local_included.to_string(); })
       .def_property_readonly("tls_excluded", [](const profiler::Event& e) { return e.local_excluded.to_string(); })
       .def_readonly("bytes_allocated", &profiler::Event::bytes_allocated)
@@ -102,7 +104,7 @@ void bind_profiler(py::module_& m) {
   p.def(
       "start",
       [](bool record_shapes, bool profile_memory, bool with_stack, bool cuda) {
-        profiler::start(profiler::Options{record_shapes, profile_memory, with_stack, cuda});
+    profiler::start(profiler::Options{record_shapes, profile_memory, with_stack, cuda});
       },
       py::arg("record_shapes") = false, py::arg("profile_memory") = false, py::arg("with_stack") = false,
       py::arg("cuda") = false);

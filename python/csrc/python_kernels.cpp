@@ -39,8 +39,8 @@ void push_results(const FunctionSchema& schema, const py::object& result, const 
   }
   if (returns.size() == 1) return push(result, returns[0], 0);
   if (!py::isinstance<py::tuple>(result) && !py::isinstance<py::list>(result))
-    throw TypeError(who + " must return a tuple of " + std::to_string(returns.size()) + " values (schema: " +
-                    schema.to_string() + ")");
+    throw TypeError(who + " must return a tuple of " + std::to_string(returns.size()) +
+                    " values (schema: " + schema.to_string() + ")");
   py::sequence seq = py::reinterpret_borrow<py::sequence>(result);
   if (seq.size() != returns.size())
     throw TypeError(who + " returned " + std::to_string(seq.size()) + " values but the schema " + schema.to_string() +
@@ -52,8 +52,8 @@ void push_results(const FunctionSchema& schema, const py::object& result, const 
 std::pair<py::tuple, py::dict> pop_arguments(const FunctionSchema& schema, Stack* stack) {
   const size_t n = schema.arguments.size();
   if (stack->size() < n)
-    throw ValueError(schema.name.full() + ": the stack holds " + std::to_string(stack->size()) + " values but the schema has " +
-                     std::to_string(n) + " arguments");
+    throw ValueError(schema.name.full() + ": the stack holds " + std::to_string(stack->size()) +
+                     " values but the schema has " + std::to_string(n) + " arguments");
   const size_t base = stack->size() - n;
   size_t positional = 0;
   for (const Argument& a : schema.arguments) positional += a.kwarg_only ? 0 : 1;
@@ -87,7 +87,8 @@ void PythonFallback::operator()(const OperatorHandle& op, DispatchKeySet keys, S
   py::gil_scoped_acquire gil;
   const FunctionSchema& schema = schema_for_python(op, debug);
   const size_t base = stack->size() - std::min(stack->size(), schema.arguments.size());
-  auto call = std::make_shared<BoxedCall>(op, keys, Stack(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end()));
+  auto call =
+      std::make_shared<BoxedCall>(op, keys, Stack(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end()));
   stack->resize(base);
   py::object result;
   try {

@@ -36,8 +36,7 @@ struct PythonFallback {
 // way to go on to the keys below. Valid only while the fallback runs.
 class BoxedCall {
  public:
-  BoxedCall(const OperatorHandle& op, DispatchKeySet keys, Stack args)
-      : op_(op), keys_(keys), args_(std::move(args)) {}
+  BoxedCall(const OperatorHandle& op, DispatchKeySet keys, Stack args) : op_(op), keys_(keys), args_(std::move(args)) {}
 
   std::string op() const;
   std::string schema() const;

@@ -9,8 +9,7 @@ namespace py = pybind11;
 void bind_random(py::module_& m) {
   // Any Python int is accepted, as torch.manual_seed does: negative seeds wrap modulo 2^64.
   m.def(
-      "manual_seed",
-      [](const py::int_& seed) { glassbox::manual_seed(PyLong_AsUnsignedLongLongMask(seed.ptr())); },
+      "manual_seed", [](const py::int_& seed) { glassbox::manual_seed(PyLong_AsUnsignedLongLongMask(seed.ptr())); },
       py::arg("seed"), "Seeds the default generator and restarts its stream.");
   m.def(
       "seed", [] { return glassbox::default_generator().seed(); },

@@ -82,16 +82,21 @@ void bind_tensor(py::module_& m) {
       .def("numel", &Tensor::numel)
       .def("is_contiguous", &Tensor::is_contiguous)
       .def("storage_offset", &Tensor::storage_offset)
-      .def("data_ptr",
-           [](const Tensor& t) { return t.device().type == DeviceType::Meta ? 0 : reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def(
+          "data_ptr",
+          [](const Tensor& t) {
+    return t.device().type == DeviceType::Meta ? 0 : reinterpret_cast<uintptr_t>(t.data_ptr());
+          })
       .def("tolist", &to_list)
-      .def("item", [](const Tensor& t) {
-        if (t.numel() != 1)
-          throw Error("a Tensor with " + std::to_string(t.numel()) + " elements cannot be converted to Scalar");
-        py::object v = to_list(t);
-        while (py::isinstance<py::list>(v)) v = py::reinterpret_borrow<py::list>(v)[0];
-        return v;
-      })
+      .def(
+          "item",
+          [](const Tensor& t) {
+    if (t.numel() != 1)
+      throw Error("a Tensor with " + std::to_string(t.numel()) + " elements cannot be converted to Scalar");
+    py::object v = to_list(t);
+    while (py::isinstance<py::list>(v)) v = py::reinterpret_borrow<py::list>(v)[0];
+    return v;
+          })
       .def("_key_set", [](const Tensor& t) { return t.key_set().to_string(); })
       .def("__repr__", &tensor_repr);
 }

@@ -50,7 +50,8 @@ py::object with_array(const Tensor& a, py::handle other, TensorFn f) {
 
 template <bool kReflected, TensorFn F>
 void def_array(py::class_<Tensor>& t, const char* name) {
-  t.def(name, [](const Tensor& a, py::handle other) { return with_array<kReflected>(a, other, F); }, py::is_operator());
+  t.def(
+      name, [](const Tensor& a, py::handle other) { return with_array<kReflected>(a, other, F); }, py::is_operator());
 }
 
 Tensor add_tt(const Tensor& a, const Tensor& b) { return glassbox::add(a, b); }
@@ -73,57 +74,105 @@ Tensor ge_tt(const Tensor& a, const Tensor& b) { return glassbox::ge(a, b); }
 void bind_tensor_operators(py::module_&) {
   auto t = py::reinterpret_borrow<py::class_<Tensor>>(py::type::of<Tensor>());
   const auto op = py::is_operator();
-  t.def("__add__", [](const Tensor& a, const Tensor& b) { return glassbox::add(a, b); }, op, kNoGil)
-      .def("__add__", [](const Tensor& a, const Scalar& b) { return glassbox::add(a, b); }, op, kNoGil)
-      .def("__radd__", [](const Tensor& a, const Scalar& b) { return glassbox::add(a, b); }, op, kNoGil)
-      .def("__iadd__", [](Tensor& a, const Tensor& b) { return a.add_(b); }, op, kNoGil)
-      .def("__iadd__", [](Tensor& a, const Scalar& b) { return a.add_(number(b)); }, op, kNoGil)
-      .def("__sub__", [](const Tensor& a, const Tensor& b) { return glassbox::sub(a, b); }, op, kNoGil)
-      .def("__sub__", [](const Tensor& a, const Scalar& b) { return glassbox::sub(a, number(b)); }, op, kNoGil)
-      .def("__rsub__", [](const Tensor& a, const Scalar& b) { return glassbox::sub(number(b), a); }, op, kNoGil)
-      .def("__mul__", [](const Tensor& a, const Tensor& b) { return glassbox::mul(a, b); }, op, kNoGil)
-      .def("__mul__", [](const Tensor& a, const Scalar& b) { return glassbox::mul(a, b); }, op, kNoGil)
-      .def("__rmul__", [](const Tensor& a, const Scalar& b) { return glassbox::mul(a, b); }, op, kNoGil)
-      .def("__truediv__", [](const Tensor& a, const Tensor& b) { return glassbox::div(a, b); }, op, kNoGil)
-      .def("__truediv__", [](const Tensor& a, const Scalar& b) { return glassbox::div(a, number(b)); }, op, kNoGil)
-      .def("__rtruediv__", [](const Tensor& a, const Scalar& b) { return glassbox::div(number(b), a); }, op, kNoGil)
-      .def("__pow__", [](const Tensor& a, const Tensor& b) { return glassbox::pow(a, b); }, op, kNoGil)
-      .def("__pow__", [](const Tensor& a, const Scalar& b) { return glassbox::pow(a, b); }, op, kNoGil)
-      .def("__rpow__", [](const Tensor& a, const Scalar& b) { return glassbox::pow(b, a); }, op, kNoGil)
-      .def("__matmul__", [](const Tensor& a, const Tensor& b) { return glassbox::matmul(a, b); }, op, kNoGil)
-      .def("__abs__", [](const Tensor& a) { return glassbox::abs(a); }, kNoGil)
-      .def("__invert__", [](const Tensor& a) { return glassbox::logical_not(a); }, kNoGil)
-      .def("__and__", [](const Tensor& a, const Tensor& b) { return glassbox::logical_and(a, b); }, op, kNoGil)
-      .def("__or__", [](const Tensor& a, const Tensor& b) { return glassbox::logical_or(a, b); }, op, kNoGil)
-      .def("__xor__", [](const Tensor& a, const Tensor& b) { return glassbox::logical_xor(a, b); }, op, kNoGil)
-      .def("__neg__", [](const Tensor& a) { return glassbox::neg(a); }, kNoGil)
+  t.def(
+       "__add__", [](const Tensor& a, const Tensor& b) { return glassbox::add(a, b); }, op, kNoGil)
+      .def(
+          "__add__", [](const Tensor& a, const Scalar& b) { return glassbox::add(a, b); }, op, kNoGil)
+      .def(
+          "__radd__", [](const Tensor& a, const Scalar& b) { return glassbox::add(a, b); }, op, kNoGil)
+      .def(
+          "__iadd__", [](Tensor& a, const Tensor& b) { return a.add_(b); }, op, kNoGil)
+      .def(
+          "__iadd__", [](Tensor& a, const Scalar& b) { return a.add_(number(b)); }, op, kNoGil)
+      .def(
+          "__sub__", [](const Tensor& a, const Tensor& b) { return glassbox::sub(a, b); }, op, kNoGil)
+      .def(
+          "__sub__", [](const Tensor& a, const Scalar& b) { return glassbox::sub(a, number(b)); }, op, kNoGil)
+      .def(
+          "__rsub__", [](const Tensor& a, const Scalar& b) { return glassbox::sub(number(b), a); }, op, kNoGil)
+      .def(
+          "__mul__", [](const Tensor& a, const Tensor& b) { return glassbox::mul(a, b); }, op, kNoGil)
+      .def(
+          "__mul__", [](const Tensor& a, const Scalar& b) { return glassbox::mul(a, b); }, op, kNoGil)
+      .def(
+          "__rmul__", [](const Tensor& a, const Scalar& b) { return glassbox::mul(a, b); }, op, kNoGil)
+      .def(
+          "__truediv__", [](const Tensor& a, const Tensor& b) { return glassbox::div(a, b); }, op, kNoGil)
+      .def(
+          "__truediv__", [](const Tensor& a, const Scalar& b) { return glassbox::div(a, number(b)); }, op, kNoGil)
+      .def(
+          "__rtruediv__", [](const Tensor& a, const Scalar& b) { return glassbox::div(number(b), a); }, op, kNoGil)
+      .def(
+          "__pow__", [](const Tensor& a, const Tensor& b) { return glassbox::pow(a, b); }, op, kNoGil)
+      .def(
+          "__pow__", [](const Tensor& a, const Scalar& b) { return glassbox::pow(a, b); }, op, kNoGil)
+      .def(
+          "__rpow__", [](const Tensor& a, const Scalar& b) { return glassbox::pow(b, a); }, op, kNoGil)
+      .def(
+          "__matmul__", [](const Tensor& a, const Tensor& b) { return glassbox::matmul(a, b); }, op, kNoGil)
+      .def(
+          "__abs__", [](const Tensor& a) { return glassbox::abs(a); }, kNoGil)
+      .def(
+          "__invert__", [](const Tensor& a) { return glassbox::logical_not(a); }, kNoGil)
+      .def(
+          "__and__", [](const Tensor& a, const Tensor& b) { return glassbox::logical_and(a, b); }, op, kNoGil)
+      .def(
+          "__or__", [](const Tensor& a, const Tensor& b) { return glassbox::logical_or(a, b); }, op, kNoGil)
+      .def(
+          "__xor__", [](const Tensor& a, const Tensor& b) { return glassbox::logical_xor(a, b); }, op, kNoGil)
+      .def(
+          "__neg__", [](const Tensor& a) { return glassbox::neg(a); }, kNoGil)
       .def("__pos__", [](const Tensor& a) { return a; })
-      .def("__eq__", [](const Tensor& a, const Tensor& b) { return glassbox::eq(a, b); }, op, kNoGil)
-      .def("__eq__", [](const Tensor& a, const Scalar& b) { return glassbox::eq(a, b); }, op, kNoGil)
-      .def("__ne__", [](const Tensor& a, const Tensor& b) { return glassbox::ne(a, b); }, op, kNoGil)
-      .def("__ne__", [](const Tensor& a, const Scalar& b) { return glassbox::ne(a, b); }, op, kNoGil)
-      .def("__lt__", [](const Tensor& a, const Tensor& b) { return glassbox::lt(a, b); }, op, kNoGil)
-      .def("__lt__", [](const Tensor& a, const Scalar& b) { return glassbox::lt(a, b); }, op, kNoGil)
-      .def("__le__", [](const Tensor& a, const Tensor& b) { return glassbox::le(a, b); }, op, kNoGil)
-      .def("__le__", [](const Tensor& a, const Scalar& b) { return glassbox::le(a, b); }, op, kNoGil)
-      .def("__gt__", [](const Tensor& a, const Tensor& b) { return glassbox::gt(a, b); }, op, kNoGil)
-      .def("__gt__", [](const Tensor& a, const Scalar& b) { return glassbox::gt(a, b); }, op, kNoGil)
-      .def("__ge__", [](const Tensor& a, const Tensor& b) { return glassbox::ge(a, b); }, op, kNoGil)
-      .def("__ge__", [](const Tensor& a, const Scalar& b) { return glassbox::ge(a, b); }, op, kNoGil);
+      .def(
+          "__eq__", [](const Tensor& a, const Tensor& b) { return glassbox::eq(a, b); }, op, kNoGil)
+      .def(
+          "__eq__", [](const Tensor& a, const Scalar& b) { return glassbox::eq(a, b); }, op, kNoGil)
+      .def(
+          "__ne__", [](const Tensor& a, const Tensor& b) { return glassbox::ne(a, b); }, op, kNoGil)
+      .def(
+          "__ne__", [](const Tensor& a, const Scalar& b) { return glassbox::ne(a, b); }, op, kNoGil)
+      .def(
+          "__lt__", [](const Tensor& a, const Tensor& b) { return glassbox::lt(a, b); }, op, kNoGil)
+      .def(
+          "__lt__", [](const Tensor& a, const Scalar& b) { return glassbox::lt(a, b); }, op, kNoGil)
+      .def(
+          "__le__", [](const Tensor& a, const Tensor& b) { return glassbox::le(a, b); }, op, kNoGil)
+      .def(
+          "__le__", [](const Tensor& a, const Scalar& b) { return glassbox::le(a, b); }, op, kNoGil)
+      .def(
+          "__gt__", [](const Tensor& a, const Tensor& b) { return glassbox::gt(a, b); }, op, kNoGil)
+      .def(
+          "__gt__", [](const Tensor& a, const Scalar& b) { return glassbox::gt(a, b); }, op, kNoGil)
+      .def(
+          "__ge__", [](const Tensor& a, const Tensor& b) { return glassbox::ge(a, b); }, op, kNoGil)
+      .def(
+          "__ge__", [](const Tensor& a, const Scalar& b) { return glassbox::ge(a, b); }, op, kNoGil);
   // Reflected forms called with a tensor (a.__rsub__(b) is b - a), as Python never does but code may.
-  t.def("__radd__", [](const Tensor& a, const Tensor& b) { return glassbox::add(b, a); }, op, kNoGil)
-      .def("__rsub__", [](const Tensor& a, const Tensor& b) { return glassbox::sub(b, a); }, op, kNoGil)
-      .def("__rmul__", [](const Tensor& a, const Tensor& b) { return glassbox::mul(b, a); }, op, kNoGil)
-      .def("__rtruediv__", [](const Tensor& a, const Tensor& b) { return glassbox::div(b, a); }, op, kNoGil)
-      .def("__rpow__", [](const Tensor& a, const Tensor& b) { return glassbox::pow(b, a); }, op, kNoGil)
-      .def("__rmatmul__", [](const Tensor& a, const Tensor& b) { return glassbox::matmul(b, a); }, op, kNoGil);
+  t.def(
+       "__radd__", [](const Tensor& a, const Tensor& b) { return glassbox::add(b, a); }, op, kNoGil)
+      .def(
+          "__rsub__", [](const Tensor& a, const Tensor& b) { return glassbox::sub(b, a); }, op, kNoGil)
+      .def(
+          "__rmul__", [](const Tensor& a, const Tensor& b) { return glassbox::mul(b, a); }, op, kNoGil)
+      .def(
+          "__rtruediv__", [](const Tensor& a, const Tensor& b) { return glassbox::div(b, a); }, op, kNoGil)
+      .def(
+          "__rpow__", [](const Tensor& a, const Tensor& b) { return glassbox::pow(b, a); }, op, kNoGil)
+      .def(
+          "__rmatmul__", [](const Tensor& a, const Tensor& b) { return glassbox::matmul(b, a); }, op, kNoGil);
   // Python's & | ^ on numbers: a Scalar operand as a wrapped number (t & True).
-  t.def("__and__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_and(a, number(b)); }, op, kNoGil)
-      .def("__or__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_or(a, number(b)); }, op, kNoGil)
-      .def("__xor__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_xor(a, number(b)); }, op, kNoGil)
-      .def("__rand__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_and(number(b), a); }, op, kNoGil)
-      .def("__ror__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_or(number(b), a); }, op, kNoGil)
-      .def("__rxor__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_xor(number(b), a); }, op, kNoGil);
+  t.def(
+       "__and__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_and(a, number(b)); }, op, kNoGil)
+      .def(
+          "__or__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_or(a, number(b)); }, op, kNoGil)
+      .def(
+          "__xor__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_xor(a, number(b)); }, op, kNoGil)
+      .def(
+          "__rand__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_and(number(b), a); }, op, kNoGil)
+      .def(
+          "__ror__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_or(number(b), a); }, op, kNoGil)
+      .def(
+          "__rxor__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_xor(number(b), a); }, op, kNoGil);
   // NumPy arrays, tried after every typed overload.
   def_array<false, add_tt>(t, "__add__");
   def_array<true, add_tt>(t, "__radd__");
@@ -153,9 +202,10 @@ void bind_tensor_operators(py::module_&) {
   // operand and Python calls the tensor's (reflected) operator instead.
   t.attr("__array_priority__") = 1000;
   // Tensors compare element-wise, yet stay usable as dict keys by identity (as in PyTorch).
-  t.def("__hash__", [](const Tensor& a) { return reinterpret_cast<intptr_t>(a.unsafe_impl()); })
-      .def("__len__", [](const Tensor& a) {
-        if (a.dim() == 0) throw py::type_error("len() of a 0-d tensor");
-        return a.sizes()[0];
-      });
+  t.def("__hash__", [](const Tensor& a) {
+     return reinterpret_cast<intptr_t>(a.unsafe_impl());
+   }).def("__len__", [](const Tensor& a) {
+    if (a.dim() == 0) throw py::type_error("len() of a 0-d tensor");
+    return a.sizes()[0];
+  });
 }

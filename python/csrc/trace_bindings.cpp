@@ -78,7 +78,8 @@ py::tuple slot_of(const std::string& op, const std::string& key) {
   const DispatchKey k = dispatch_key_from_string(key);
   if (h) {
     for (const SlotInfo& s : Dispatcher::singleton().info(*h).table) {
-      if (s.key == k) return py::make_tuple(std::string(to_string(s.provenance)), std::string(to_string(s.source_key)), s.debug);
+      if (s.key == k)
+        return py::make_tuple(std::string(to_string(s.provenance)), std::string(to_string(s.source_key)), s.debug);
     }
   }
   return py::make_tuple("missing", "Undefined", "");
@@ -93,14 +94,16 @@ void bind_trace(py::module_& m) {
       .def("start", &TraceCapture::start)
       .def("stop", &TraceCapture::stop)
       .def_property_readonly("active", &TraceCapture::active)
-      .def("events", [](const TraceCapture& c) {
-        // (kind, op, key, depth) per event, in call order.
-        py::list out;
-        for (const DispatchTraceEvent& e : c.events())
-          out.append(py::make_tuple(e.kind == DispatchTraceEvent::Kind::Call ? "call" : "redispatch", e.op,
-                                    std::string(to_string(e.key)), e.depth));
-        return out;
-      })
+      .def(
+          "events",
+          [](const TraceCapture& c) {
+    // (kind, op, key, depth) per event, in call order.
+    py::list out;
+    for (const DispatchTraceEvent& e : c.events())
+      out.append(py::make_tuple(e.kind == DispatchTraceEvent::Kind::Call ? "call" : "redispatch", e.op,
+                                std::string(to_string(e.key)), e.depth));
+    return out;
+          })
       .def("text", [](const TraceCapture& c) {
         std::string out;
         for (const DispatchTraceEvent& e : c.events()) out += e.to_string() + "\n";

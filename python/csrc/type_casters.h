@@ -107,7 +107,9 @@ struct type_caster<glassbox::python::IntArg> {
     value.value = glassbox::int64_from_python(src, glassbox::IntOverflow::ValueError, "int argument");
     return true;
   }
-  static handle cast(const glassbox::python::IntArg& v, return_value_policy, handle) { return PyLong_FromLongLong(v.value); }
+  static handle cast(const glassbox::python::IntArg& v, return_value_policy, handle) {
+    return PyLong_FromLongLong(v.value);
+  }
 };
 
 template <>
@@ -164,7 +166,8 @@ struct array_ref_caster {
     if constexpr (std::is_same_v<T, int64_t>) {
       if (glassbox::is_python_int(src)) {
         storage.push_back(glassbox::int64_from_python(
-            src, kSingleIsDim ? glassbox::IntOverflow::ValueError : glassbox::IntOverflow::TypeError, "int list argument"));
+            src, kSingleIsDim ? glassbox::IntOverflow::ValueError : glassbox::IntOverflow::TypeError,
+            "int list argument"));
         value = storage;
         return true;
       }
@@ -188,7 +191,8 @@ struct array_ref_caster {
   }
   static handle cast(glassbox::ArrayRef<T> v, return_value_policy policy, handle parent) {
     list out(v.size());
-    for (size_t i = 0; i < v.size(); ++i) out[i] = reinterpret_steal<object>(make_caster<T>::cast(v[i], policy, parent));
+    for (size_t i = 0; i < v.size(); ++i)
+      out[i] = reinterpret_steal<object>(make_caster<T>::cast(v[i], policy, parent));
     return out.release();
   }
   template <class U>
@@ -202,7 +206,8 @@ template <>
 struct type_caster<glassbox::ArrayRef<glassbox::Tensor>> : array_ref_caster<glassbox::Tensor> {};
 // Tensor?[] (index.Tensor's indices): a list whose elements are tensors or None.
 template <>
-struct type_caster<glassbox::ArrayRef<std::optional<glassbox::Tensor>>> : array_ref_caster<std::optional<glassbox::Tensor>> {};
+struct type_caster<glassbox::ArrayRef<std::optional<glassbox::Tensor>>>
+    : array_ref_caster<std::optional<glassbox::Tensor>> {};
 
 template <>
 struct type_caster<glassbox::python::DimListArg> : array_ref_caster<int64_t, true> {
@@ -251,8 +256,9 @@ struct type_caster<glassbox::Device> {
     value = glassbox::Device::parse(src.cast<std::string>());
     return true;
   }
-  static handle cast(const glassbox::Device& d, return_value_policy, handle) { return py::str(d.to_string()).release(); }
+  static handle cast(const glassbox::Device& d, return_value_policy, handle) {
+    return py::str(d.to_string()).release();
+  }
 };
 
 }  // namespace pybind11::detail
-

@@ -4,6 +4,7 @@ Installed (`pip install .`), the compiled parts (glassbox._C and friends) sit in
 the engine's libraries in glassbox/lib. In a source checkout they live in the CMake build, by
 default <repo>/build/dev/python/glassbox; set GLASSBOX_BUILD_DIR to use another build (e.g. build/debug).
 """
+
 import importlib.machinery as _machinery
 import os as _os
 
@@ -38,7 +39,17 @@ for _name in dir(_C._functions):
         globals()[_name] = getattr(_C._functions, _name)
 del _name
 from ._factories import (  # noqa: E402,F401
-    empty, zeros, ones, full, rand, randn, zeros_like, ones_like, manual_seed, seed, initial_seed,
+    empty,
+    zeros,
+    ones,
+    full,
+    rand,
+    randn,
+    zeros_like,
+    ones_like,
+    manual_seed,
+    seed,
+    initial_seed,
 )
 from . import autograd  # noqa: E402
 from . import _tensor_protocols  # noqa: E402,F401  (bool(t), x in t)
@@ -63,5 +74,23 @@ try:  # the introspection tools are optional (not built on machines without thei
 except ImportError:
     pass
 
-__all__ = ["registry", "trace_calls", "ops", "Tensor", "dtype", "from_numpy", "tensor", "autograd", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled", "from_dlpack", "trace", "TraceEvent", "library", "save", "load"]
+__all__ = [
+    "registry",
+    "trace_calls",
+    "ops",
+    "Tensor",
+    "dtype",
+    "from_numpy",
+    "tensor",
+    "autograd",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "from_dlpack",
+    "trace",
+    "TraceEvent",
+    "library",
+    "save",
+    "load",
+]

@@ -1,4 +1,5 @@
 """Tensor.cuda(), Tensor.cpu() and Tensor.is_cuda, written on top of Tensor.to(device)."""
+
 from ._C import Tensor
 
 

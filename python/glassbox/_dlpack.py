@@ -2,6 +2,7 @@
 CPU or on a CUDA device, and back: any DLPack consumer reads a glassbox tensor through
 Tensor.__dlpack__ (np.from_dlpack(t), torch.from_dlpack(t)). Nothing is copied either way, so a
 write through one side is seen by the other."""
+
 from . import _C
 
 _CPU, _CUDA = 1, 2  # DLPack's device types of host memory and CUDA device memory
@@ -18,14 +19,15 @@ def from_dlpack(x, *, device=None, copy=None):
     if type(x).__name__ == "PyCapsule":
         return _moved(_C._dlpack.from_capsule(x, copy), device)
     if not hasattr(x, "__dlpack__"):
-        raise TypeError(f"from_dlpack: expected an object with __dlpack__ or a DLPack capsule, "
-                        f"got {type(x).__name__}")
+        raise TypeError(f"from_dlpack: expected an object with __dlpack__ or a DLPack capsule, got {type(x).__name__}")
     stream = None
     if hasattr(x, "__dlpack_device__"):
         kind, index = x.__dlpack_device__()
         if int(kind) not in (_CPU, _CUDA):
-            raise BufferError(f"from_dlpack: glassbox imports CPU and CUDA memory through DLPack; "
-                              f"{type(x).__name__} is on DLPack device ({int(kind)}, {int(index)})")
+            raise BufferError(
+                f"from_dlpack: glassbox imports CPU and CUDA memory through DLPack; "
+                f"{type(x).__name__} is on DLPack device ({int(kind)}, {int(index)})"
+            )
         if int(kind) == _CUDA:
             stream = _C._dlpack.consumer_stream(int(index))
     try:

@@ -1,5 +1,6 @@
 """Factories as PyTorch spells them: gb.zeros(2, 3) and gb.zeros((2, 3)) and gb.zeros([2, 3]),
 with dtype/device/requires_grad keywords. They call the typed operator bindings."""
+
 import operator as _operator
 
 from . import _C

@@ -6,6 +6,7 @@ same geometry. CUDA tensors are read through the CPU and moved back on load. As 
 result of recorded ops pickles as a leaf (its history is not saved) and .grad is not pickled;
 deepcopy copies .grad and refuses non-leaves.
 """
+
 import _compat_pickle
 import copy as _copy
 import ctypes as _ctypes
@@ -19,8 +20,15 @@ import numpy as _np
 from . import _C
 
 _NUMPY_DTYPES = {
-    "float32": _np.float32, "float64": _np.float64, "float16": _np.float16, "int64": _np.int64, "int32": _np.int32,
-    "int16": _np.int16, "int8": _np.int8, "uint8": _np.uint8, "bool": _np.bool_,
+    "float32": _np.float32,
+    "float64": _np.float64,
+    "float16": _np.float16,
+    "int64": _np.int64,
+    "int32": _np.int32,
+    "int16": _np.int16,
+    "int8": _np.int8,
+    "uint8": _np.uint8,
+    "bool": _np.bool_,
 }
 _state = _threading.local()  # map_location of the gb.load running on this thread
 
@@ -96,8 +104,10 @@ def _rebuild_tensor(cls, dtype_name, sizes, strides, offset, data, requires_grad
 
 def _deepcopy(self, memo):
     if self.grad_fn is not None:
-        raise RuntimeError("deepcopy: only leaf tensors (made by the user, not results of recorded ops) can be "
-                           "deep-copied; detach() it first")
+        raise RuntimeError(
+            "deepcopy: only leaf tensors (made by the user, not results of recorded ops) can be "
+            "deep-copied; detach() it first"
+        )
     if id(self) in memo:
         return memo[id(self)]
     fn, args = _reduce_ex(self, _pickle.HIGHEST_PROTOCOL)
@@ -137,7 +147,8 @@ class _WeightsUnpickler(_pickle.Unpickler):
             return super().find_class(module, name)
         raise _pickle.UnpicklingError(
             f"gb.load(weights_only=True) refuses the global {module}.{name}; load with weights_only=False only "
-            "if you trust the file")
+            "if you trust the file"
+        )
 
 
 def save(obj, f, pickle_module=_pickle, pickle_protocol=2):
@@ -148,8 +159,9 @@ def save(obj, f, pickle_module=_pickle, pickle_protocol=2):
             pickle_module.dump(obj, out, protocol=pickle_protocol)
         return
     if not callable(getattr(f, "write", None)):  # AttributeError, as torch.save raises
-        raise AttributeError(f"save: expected a path or a file object opened for writing; a {type(f).__name__} "
-                             "has no 'write' method")
+        raise AttributeError(
+            f"save: expected a path or a file object opened for writing; a {type(f).__name__} has no 'write' method"
+        )
     pickle_module.dump(obj, f, protocol=pickle_protocol)
 
 
@@ -157,16 +169,18 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True):
     """Reads what gb.save wrote. map_location: a device ("cpu"), a dict {saved: new} or a callable
     of the saved device. weights_only=False allows any pickled object (trusted files only)."""
     if map_location is not None and not isinstance(map_location, (str, dict)) and not callable(map_location):
-        raise AttributeError(f"load: map_location must be a device string, a dict or a callable, not "
-                             f"{type(map_location).__name__}")
+        raise AttributeError(
+            f"load: map_location must be a device string, a dict or a callable, not {type(map_location).__name__}"
+        )
     if isinstance(f, (str, _os.PathLike)):
         with open(f, "rb") as source:
             data = source.read()
     elif callable(getattr(f, "read", None)):
         data = f.read()
     else:  # AttributeError, as torch.load raises
-        raise AttributeError(f"load: expected a path or a file object opened for reading; a {type(f).__name__} "
-                             "has no 'read' method")
+        raise AttributeError(
+            f"load: expected a path or a file object opened for reading; a {type(f).__name__} has no 'read' method"
+        )
     previous = getattr(_state, "map_location", None)
     _state.map_location = map_location
     try:
@@ -174,4 +188,3 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True):
         return unpickler(_io.BytesIO(data)).load()
     finally:
         _state.map_location = previous
-

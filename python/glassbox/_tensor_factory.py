@@ -1,4 +1,5 @@
 """gb.tensor(data): a new tensor holding a copy of data (nested lists, numbers, NumPy arrays)."""
+
 import numpy as _np
 
 from . import _C

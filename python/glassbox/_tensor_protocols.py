@@ -1,13 +1,16 @@
 """Python protocols of Tensor that are plain Python, as PyTorch has them: truth value, `in`, and
 int() / float() / operator.index() of one-element tensors."""
+
 from . import _C
 
 
 def _bool(self):
     n = self.numel()
     if n != 1:
-        raise RuntimeError(f"Boolean value of a Tensor with {'no values' if n == 0 else f'{n} values'} is ambiguous; "
-                           "use .any() / .all() style reductions or .item() on a one-element tensor")
+        raise RuntimeError(
+            f"Boolean value of a Tensor with {'no values' if n == 0 else f'{n} values'} is ambiguous; "
+            "use .any() / .all() style reductions or .item() on a one-element tensor"
+        )
     return bool(self.item())
 
 

@@ -10,6 +10,7 @@ while it captures, that thread's calls are not printed to stderr even with
 GLASSBOX_DISPATCH_TRACE=1. Traces nest (an outer one sees the inner one's calls too) and must end
 in the reverse order they began, as `with` blocks do.
 """
+
 from dataclasses import dataclass
 
 from . import _C
@@ -22,10 +23,11 @@ class TraceEvent:
     """One dispatcher call or redispatch. `kernel` is the provenance of the table slot that served
     it ("kernel", "math kernel", "backend fallback", ...) and `registered_at` that kernel's
     file:line, both read from the operator's dispatch table when the trace ended."""
-    kind: str            # "call" or "redispatch"
-    op: str              # "ns::name.overload"
-    key: str             # the dispatch key the call went to, e.g. "AutogradCPU"
-    depth: int           # 0 for a call made outside any kernel
+
+    kind: str  # "call" or "redispatch"
+    op: str  # "ns::name.overload"
+    key: str  # the dispatch key the call went to, e.g. "AutogradCPU"
+    depth: int  # 0 for a call made outside any kernel
     kernel: str = ""
     registered_at: str = ""
 

@@ -4,6 +4,7 @@ Everything here answers on a machine without a GPU (or a glassbox built without 
 is_available() is False, device_count() is 0 and the memory figures are 0; calls that need a
 device (synchronize, current_device, set_device) raise RuntimeError saying why.
 """
+
 from . import _C
 
 _c = _C._cuda

@@ -10,6 +10,7 @@ The autograd graph is read the way the engine runs it: from a tensor's grad_fn a
 next_functions, down to the AccumulateGrad nodes of the leaves. The build's graphs
 (gb.introspect.deps, ...) are drawn by the compiled tools; this one needs only `dot`.
 """
+
 from __future__ import annotations
 
 import shutil as _shutil
@@ -30,19 +31,19 @@ _STYLE = {
 
 @dataclass
 class AutogradNode:
-    id: str                      # "n0", "n1", ... in the order the walk found them
-    kind: str                    # "root" (a tensor the walk started from), "node", "accumulate"
-    label: str                   # what the drawing shows
-    name: str                    # grad_fn name ("SigmoidBackward0", "AccumulateGrad") or the tensor's name
-    sequence_nr: Optional[int]   # the node's creation number (None for root tensors)
+    id: str  # "n0", "n1", ... in the order the walk found them
+    kind: str  # "root" (a tensor the walk started from), "node", "accumulate"
+    label: str  # what the drawing shows
+    name: str  # grad_fn name ("SigmoidBackward0", "AccumulateGrad") or the tensor's name
+    sequence_nr: Optional[int]  # the node's creation number (None for root tensors)
 
 
 @dataclass
 class AutogradEdge:
-    source: str                  # node id; gradients flow from source to target
+    source: str  # node id; gradients flow from source to target
     target: str
-    index: int                   # position in the source's next_functions
-    input_nr: int                # which output of the forward call the target differentiates
+    index: int  # position in the source's next_functions
+    input_nr: int  # which output of the forward call the target differentiates
 
 
 class AutogradGraph:
@@ -62,8 +63,12 @@ class AutogradGraph:
 
     def dot(self, rankdir: str = "TB") -> str:
         """The graph as Graphviz DOT text."""
-        lines = ["digraph autograd {", f"  rankdir={rankdir};",
-                 '  node [fontname="Helvetica", fontsize=11];', '  edge [fontname="Helvetica", fontsize=9];']
+        lines = [
+            "digraph autograd {",
+            f"  rankdir={rankdir};",
+            '  node [fontname="Helvetica", fontsize=11];',
+            '  edge [fontname="Helvetica", fontsize=9];',
+        ]
         if self.title:
             lines.append(f'  label="{_escape(self.title)}"; labelloc=t;')
         for n in self.nodes:
@@ -81,11 +86,15 @@ class AutogradGraph:
         """The graph rendered as SVG by Graphviz's `dot` program."""
         dot = _shutil.which("dot")
         if dot is None:
-            raise RuntimeError("drawing an autograd graph needs Graphviz's `dot` program, which is not on PATH "
-                               "(install graphviz); .dot() gives the DOT text without it")
+            raise RuntimeError(
+                "drawing an autograd graph needs Graphviz's `dot` program, which is not on PATH "
+                "(install graphviz); .dot() gives the DOT text without it"
+            )
         run = _subprocess.run([dot, "-Tsvg"], input=self.dot(rankdir).encode(), capture_output=True)
         if run.returncode != 0:
-            raise RuntimeError(f"dot failed to render the autograd graph: {run.stderr.decode(errors='replace').strip()}")
+            raise RuntimeError(
+                f"dot failed to render the autograd graph: {run.stderr.decode(errors='replace').strip()}"
+            )
         return run.stdout.decode("utf-8")
 
     def save(self, path: str, rankdir: str = "TB") -> str:
@@ -121,6 +130,7 @@ def _accumulator_of(leaf):
     """The AccumulateGrad node of a leaf that requires grad. The engine keeps one per leaf while a
     graph uses it; a throwaway operation on the leaf reaches it through its first next edge."""
     from . import autograd
+
     with autograd.enable_grad():
         probe = leaf * 1.0
     return probe.grad_fn.next_functions[0][0]
@@ -140,9 +150,11 @@ def autograd_graph(tensors, names: Optional[Dict[str, object]] = None, title: st
         if not isinstance(t, _C.Tensor):
             raise TypeError(f"autograd_graph takes tensors, got {type(t).__name__} at position {i}")
         if t.grad_fn is None:
-            raise ValueError(f"autograd_graph: tensor {i} of shape {_shape(t)} has no grad_fn "
-                             f"({'it is a leaf' if t.requires_grad else 'it does not require grad'}), "
-                             "so there is no backward graph to draw")
+            raise ValueError(
+                f"autograd_graph: tensor {i} of shape {_shape(t)} has no grad_fn "
+                f"({'it is a leaf' if t.requires_grad else 'it does not require grad'}), "
+                "so there is no backward graph to draw"
+            )
 
     # Python wrappers of the nodes stay alive in `seen`, so the same C++ node always comes back as
     # the same Python object and id() identifies it.
@@ -173,8 +185,13 @@ def autograd_graph(tensors, names: Optional[Dict[str, object]] = None, title: st
         label = name if key not in labels else f"{name}\n{labels[key]}"
         if not accumulate:
             label += f"\nsequence_nr={fn.sequence_nr}"
-        n = AutogradNode(id=f"n{len(nodes)}", kind="accumulate" if accumulate else "node", label=label,
-                         name=name, sequence_nr=fn.sequence_nr)
+        n = AutogradNode(
+            id=f"n{len(nodes)}",
+            kind="accumulate" if accumulate else "node",
+            label=label,
+            name=name,
+            sequence_nr=fn.sequence_nr,
+        )
         nodes.append(n)
         seen[key] = n
         keep_alive.append(fn)
@@ -182,8 +199,9 @@ def autograd_graph(tensors, names: Optional[Dict[str, object]] = None, title: st
 
     root_nodes = []
     for i, t in enumerate(roots):
-        r = AutogradNode(id=f"n{len(nodes)}", kind="root", label=f"tensor {_shape(t)}", name=f"output {i}",
-                         sequence_nr=None)
+        r = AutogradNode(
+            id=f"n{len(nodes)}", kind="root", label=f"tensor {_shape(t)}", name=f"output {i}", sequence_nr=None
+        )
         nodes.append(r)
         root_nodes.append(r)
     queue = []

@@ -10,6 +10,7 @@
 Everything the `glassbox` command does (deps, compile-db, build-times, includes) is here too; the
 work is done by the compiled module glassbox._introspect, imported on first use.
 """
+
 from __future__ import annotations
 
 import json as _json
@@ -18,8 +19,17 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 __all__ = [
-    "Graph", "BuildTimes", "IntrospectError",
-    "compile_db", "file_api", "targets", "ninja_log", "build_times", "includes", "deps", "main",
+    "Graph",
+    "BuildTimes",
+    "IntrospectError",
+    "compile_db",
+    "file_api",
+    "targets",
+    "ninja_log",
+    "build_times",
+    "includes",
+    "deps",
+    "main",
 ]
 __all__ += ["OpsView", "ops", "sources"]
 __all__ += ["symbols", "elf_info", "compile_units", "binary_registrations", "symbol_sizes"]
@@ -50,8 +60,18 @@ def _call(fn, *args, **kwargs):
         raise
 
 
-_FILTER_KEYS = {"include", "exclude", "root", "depth", "both_directions", "no_system", "collapse_sources",
-                "collapse_objects", "cluster", "cluster_depth"}
+_FILTER_KEYS = {
+    "include",
+    "exclude",
+    "root",
+    "depth",
+    "both_directions",
+    "no_system",
+    "collapse_sources",
+    "collapse_objects",
+    "cluster",
+    "cluster_depth",
+}
 
 
 def _check_filters(filters: Dict[str, Any]) -> None:
@@ -152,9 +172,9 @@ class BuildTimes:
     """Where a build's time went (from .ninja_log); times in milliseconds."""
 
     log: str
-    steps: List[dict]                 # slowest first: outputs, kind, target, start_ms, end_ms, duration_ms, run
-    targets: List[dict]               # slowest first: target, compile_ms, link_ms, other_ms, total_ms, steps
-    critical_path: List[dict]         # steps of the last run, first to last
+    steps: List[dict]  # slowest first: outputs, kind, target, start_ms, end_ms, duration_ms, run
+    targets: List[dict]  # slowest first: target, compile_ms, link_ms, other_ms, total_ms, steps
+    critical_path: List[dict]  # steps of the last run, first to last
     critical_path_ms: int
     last_run_wall_ms: int
     critical_path_from_dependencies: bool
@@ -169,8 +189,10 @@ class BuildTimes:
 
     def __repr__(self) -> str:
         slowest = self.steps[0]["outputs"][0] if self.steps else "-"
-        return (f"<BuildTimes {self.log}: {len(self.steps)} steps, slowest {slowest}, "
-                f"critical path {self.critical_path_ms} ms of {self.last_run_wall_ms} ms>")
+        return (
+            f"<BuildTimes {self.log}: {len(self.steps)} steps, slowest {slowest}, "
+            f"critical path {self.critical_path_ms} ms of {self.last_run_wall_ms} ms>"
+        )
 
 
 def compile_db(build_dir):
@@ -207,14 +229,33 @@ def includes(build_dir, source: str = "", source_root: str = "", **filters) -> G
     return g.filter(**filters) if filters else g
 
 
-def deps(build_dir, *, targets_only: bool = False, build_order: bool = True, all_build_order: bool = False,
-         configuration: str = "", configure: bool = False, cmake: str = "cmake", **filters) -> Graph:
+def deps(
+    build_dir,
+    *,
+    targets_only: bool = False,
+    build_order: bool = True,
+    all_build_order: bool = False,
+    configuration: str = "",
+    configure: bool = False,
+    cmake: str = "cmake",
+    **filters,
+) -> Graph:
     """The module-dependency graph: targets (labelled by artifact), their sources, direct link edges
     (as `cmake --graphviz` draws them; utility targets hidden) and build-order edges apart. Filters as on the command line: include=, exclude=,
     root=, depth=, no_system=, collapse_sources=, cluster=, cluster_depth=."""
     _check_filters(filters)
-    g = Graph(_call(_native().module_graph, _os.fspath(build_dir), not targets_only, build_order, all_build_order,
-                    configuration, configure, cmake))
+    g = Graph(
+        _call(
+            _native().module_graph,
+            _os.fspath(build_dir),
+            not targets_only,
+            build_order,
+            all_build_order,
+            configuration,
+            configure,
+            cmake,
+        )
+    )
     return g.filter(**filters) if filters else g
 
 
@@ -255,12 +296,21 @@ class OpsView:
 
     def __repr__(self) -> str:
         notes = "".join(f"\nnote: {n}" for n in self.notes)
-        return (f"{self.table}\n\n{len(self.rows)} registrations and {len(self.schemas)} schemas, "
-                f"{len(self.disagreements)} disagreements (from {', '.join(self.sources_used) or 'nothing'}){notes}")
+        return (
+            f"{self.table}\n\n{len(self.rows)} registrations and {len(self.schemas)} schemas, "
+            f"{len(self.disagreements)} disagreements (from {', '.join(self.sources_used) or 'nothing'}){notes}"
+        )
 
 
-def ops(op: Optional[str] = None, key: Optional[str] = None, build_dir=None, registry=None,
-        units: str = "", jobs: int = 0, binaries: Optional[List[str]] = None) -> OpsView:
+def ops(
+    op: Optional[str] = None,
+    key: Optional[str] = None,
+    build_dir=None,
+    registry=None,
+    units: str = "",
+    jobs: int = 0,
+    binaries: Optional[List[str]] = None,
+) -> OpsView:
     """Where each operator is declared, registered and implemented, per dispatch key.
 
     op: a regex on "ns::name.overload"; key: one dispatch key (registrations for it, or filling
@@ -273,6 +323,7 @@ def ops(op: Optional[str] = None, key: Optional[str] = None, build_dir=None, reg
     if registry is None:
         try:
             from . import registry as _registry
+
             registry = _registry.to_json()
         except ImportError:
             registry = None
@@ -280,13 +331,27 @@ def ops(op: Optional[str] = None, key: Optional[str] = None, build_dir=None, reg
         with open(_os.fspath(registry), encoding="utf-8") as f:
             registry = f.read()
     libs = None if binaries is None else [_os.fspath(b) for b in binaries]
-    out = _call(_native().registration_view, registry, _os.fspath(build_dir) if build_dir else "", op or "",
-                key or "", units, jobs, libs)
+    out = _call(
+        _native().registration_view,
+        registry,
+        _os.fspath(build_dir) if build_dir else "",
+        op or "",
+        key or "",
+        units,
+        jobs,
+        libs,
+    )
     return OpsView(_json.loads(out["json"]), Graph(out["graph"]), out["errors"])
 
 
-def symbols(lib, lines: bool = False, grep: Optional[str] = None, dynamic: bool = False, demangle: bool = True,
-            debug_dirs: Optional[List[str]] = None) -> List[dict]:
+def symbols(
+    lib,
+    lines: bool = False,
+    grep: Optional[str] = None,
+    dynamic: bool = False,
+    demangle: bool = True,
+    debug_dirs: Optional[List[str]] = None,
+) -> List[dict]:
     """The symbols of an ELF file as `glassbox symbols` lists them (sorted by address; section and
     file symbols left out): dicts with name, demangled, address, size, type, binding, visibility,
     section, table and nm (the letter nm prints); with lines=True also file and line (from DWARF or
@@ -294,6 +359,7 @@ def symbols(lib, lines: bool = False, grep: Optional[str] = None, dynamic: bool 
     result = _call(_native().symbols, _os.fspath(lib), lines, grep or "", dynamic, demangle, list(debug_dirs or []))
     if lines and result["line_info"] != "present":
         import warnings
+
         warnings.warn(f"{_os.fspath(lib)}: {result['line_info_message']}; symbols have no lines", stacklevel=2)
     return result["symbols"]
 

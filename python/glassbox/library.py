@@ -24,6 +24,7 @@ implicitly: no tensor carries it, so its kernels and fallback run only inside
 `with include_key("Python"):`, where they see every call on the thread before autograd does.
 They run with the Python key excluded, so the operators they call dispatch as usual.
 """
+
 import inspect
 import sys
 
@@ -46,7 +47,7 @@ _kernels = {}
 
 
 def _caller(depth=2):
-    """"file:line" of the code `depth` frames up (1: the caller of the function calling this)."""
+    """ "file:line" of the code `depth` frames up (1: the caller of the function calling this)."""
     frame = sys._getframe(depth)
     return "%s:%d" % (frame.f_code.co_filename, frame.f_lineno)
 
@@ -68,7 +69,8 @@ def _check_signature(op, fn, where):
         name = getattr(fn, "__qualname__", repr(fn))
         raise RuntimeError(
             "the Python kernel %s%s registered at %s does not fit the schema %s defined at %s: %s"
-            % (name, sig, where, schema, defined_at, e)) from None
+            % (name, sig, where, schema, defined_at, e)
+        ) from None
 
 
 def include_key(key):
@@ -102,9 +104,11 @@ class Library:
         fallthrough_kernel. Returns fn (so decorated functions stay usable)."""
         where = _caller()
         if fn is None:
+
             def register(f):
                 self._impl(op, f, key, where)
                 return f
+
             return register
         self._impl(op, fn, key, where)
         return fn
@@ -124,9 +128,11 @@ class Library:
         call on the keys below and returns its result; fn returns the operator's result."""
         where = _caller()
         if fn is None:
+
             def register(f):
                 self._lib.fallback(f, where)
                 return f
+
             return register
         self._lib.fallback(fn, where)
         return fn
@@ -195,7 +201,7 @@ class Library:
 
     @property
     def registered_at(self):
-        """"file:line" where the library was made."""
+        """ "file:line" where the library was made."""
         return self._lib.debug
 
     def __repr__(self):

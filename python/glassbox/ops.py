@@ -6,6 +6,7 @@ Finding an operator's overloads means a scan of the registry, so gb.ops keeps wh
 namespaces and packets are cached, and a packet remembers its overloads. gb.library clears the
 cache whenever it registers or removes something; a call that fails on a remembered list asks
 the registry again before it gives up (for libraries loaded some other way)."""
+
 from . import _C
 
 
@@ -33,8 +34,10 @@ class OpOverloadPacket:
         key = "" if overload == "default" else overload
         name = self._qualified + ("." + key if key else "")
         if key not in _C._ops.overload_names(self._qualified):
-            raise AttributeError("%s has no overload %r; overloads: %s" % (
-                self._qualified, overload, ", ".join(repr(o) for o in self.overloads())))
+            raise AttributeError(
+                "%s has no overload %r; overloads: %s"
+                % (self._qualified, overload, ", ".join(repr(o) for o in self.overloads()))
+            )
         return OpOverload(name)
 
     def overloads(self):

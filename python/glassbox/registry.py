@@ -1,9 +1,10 @@
 """The operator registry: what is registered, where (file:line), and how calls dispatch.
 
-    >>> import glassbox as gb
-    >>> print(gb.registry.dump_table("glassbox::add.Tensor"))      # doctest: +SKIP
-    CPU: registered at engine/cpu/binary.cpp:42 [kernel]
+>>> import glassbox as gb
+>>> print(gb.registry.dump_table("glassbox::add.Tensor"))      # doctest: +SKIP
+CPU: registered at engine/cpu/binary.cpp:42 [kernel]
 """
+
 import contextlib
 import json as _json
 

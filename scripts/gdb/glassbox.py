@@ -11,6 +11,7 @@ Commands:
     gb-break-dispatch OP [KEY]      stop when OP is dispatched (to KEY); show keys and kernel
     gb-bt                           backtrace with the dispatcher's own frames folded
 """
+
 import json
 import re
 
@@ -29,20 +30,58 @@ def _enum_names(type_name, fallback):
         return dict(enumerate(fallback))
 
 
-_KEY_FALLBACK = ["Undefined", "CPU", "CUDA", "Meta", "AutogradCPU", "AutogradCUDA", "Trace", "Python",
-                 "Autograd", "CompositeImplicitAutograd", "CompositeExplicitAutograd"]
-_DTYPE_FALLBACK = ["Float32", "Float64", "Float16", "BFloat16", "Int64", "Int32", "Int16", "Int8", "UInt8",
-                   "Bool"]
-_DTYPE_NAMES = {"Float32": "float32", "Float64": "float64", "Float16": "float16", "BFloat16": "bfloat16",
-                "Int64": "int64", "Int32": "int32", "Int16": "int16", "Int8": "int8", "UInt8": "uint8",
-                "Bool": "bool"}
-_DTYPE_READ = {"float32": ("float", None), "float64": ("double", None), "int64": ("long", None),
-               "int32": ("int", None), "int16": ("short", None), "int8": ("signed char", None),
-               "uint8": ("unsigned char", None), "bool": ("bool", None),
-               "float16": ("unsigned short", "half"), "bfloat16": ("unsigned short", "bfloat16")}
-_SCHEMA_TYPES = {"Tensor": "Tensor", "Int": "int", "SymInt": "SymInt", "Float": "float", "Bool": "bool",
-                 "Str": "str", "Scalar": "Scalar", "ScalarType": "ScalarType", "Device": "Device",
-                 "Layout": "Layout", "MemoryFormat": "MemoryFormat", "Generator": "Generator"}
+_KEY_FALLBACK = [
+    "Undefined",
+    "CPU",
+    "CUDA",
+    "Meta",
+    "AutogradCPU",
+    "AutogradCUDA",
+    "Trace",
+    "Python",
+    "Autograd",
+    "CompositeImplicitAutograd",
+    "CompositeExplicitAutograd",
+]
+_DTYPE_FALLBACK = ["Float32", "Float64", "Float16", "BFloat16", "Int64", "Int32", "Int16", "Int8", "UInt8", "Bool"]
+_DTYPE_NAMES = {
+    "Float32": "float32",
+    "Float64": "float64",
+    "Float16": "float16",
+    "BFloat16": "bfloat16",
+    "Int64": "int64",
+    "Int32": "int32",
+    "Int16": "int16",
+    "Int8": "int8",
+    "UInt8": "uint8",
+    "Bool": "bool",
+}
+_DTYPE_READ = {
+    "float32": ("float", None),
+    "float64": ("double", None),
+    "int64": ("long", None),
+    "int32": ("int", None),
+    "int16": ("short", None),
+    "int8": ("signed char", None),
+    "uint8": ("unsigned char", None),
+    "bool": ("bool", None),
+    "float16": ("unsigned short", "half"),
+    "bfloat16": ("unsigned short", "bfloat16"),
+}
+_SCHEMA_TYPES = {
+    "Tensor": "Tensor",
+    "Int": "int",
+    "SymInt": "SymInt",
+    "Float": "float",
+    "Bool": "bool",
+    "Str": "str",
+    "Scalar": "Scalar",
+    "ScalarType": "ScalarType",
+    "Device": "Device",
+    "Layout": "Layout",
+    "MemoryFormat": "MemoryFormat",
+    "Generator": "Generator",
+}
 
 
 def key_names():
@@ -252,11 +291,13 @@ def _device_text(d):
 
 def _half_to_float(bits):
     import struct
+
     return struct.unpack("<e", struct.pack("<H", bits))[0]
 
 
 def _bfloat16_to_float(bits):
     import struct
+
     return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
 
 
@@ -332,13 +373,17 @@ class StoragePrinter:
     def to_string(self):
         v = self.val
         return "Storage(%d bytes on %s at 0x%x, version %d)" % (
-            int(v["nbytes_"]), _device_text(v["device_"]), int(v["data_"]), int(v["version_"]["_M_i"]))
+            int(v["nbytes_"]),
+            _device_text(v["device_"]),
+            int(v["data_"]),
+            int(v["version_"]["_M_i"]),
+        )
 
 
 def node_name(node):
     """An autograd Node's class name (MulBackward0), from its dynamic type."""
     t = node.dynamic_type.strip_typedefs()
-    name = (t.tag or t.name or "Node")
+    name = t.tag or t.name or "Node"
     return name.split("::")[-1]
 
 
@@ -405,8 +450,11 @@ def _lookup(val):
     if name.startswith("glassbox::intrusive_ptr<"):
         return IntrusivePtrPrinter(val)
     # autograd nodes: the base class and every generated backward node (MulBackward0, ...)
-    if name == "glassbox::autograd::Node" or name == "glassbox::autograd::AccumulateGrad" or (
-            re.search(r"Backward\d+$", name) and "::" in name):
+    if (
+        name == "glassbox::autograd::Node"
+        or name == "glassbox::autograd::AccumulateGrad"
+        or (re.search(r"Backward\d+$", name) and "::" in name)
+    ):
         return NodePrinter(val)
     return None
 
@@ -460,11 +508,15 @@ class RegistrationsCommand(gdb.Command):
             if op["defined_at"]:
                 print("    def: %s" % op["defined_at"])
             for k in op["kernels"]:
-                print("    %-28s %-11s %s%s" % (k["key"], k["kind"], k["registered_at"],
-                                                "" if k["active"] else " (replaced)"))
+                print(
+                    "    %-28s %-11s %s%s"
+                    % (k["key"], k["kind"], k["registered_at"], "" if k["active"] else " (replaced)")
+                )
         for f in registry["fallbacks"]:
             if not pattern:
-                print("fallback %-20s %s%s" % (f["key"], f["registered_at"], " (fallthrough)" if f["fallthrough"] else ""))
+                print(
+                    "fallback %-20s %s%s" % (f["key"], f["registered_at"], " (fallthrough)" if f["fallthrough"] else "")
+                )
         print("%d operator(s)%s" % (shown, " matching " + arg.strip() if pattern else ""))
 
 
@@ -491,11 +543,18 @@ class _RegistrationBreakpoint(gdb.Breakpoint):
             elif kind == "impl":
                 name = operator_name(self._arg("op").dereference())
                 text = "[registration] impl %s key=%s kernel=%s at %s" % (
-                    name, key, kernel_text(self._arg("kernel").dereference()), where)
+                    name,
+                    key,
+                    kernel_text(self._arg("kernel").dereference()),
+                    where,
+                )
             else:
                 name = "fallback"
                 text = "[registration] fallback key=%s kernel=%s at %s" % (
-                    key, kernel_text(self._arg("kernel").dereference()), where)
+                    key,
+                    kernel_text(self._arg("kernel").dereference()),
+                    where,
+                )
         except (gdb.error, ValueError) as e:
             print("[registration] (arguments unavailable: %s)" % e)
             return False
@@ -572,7 +631,8 @@ class BreakDispatchCommand(gdb.Command):
 _DISPATCHER_FRAMES = re.compile(
     r"glassbox::(TypedOperatorHandle<.*>::(call|redispatch)|KernelFunction::(call|call_boxed|call_function|"
     r"call_functor|boxed_from_unboxed|call_through_boxed)|OperatorHandle::(call_boxed|redispatch_boxed)|"
-    r"DispatchTraceScope|detail::dispatch_event|\(anonymous namespace\)::dispatch_boxed|detail::fallthrough_boxed|ops::\w+::(call|redispatch))")
+    r"DispatchTraceScope|detail::dispatch_event|\(anonymous namespace\)::dispatch_boxed|detail::fallthrough_boxed|ops::\w+::(call|redispatch))"
+)
 
 
 class FoldedBacktraceCommand(gdb.Command):

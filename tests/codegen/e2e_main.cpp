@@ -28,13 +28,14 @@ Tensor& add_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   g_last = "conv2d stride=" + std::to_string(stride.size()) + ":" + std::to_string(stride[0]) + "," +
-           std::to_string(stride[1]) + " padding=" + std::to_string(padding[0]) + " dilation=" +
-           std::to_string(dilation[1]) + " groups=" + std::to_string(groups) + " bias=" + (bias ? "y" : "n");
+           std::to_string(stride[1]) + " padding=" + std::to_string(padding[0]) +
+           " dilation=" + std::to_string(dilation[1]) + " groups=" + std::to_string(groups) +
+           " bias=" + (bias ? "y" : "n");
   return input;
 }
 Tensor upsample(const Tensor& self, std::span<const double> scales, std::optional<IntArrayRef> output_size) {
-  g_last = "upsample " + std::to_string(scales.size()) + " " + std::to_string(scales[1]) + " os=" +
-           (output_size ? std::to_string(output_size->size()) : "none");
+  g_last = "upsample " + std::to_string(scales.size()) + " " + std::to_string(scales[1]) +
+           " os=" + (output_size ? std::to_string(output_size->size()) : "none");
   return self;
 }
 Tensor where_cpu(const Tensor& condition, const Tensor& self, const Tensor& other) {
@@ -61,15 +62,16 @@ Tensor roll_cpu(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
 }  // namespace glassbox::native
 
 static Tensor make(std::vector<int64_t> sizes) {
-  return Tensor(intrusive_ptr<TensorImpl>::make(DispatchKeySet{DispatchKey::CPU}, ScalarType::Float32, Device(), sizes));
+  return Tensor(
+      intrusive_ptr<TensorImpl>::make(DispatchKeySet{DispatchKey::CPU}, ScalarType::Float32, Device(), sizes));
 }
 
-#define CHECK(cond)                                          \
-  do {                                                       \
-    if (!(cond)) {                                           \
-      std::printf("FAIL line %d: %s\n", __LINE__, #cond);    \
-      return 1;                                              \
-    }                                                        \
+#define CHECK(cond)                                       \
+  do {                                                    \
+    if (!(cond)) {                                        \
+      std::printf("FAIL line %d: %s\n", __LINE__, #cond); \
+      return 1;                                           \
+    }                                                     \
   } while (0)
 
 #define CHECK_LAST(expected)                                                                  \

@@ -17,6 +17,7 @@ targets too, as ["method", "__getitem__"] and so on.
 Discovery reads signatures from the registry's schemas (ops), pybind11 docstrings (built-in functions and
 methods) and inspect.signature (Python functions), and turns each parameter into a kind (tensor, dim, size, ...).
 """
+
 import inspect
 import random
 import re
@@ -25,8 +26,18 @@ DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16"
 FLOAT_DTYPES = ("float32", "float64", "float16", "bfloat16")
 
 # Functions that only read or set process state, or that need objects no generator makes.
-SKIP_FUNCTIONS = {"seed", "initial_seed", "manual_seed", "is_grad_enabled", "trace_calls", "trace", "no_grad",
-                  "enable_grad", "set_grad_enabled", "from_dlpack"}
+SKIP_FUNCTIONS = {
+    "seed",
+    "initial_seed",
+    "manual_seed",
+    "is_grad_enabled",
+    "trace_calls",
+    "trace",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "from_dlpack",
+}
 SKIP_METHODS = {"data_ptr", "register_hook", "backward", "retain_grad"}
 
 # Protocol methods reached through a builtin (bool(t), len(t), ...), whether or not Tensor defines them.
@@ -37,62 +48,219 @@ _SELF = {"name": "self", "kind": "tensor", "kwonly": False, "optional": False}
 _OTHER = {"name": "other", "kind": "tensor_or_scalar", "kwonly": False, "optional": False}
 PROTOCOL_METHODS = {
     "__getitem__": [_SELF, {"name": "index", "kind": "index", "kwonly": False, "optional": False}],
-    "__setitem__": [_SELF, {"name": "index", "kind": "index", "kwonly": False, "optional": False},
-                    {"name": "value", "kind": "tensor_or_scalar", "kwonly": False, "optional": False}],
+    "__setitem__": [
+        _SELF,
+        {"name": "index", "kind": "index", "kwonly": False, "optional": False},
+        {"name": "value", "kind": "tensor_or_scalar", "kwonly": False, "optional": False},
+    ],
     "__reduce_ex__": [_SELF, {"name": "protocol", "kind": "int", "kwonly": False, "optional": False}],
-    **{name: [_SELF, _OTHER] for name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-                                          "__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__matmul__",
-                                          "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__and__",
-                                          "__or__", "__xor__", "__iadd__")},
-    **{name: [_SELF] for name in ("__neg__", "__abs__", "__invert__", "__pos__", "__len__", "__repr__",
-                                  "__bool__", "__float__", "__int__", "__index__", "__array__")},
+    **{
+        name: [_SELF, _OTHER]
+        for name in (
+            "__add__",
+            "__radd__",
+            "__sub__",
+            "__rsub__",
+            "__mul__",
+            "__rmul__",
+            "__truediv__",
+            "__rtruediv__",
+            "__pow__",
+            "__rpow__",
+            "__matmul__",
+            "__eq__",
+            "__ne__",
+            "__lt__",
+            "__le__",
+            "__gt__",
+            "__ge__",
+            "__and__",
+            "__or__",
+            "__xor__",
+            "__iadd__",
+        )
+    },
+    **{
+        name: [_SELF]
+        for name in (
+            "__neg__",
+            "__abs__",
+            "__invert__",
+            "__pos__",
+            "__len__",
+            "__repr__",
+            "__bool__",
+            "__float__",
+            "__int__",
+            "__index__",
+            "__array__",
+        )
+    },
 }
 
 # Parameter name -> kind, for signatures that say nothing useful about types.
 NAME_KINDS = {
-    "input": "tensor", "self": "tensor", "t": "tensor", "x": "tensor", "target": "tensor", "other": "tensor_or_scalar",
-    "weight": "tensor_opt", "bias": "tensor_opt", "pos_weight": "tensor_opt", "tensors": "tensor_list",
-    "indices": "tensor_opt_list", "index": "tensor", "src": "tensor", "mask": "tensor", "condition": "tensor",
-    "size": "size", "shape": "size", "normalized_shape": "size", "sizes": "size", "split_sizes": "size",
-    "stride": "size", "fill_value": "scalar", "value": "scalar", "alpha": "scalar", "beta": "scalar",
-    "min": "scalar_opt", "max": "scalar_opt", "exponent": "tensor_or_scalar", "dtype": "dtype_opt",
-    "device": "device", "requires_grad": "bool", "keepdim": "bool", "dim": "dim", "dim0": "dim", "dim1": "dim",
-    "dims": "dims", "diagonal": "int", "k": "int", "start": "scalar", "end": "scalar", "step": "scalar",
-    "steps": "int", "n": "int", "m": "int", "num_classes": "int", "ignore_index": "int", "reduction": "reduction",
-    "label_smoothing": "float", "p": "float", "eps": "float", "training": "bool", "train": "bool",
-    "inplace": "bool", "approximate": "approximate", "kernel_size": "pair", "padding": "pair", "dilation": "pair",
-    "groups": "int", "ceil_mode": "bool", "count_include_pad": "bool", "divisor_override": "int_opt",
-    "data": "data", "copy": "bool", "non_blocking": "bool", "largest": "bool", "sorted": "bool",
-    "descending": "bool", "stable": "bool", "unbiased": "bool", "correction": "scalar_opt", "accumulate": "bool",
-    "padding_idx": "int_opt", "scale_grad_by_freq": "bool", "sparse": "bool", "chunks": "int",
-    "split_size": "int", "length": "int", "shifts": "dims", "implicit": "bool", "storage_offset": "int",
-    "from": "int", "to": "int_opt", "mean": "float", "std": "float", "low": "int", "high": "int",
-    "generator": "none", "out": "out", "memory_format": "none", "layout": "none", "pin_memory": "bool",
+    "input": "tensor",
+    "self": "tensor",
+    "t": "tensor",
+    "x": "tensor",
+    "target": "tensor",
+    "other": "tensor_or_scalar",
+    "weight": "tensor_opt",
+    "bias": "tensor_opt",
+    "pos_weight": "tensor_opt",
+    "tensors": "tensor_list",
+    "indices": "tensor_opt_list",
+    "index": "tensor",
+    "src": "tensor",
+    "mask": "tensor",
+    "condition": "tensor",
+    "size": "size",
+    "shape": "size",
+    "normalized_shape": "size",
+    "sizes": "size",
+    "split_sizes": "size",
+    "stride": "size",
+    "fill_value": "scalar",
+    "value": "scalar",
+    "alpha": "scalar",
+    "beta": "scalar",
+    "min": "scalar_opt",
+    "max": "scalar_opt",
+    "exponent": "tensor_or_scalar",
+    "dtype": "dtype_opt",
+    "device": "device",
+    "requires_grad": "bool",
+    "keepdim": "bool",
+    "dim": "dim",
+    "dim0": "dim",
+    "dim1": "dim",
+    "dims": "dims",
+    "diagonal": "int",
+    "k": "int",
+    "start": "scalar",
+    "end": "scalar",
+    "step": "scalar",
+    "steps": "int",
+    "n": "int",
+    "m": "int",
+    "num_classes": "int",
+    "ignore_index": "int",
+    "reduction": "reduction",
+    "label_smoothing": "float",
+    "p": "float",
+    "eps": "float",
+    "training": "bool",
+    "train": "bool",
+    "inplace": "bool",
+    "approximate": "approximate",
+    "kernel_size": "pair",
+    "padding": "pair",
+    "dilation": "pair",
+    "groups": "int",
+    "ceil_mode": "bool",
+    "count_include_pad": "bool",
+    "divisor_override": "int_opt",
+    "data": "data",
+    "copy": "bool",
+    "non_blocking": "bool",
+    "largest": "bool",
+    "sorted": "bool",
+    "descending": "bool",
+    "stable": "bool",
+    "unbiased": "bool",
+    "correction": "scalar_opt",
+    "accumulate": "bool",
+    "padding_idx": "int_opt",
+    "scale_grad_by_freq": "bool",
+    "sparse": "bool",
+    "chunks": "int",
+    "split_size": "int",
+    "length": "int",
+    "shifts": "dims",
+    "implicit": "bool",
+    "storage_offset": "int",
+    "from": "int",
+    "to": "int_opt",
+    "mean": "float",
+    "std": "float",
+    "low": "int",
+    "high": "int",
+    "generator": "none",
+    "out": "out",
+    "memory_format": "none",
+    "layout": "none",
+    "pin_memory": "bool",
 }
 
 SCHEMA_KINDS = {
-    "Tensor": "tensor", "Tensor?": "tensor_opt", "Tensor[]": "tensor_list", "Tensor?[]": "tensor_opt_list",
-    "Scalar": "scalar", "Scalar?": "scalar_opt", "int": "int", "int?": "int_opt", "SymInt": "int",
-    "SymInt?": "int_opt", "SymInt[]": "size", "int[]": "dims", "int[1]": "dims", "int[1]?": "dims_opt",
-    "int[2]": "pair", "bool": "bool", "float": "float", "ScalarType?": "dtype_opt", "ScalarType": "dtype",
-    "Device?": "device", "Device": "device", "str": "str", "str?": "str",
+    "Tensor": "tensor",
+    "Tensor?": "tensor_opt",
+    "Tensor[]": "tensor_list",
+    "Tensor?[]": "tensor_opt_list",
+    "Scalar": "scalar",
+    "Scalar?": "scalar_opt",
+    "int": "int",
+    "int?": "int_opt",
+    "SymInt": "int",
+    "SymInt?": "int_opt",
+    "SymInt[]": "size",
+    "int[]": "dims",
+    "int[1]": "dims",
+    "int[1]?": "dims_opt",
+    "int[2]": "pair",
+    "bool": "bool",
+    "float": "float",
+    "ScalarType?": "dtype_opt",
+    "ScalarType": "dtype",
+    "Device?": "device",
+    "Device": "device",
+    "str": "str",
+    "str?": "str",
 }
 
 PYBIND_KINDS = {
-    "glassbox._C.Tensor": "tensor", "glassbox._C.Tensor | None": "tensor_opt", "Number": "scalar",
-    "Number | None": "scalar_opt", "bool": "bool", "bool | None": "bool", "List": "size", "Optional[List]": "dims_opt",
-    "typing.SupportsInt | typing.SupportsIndex": "int", "typing.SupportsInt | typing.SupportsIndex | None": "int_opt",
-    "typing.SupportsFloat | typing.SupportsIndex": "float", "glassbox._C.dtype | None": "dtype_opt",
-    "glassbox._C.dtype": "dtype", "Device | None": "device", "Device": "device", "str | None": "str", "str": "str",
-    "numpy.ndarray": "any", "object": "any", "collections.abc.Callable": "any",
+    "glassbox._C.Tensor": "tensor",
+    "glassbox._C.Tensor | None": "tensor_opt",
+    "Number": "scalar",
+    "Number | None": "scalar_opt",
+    "bool": "bool",
+    "bool | None": "bool",
+    "List": "size",
+    "Optional[List]": "dims_opt",
+    "typing.SupportsInt | typing.SupportsIndex": "int",
+    "typing.SupportsInt | typing.SupportsIndex | None": "int_opt",
+    "typing.SupportsFloat | typing.SupportsIndex": "float",
+    "glassbox._C.dtype | None": "dtype_opt",
+    "glassbox._C.dtype": "dtype",
+    "Device | None": "device",
+    "Device": "device",
+    "str | None": "str",
+    "str": "str",
+    "numpy.ndarray": "any",
+    "object": "any",
+    "collections.abc.Callable": "any",
 }
 
 # Name-based refinements of a type-based kind ("int" named dim is a dim; "List" named dim is dims).
-REFINE = {("int", "dim"): "dim", ("int", "dim0"): "dim", ("int", "dim1"): "dim", ("size", "dim"): "dims",
-          ("size", "dims"): "dims", ("size", "shifts"): "dims", ("dims", "size"): "size",
-          ("str", "reduction"): "reduction", ("str", "approximate"): "approximate", ("size", "kernel_size"): "pair",
-          ("size", "padding"): "pair", ("size", "dilation"): "pair", ("size", "indices"): "tensor_opt_list",
-          ("size", "tensors"): "tensor_list", ("tensor_opt", "out"): "out", ("tensor", "out"): "out"}
+REFINE = {
+    ("int", "dim"): "dim",
+    ("int", "dim0"): "dim",
+    ("int", "dim1"): "dim",
+    ("size", "dim"): "dims",
+    ("size", "dims"): "dims",
+    ("size", "shifts"): "dims",
+    ("dims", "size"): "size",
+    ("str", "reduction"): "reduction",
+    ("str", "approximate"): "approximate",
+    ("size", "kernel_size"): "pair",
+    ("size", "padding"): "pair",
+    ("size", "dilation"): "pair",
+    ("size", "indices"): "tensor_opt_list",
+    ("size", "tensors"): "tensor_list",
+    ("tensor_opt", "out"): "out",
+    ("tensor", "out"): "out",
+}
 
 
 def _param(name, kind, kwonly=False, optional=False):
@@ -102,7 +270,7 @@ def _param(name, kind, kwonly=False, optional=False):
 
 def schema_params(schema):
     """Parameters of a registry schema string: [{"name", "kind", "kwonly", "optional"}]."""
-    inner = schema[schema.index("(") + 1:schema.rindex(") ->")]
+    inner = schema[schema.index("(") + 1 : schema.rindex(") ->")]
     params, kwonly = [], False
     for part in [p.strip() for p in inner.split(", ") if p.strip()]:
         if part == "*":
@@ -153,8 +321,9 @@ def python_params(fn):
         elif p.kind is p.VAR_KEYWORD:
             continue
         else:
-            params.append(_param(p.name, NAME_KINDS.get(p.name, "any"), p.kind is p.KEYWORD_ONLY,
-                                 p.default is not p.empty))
+            params.append(
+                _param(p.name, NAME_KINDS.get(p.name, "any"), p.kind is p.KEYWORD_ONLY, p.default is not p.empty)
+            )
     return [params]
 
 
@@ -165,7 +334,7 @@ def discover(gb):
         if not qualified.startswith("glassbox::"):
             continue
         schema = gb.registry.operator_info(qualified)["schema"]
-        targets.append({"target": ["op", qualified[len("glassbox::"):]], "overloads": [schema_params(schema)]})
+        targets.append({"target": ["op", qualified[len("glassbox::") :]], "overloads": [schema_params(schema)]})
 
     def add(kind, name, fn):
         overloads = pybind_overloads(fn) or python_params(fn)
@@ -200,13 +369,26 @@ def discover(gb):
 
 SHAPES = [[], [3], [2, 3], [3, 1], [1, 3], [2, 3, 4], [2, 1, 3, 3], [4, 4], [1], [5]]
 ODD_SHAPES = [[0], [2, 0], [0, 3], [1, 0, 2], [], [1, 1, 1, 1], [7, 1], [1, 65537]]
-BIG_INTS = [2 ** 31, 2 ** 31 - 1, 2 ** 32, 2 ** 63 - 1, 2 ** 63, 2 ** 64, -2 ** 63, -2 ** 63 - 1, 10 ** 30]
-HOSTILE_ANY = [["N"], ["V", "abc"], ["V", []], ["V", [1, 2]], ["V", 1.5], ["V", True], ["O", "object"],
-               ["O", "dict"], ["O", "complex"], ["O", "bytes"], ["V", [[1, 2], [3]]], ["F", "nan"], ["V", -1]]
+BIG_INTS = [2**31, 2**31 - 1, 2**32, 2**63 - 1, 2**63, 2**64, -(2**63), -(2**63) - 1, 10**30]
+HOSTILE_ANY = [
+    ["N"],
+    ["V", "abc"],
+    ["V", []],
+    ["V", [1, 2]],
+    ["V", 1.5],
+    ["V", True],
+    ["O", "object"],
+    ["O", "dict"],
+    ["O", "complex"],
+    ["O", "bytes"],
+    ["V", [[1, 2], [3]]],
+    ["F", "nan"],
+    ["V", -1],
+]
 
 
 def _int(v):
-    return ["I", str(v)] if abs(v) > 2 ** 53 else ["V", v]
+    return ["I", str(v)] if abs(v) > 2**53 else ["V", v]
 
 
 class Generator:
@@ -222,13 +404,16 @@ class Generator:
             shape = r.choice(ODD_SHAPES if hostile and r.random() < 0.5 else SHAPES)
         if dtype is None:
             dtype = "float32" if r.random() < 0.45 else r.choice(DTYPES)
-        fill = r.choice(["normal", "normal", "small_int", "special", "large", "zero"] if hostile
-                        else ["normal", "normal", "normal", "small_int", "special"])
+        fill = r.choice(
+            ["normal", "normal", "small_int", "special", "large", "zero"]
+            if hostile
+            else ["normal", "normal", "normal", "small_int", "special"]
+        )
         layout = r.choice(["contiguous", "contiguous", "transposed", "expanded", "strided", "offset"])
         if hostile and r.random() < 0.05:  # 2**32 elements in one: no output of this size fits the child's memory
-            layout, shape = "huge_expanded", [2 ** 16, 2 ** 16]
+            layout, shape = "huge_expanded", [2**16, 2**16]
         requires_grad = dtype in FLOAT_DTYPES and r.random() < 0.2
-        return ["T", list(shape), dtype, fill, layout, requires_grad, r.randrange(2 ** 31)]
+        return ["T", list(shape), dtype, fill, layout, requires_grad, r.randrange(2**31)]
 
     def value(self, kind, shape, hostile):
         r = self.rng
@@ -248,8 +433,9 @@ class Generator:
                     items.append(["N"])
                 elif kind == "tensor_opt_list":
                     size = shape[0] if shape else 2
-                    items.append(["T", [r.choice([2, 3])], "int64", "index", "contiguous", False,
-                                  r.randrange(2 ** 31), size])
+                    items.append(
+                        ["T", [r.choice([2, 3])], "int64", "index", "contiguous", False, r.randrange(2**31), size]
+                    )
                 else:
                     items.append(self.tensor(shape if r.random() < 0.8 else None, hostile=hostile))
             return ["L", items]
@@ -257,14 +443,26 @@ class Generator:
             if kind == "scalar_opt" and r.random() < 0.3:
                 return ["N"]
             if hostile:
-                return r.choice([_int(r.choice(BIG_INTS)), ["F", "nan"], ["F", "inf"], ["F", "-inf"], ["V", 1e308],
-                                 ["V", -0.0], ["V", 300], ["V", -129], ["V", True], ["O", "complex"]])
+                return r.choice(
+                    [
+                        _int(r.choice(BIG_INTS)),
+                        ["F", "nan"],
+                        ["F", "inf"],
+                        ["F", "-inf"],
+                        ["V", 1e308],
+                        ["V", -0.0],
+                        ["V", 300],
+                        ["V", -129],
+                        ["V", True],
+                        ["O", "complex"],
+                    ]
+                )
             return r.choice([["V", 2], ["V", -1], ["V", 0.5], ["V", 0], ["V", 2.5], ["V", True]])
         if kind in ("int", "int_opt"):
             if kind == "int_opt" and r.random() < 0.3:
                 return ["N"]
             if hostile:
-                return r.choice([_int(r.choice(BIG_INTS)), ["V", -1], ["V", -7], ["V", 0], ["V", 10 ** 6]])
+                return r.choice([_int(r.choice(BIG_INTS)), ["V", -1], ["V", -7], ["V", 0], ["V", 10**6]])
             return ["V", r.choice([0, 1, 2, 3])]
         if kind == "dim":
             if hostile:
@@ -278,34 +476,57 @@ class Generator:
                 return ["N"]
             nd = max(len(shape), 1)
             if hostile:
-                return r.choice([["V", [0, 0]], ["V", [-1, nd - 1]], ["V", [nd + 3]], ["L", [_int(2 ** 64)]],
-                                 ["V", []], ["V", [0, 1, 2, 3, 4, 5, 6]], _int(2 ** 64), _int(-2 ** 63 - 1)])
+                return r.choice(
+                    [
+                        ["V", [0, 0]],
+                        ["V", [-1, nd - 1]],
+                        ["V", [nd + 3]],
+                        ["L", [_int(2**64)]],
+                        ["V", []],
+                        ["V", [0, 1, 2, 3, 4, 5, 6]],
+                        _int(2**64),
+                        _int(-(2**63) - 1),
+                    ]
+                )
             return ["V", sorted(r.sample(range(nd), r.randint(1, nd)))]
         if kind == "size":
             if hostile:
-                return r.choice([["V", [-1]], ["V", [-2, 3]], ["V", [0]], ["V", []], ["L", [_int(2 ** 62), _int(2 ** 62)]],
-                                 ["L", [_int(2 ** 63)]], ["V", [2 ** 31, 2 ** 31]], ["V", [1.5]], ["V", [-1, -1]]])
+                return r.choice(
+                    [
+                        ["V", [-1]],
+                        ["V", [-2, 3]],
+                        ["V", [0]],
+                        ["V", []],
+                        ["L", [_int(2**62), _int(2**62)]],
+                        ["L", [_int(2**63)]],
+                        ["V", [2**31, 2**31]],
+                        ["V", [1.5]],
+                        ["V", [-1, -1]],
+                    ]
+                )
             numel = 1
             for s in shape:
                 numel *= s
             return ["V", r.choice([list(shape), [numel], [-1], [1, numel], [2, 3]])]
         if kind == "pair":
             if hostile:
-                return r.choice([["V", [0, 0]], ["V", [-1, 2]], ["V", [2]], ["V", [1, 2, 3]], _int(2 ** 63), ["V", 0]])
+                return r.choice([["V", [0, 0]], ["V", [-1, 2]], ["V", [2]], ["V", [1, 2, 3]], _int(2**63), ["V", 0]])
             return r.choice([["V", [1, 1]], ["V", [2, 2]], ["V", 1], ["V", [1, 2]]])
         if kind == "bool":
             return ["V", r.random() < 0.5] if not hostile else r.choice([["V", 2], ["N"], ["V", "yes"], ["V", 0]])
         if kind == "float":
             if hostile:
-                return r.choice([["F", "nan"], ["F", "inf"], ["V", -1.0], ["V", 1e308], ["V", 2.0], _int(2 ** 64)])
+                return r.choice([["F", "nan"], ["F", "inf"], ["V", -1.0], ["V", 1e308], ["V", 2.0], _int(2**64)])
             return ["V", r.choice([0.0, 0.1, 0.5, 1e-5])]
         if kind in ("dtype", "dtype_opt"):
             if kind == "dtype_opt" and r.random() < 0.4:
                 return ["N"]
             return ["D", r.choice(DTYPES)]
         if kind == "device":
-            return r.choice([["N"], ["V", "cpu"], ["V", "cpu"]] + ([["V", "cuda"], ["V", "cuda:9"], ["V", "xyz"],
-                                                                     ["V", -1]] if hostile else []))
+            return r.choice(
+                [["N"], ["V", "cpu"], ["V", "cpu"]]
+                + ([["V", "cuda"], ["V", "cuda:9"], ["V", "xyz"], ["V", -1]] if hostile else [])
+            )
         if kind == "reduction":
             return ["V", r.choice(["mean", "sum", "none"] + (["avg", ""] if hostile else []))]
         if kind == "approximate":
@@ -313,8 +534,19 @@ class Generator:
         if kind == "str":
             return ["V", r.choice(["mean", "none", "sum", "tanh", "abc"])]
         if kind == "data":
-            return r.choice([["V", [1, 2, 3]], ["V", [[1.0, 2.0], [3.0, 4.0]]], ["V", 3.5], ["V", []],
-                             ["V", [[1, 2], [3]]], ["V", [True, 2, 3.5]], _int(2 ** 64), ["V", [[]]], ["N"]])
+            return r.choice(
+                [
+                    ["V", [1, 2, 3]],
+                    ["V", [[1.0, 2.0], [3.0, 4.0]]],
+                    ["V", 3.5],
+                    ["V", []],
+                    ["V", [[1, 2], [3]]],
+                    ["V", [True, 2, 3.5]],
+                    _int(2**64),
+                    ["V", [[]]],
+                    ["N"],
+                ]
+            )
         if kind == "none":
             return ["N"]
         if kind == "varargs":
@@ -338,15 +570,24 @@ class Generator:
             if choice == 3:
                 return ["E"]
             if choice == 4:
-                return ["T", [r.choice([1, 2, 3])], "int64", "index", "contiguous", False, r.randrange(2 ** 31),
-                        max(size, 1)]
+                return [
+                    "T",
+                    [r.choice([1, 2, 3])],
+                    "int64",
+                    "index",
+                    "contiguous",
+                    False,
+                    r.randrange(2**31),
+                    max(size, 1),
+                ]
             if choice == 5:
-                return ["T", [size], "bool", "normal", "contiguous", False, r.randrange(2 ** 31)]
+                return ["T", [size], "bool", "normal", "contiguous", False, r.randrange(2**31)]
             if choice == 6:
-                return r.choice([_int(2 ** 64), ["V", size + 5], ["V", -size - 5], ["V", 1.5], ["V", True]])
+                return r.choice([_int(2**64), ["V", size + 5], ["V", -size - 5], ["V", 1.5], ["V", True]])
             if choice == 7:
-                return ["S", r.choice([None, _int(2 ** 63), -10 ** 6]), None, r.choice([-1, 0, _int(2 ** 64)])]
+                return ["S", r.choice([None, _int(2**63), -(10**6)]), None, r.choice([-1, 0, _int(2**64)])]
             return r.choice(HOSTILE_ANY)
+
         if r.random() < 0.6:
             return one()
         return ["U", [one() for _ in range(r.randint(0, 4))]]

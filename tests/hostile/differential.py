@@ -10,6 +10,7 @@ torch.nn.functional.<fn>. Categories: both accepted but the value, shape or dtyp
 refused by the other; both refused with different exception classes; no PyTorch counterpart. Random
 operators are compared on shape and dtype only. Not part of ctest: it needs PyTorch and takes minutes.
 """
+
 import argparse
 import collections
 import json
@@ -50,6 +51,7 @@ def argument_kinds(call):
                 visit(s)
         elif tag in ("I", "F", "O", "N"):
             words.add({"I": "big-int", "F": "nan/inf", "O": "wrong-type", "N": "None"}[tag])
+
     for s in call["args"]:
         visit(s)
     for s in call["kwargs"].values():
@@ -98,8 +100,9 @@ def classify(call, mine, theirs):
     if mine["outcome"] in ("crash", "hang"):
         return "glassbox " + mine["outcome"], mine["error"]
     if theirs["outcome"] == "setup":
-        return "no PyTorch counterpart" if theirs["error"] == "AttributeError" else "PyTorch setup failed", \
-            theirs["message"][:80]
+        return "no PyTorch counterpart" if theirs["error"] == "AttributeError" else "PyTorch setup failed", theirs[
+            "message"
+        ][:80]
     if mine["outcome"] == "setup":
         return "glassbox setup failed", mine["message"][:80]
     if theirs["outcome"] in ("crash", "hang"):
@@ -117,8 +120,7 @@ def classify(call, mine, theirs):
 
 
 def default_torch_python():
-    return os.environ.get("GLASSBOX_TORCH_PYTHON",
-                          os.path.expanduser("~/.cache/glassbox/torch-venv-cp311/bin/python"))
+    return os.environ.get("GLASSBOX_TORCH_PYTHON", os.path.expanduser("~/.cache/glassbox/torch-venv-cp311/bin/python"))
 
 
 def main():
@@ -132,6 +134,7 @@ def main():
     args = parser.parse_args()
 
     import glassbox as gb
+
     calls = hostile_calls.generate(hostile_calls.discover(gb), args.seed, args.calls)
     mine = runner.run_calls(calls, "glassbox", workers=args.workers)
     torch_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}
@@ -148,8 +151,10 @@ def main():
             continue
         category, detail = verdict
         categories[category] += 1
-        key = ("%s %s" % tuple(call["target"]), argument_kinds(call) if category.startswith("both accepted") else
-               detail)
+        key = (
+            "%s %s" % tuple(call["target"]),
+            argument_kinds(call) if category.startswith("both accepted") else detail,
+        )
         patterns[category][key] += 1
         examples.setdefault((category, key), call["id"])
 
@@ -162,7 +167,9 @@ def main():
             continue
         print("\n== %s (%d calls, %d patterns)" % (category, categories[category], len(patterns[category])))
         for (target, detail), count in patterns[category].most_common(args.patterns):
-            print("  %4d  %-40s %-60s e.g. id %d" % (count, target, detail[:60], examples[(category, (target, detail))]))
+            print(
+                "  %4d  %-40s %-60s e.g. id %d" % (count, target, detail[:60], examples[(category, (target, detail))])
+            )
     missing = sorted({t for t, _ in patterns["no PyTorch counterpart"]})
     if missing:
         print("\nno PyTorch counterpart: " + ", ".join(missing))

@@ -1,5 +1,6 @@
 """Replays hostile calls in this process, with a full traceback: python tests/hostile/replay.py ID [ID...]
 [--seed S] [--calls N] (the seed and count of the run that listed the ids; defaults as test_hostile.py)."""
+
 import argparse
 import json
 import os
@@ -20,6 +21,7 @@ def main():
     args = parser.parse_args()
     B = runner.Backend(args.backend)
     import numpy as np
+
     if args.backend == "torch":  # the call list comes from glassbox's registry, saved by a glassbox run
         calls = json.load(open(os.environ["GLASSBOX_HOSTILE_CALLS_FILE"]))
     else:

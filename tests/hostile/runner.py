@@ -8,6 +8,7 @@ new worker after it. Children get an address-space limit, so a huge allocation f
 Outcomes: {"id", "outcome": "ok"|"raise"|"crash"|"hang"|"setup", "error": class name, "allowed": bool,
 "message": first line, "result": summary of the returned value (shape, dtype, values)}.
 """
+
 import json
 import math
 import operator
@@ -26,18 +27,38 @@ import time
 # a bug in how the error surfaced.
 # gb.load/gb.save of a path that is missing or a folder raise what open() raises, as torch.load/save do, and of
 # an object that is no file the AttributeError torch.load/save raise (only those two).
-ALLOWED_ERRORS = (RuntimeError, TypeError, ValueError, IndexError, OverflowError, FileNotFoundError,
-                  IsADirectoryError)
+ALLOWED_ERRORS = (RuntimeError, TypeError, ValueError, IndexError, OverflowError, FileNotFoundError, IsADirectoryError)
 ATTRIBUTE_ERROR_TARGETS = {"save", "load"}
 
-RANDOM_TARGETS = {"rand", "randn", "randint", "randperm", "dropout", "bernoulli", "bernoulli_", "normal_",
-                  "uniform_", "random_", "empty", "empty_strided", "empty_like", "native_dropout", "rand_like",
-                  "randn_like", "random_.from", "random_.to", "bernoulli.p", "bernoulli_.float", "empty.memory_format"}
+RANDOM_TARGETS = {
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "dropout",
+    "bernoulli",
+    "bernoulli_",
+    "normal_",
+    "uniform_",
+    "random_",
+    "empty",
+    "empty_strided",
+    "empty_like",
+    "native_dropout",
+    "rand_like",
+    "randn_like",
+    "random_.from",
+    "random_.to",
+    "bernoulli.p",
+    "bernoulli_.float",
+    "empty.memory_format",
+}
 VALUE_LIMIT = 4096  # elements kept per result for comparison
 
 
 def _as_array(t):
     import numpy
+
     return numpy.asarray(t)
 
 
@@ -48,12 +69,14 @@ class Backend:
         self.name = name
         if name == "torch":
             import torch
+
             self.lib = torch
             self.F = torch.nn.functional
             self.ops = torch.ops.aten
             torch.set_num_threads(1)
         else:
             import glassbox
+
             self.lib = glassbox
             self.F = glassbox.nn.functional
             self.ops = glassbox.ops.glassbox
@@ -71,8 +94,15 @@ class Backend:
         if kind == "fn":
             return getattr(self.lib, name)
         if kind == "method":
-            builtin = {"__bool__": bool, "__float__": float, "__int__": int, "__index__": operator.index,
-                       "__len__": len, "__repr__": repr, "__array__": _as_array}.get(name)
+            builtin = {
+                "__bool__": bool,
+                "__float__": float,
+                "__int__": int,
+                "__index__": operator.index,
+                "__len__": len,
+                "__repr__": repr,
+                "__array__": _as_array,
+            }.get(name)
             return builtin or getattr(self.Tensor, name)
         return getattr(self.F, name)
 
@@ -116,8 +146,10 @@ def _layout(shape, layout):
             rev[i] = rev[i - 1] * max(shape[i - 1], 1)
         strides = rev
     elif layout in ("expanded", "huge_expanded"):
-        strides = [0 if s > 1 and (i % 2 == 0 or layout == "huge_expanded") else st
-                   for i, (s, st) in enumerate(zip(shape, contiguous))]
+        strides = [
+            0 if s > 1 and (i % 2 == 0 or layout == "huge_expanded") else st
+            for i, (s, st) in enumerate(zip(shape, contiguous))
+        ]
         if layout == "huge_expanded":
             strides = [0] * n
     elif layout == "strided":
@@ -180,7 +212,7 @@ def summarise(value, B, np, depth=0):
     if isinstance(value, (bool, int, float)) or value is None:
         if isinstance(value, float) and math.isnan(value):
             return {"scalar": "nan"}
-        return {"scalar": value if not isinstance(value, int) or abs(value) < 2 ** 53 else str(value)}
+        return {"scalar": value if not isinstance(value, int) or abs(value) < 2**53 else str(value)}
     return {"type": type(value).__name__}
 
 
@@ -197,9 +229,14 @@ def run_one(call, B, np):
         if isinstance(e, KeyboardInterrupt):
             raise
         allowed = isinstance(e, ALLOWED_ERRORS) or (
-            isinstance(e, AttributeError) and call["target"][1] in ATTRIBUTE_ERROR_TARGETS)
-        return {"outcome": "raise", "error": type(e).__name__, "allowed": allowed,
-                "message": str(e).split("\n")[0][:200]}
+            isinstance(e, AttributeError) and call["target"][1] in ATTRIBUTE_ERROR_TARGETS
+        )
+        return {
+            "outcome": "raise",
+            "error": type(e).__name__,
+            "allowed": allowed,
+            "message": str(e).split("\n")[0][:200],
+        }
     try:
         return {"outcome": "ok", "result": summarise(result, B, np)}
     except Exception as e:
@@ -208,7 +245,9 @@ def run_one(call, B, np):
 
 def worker(backend, calls_path, start, fd):
     import warnings
+
     import numpy as np
+
     warnings.simplefilter("ignore")
     B = Backend(backend)
     with open(calls_path) as f:
@@ -225,17 +264,33 @@ def worker(backend, calls_path, start, fd):
 def _limit_memory(limit_bytes):
     def apply():
         import resource
+
         resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
     return apply
 
 
-def run_calls(calls, backend="glassbox", python=sys.executable, env=None, per_call_timeout=20.0, workers=2,
-              memory_limit=3 << 30, progress=None):
+def run_calls(
+    calls,
+    backend="glassbox",
+    python=sys.executable,
+    env=None,
+    per_call_timeout=20.0,
+    workers=2,
+    memory_limit=3 << 30,
+    progress=None,
+):
     """Outcome of every call (a list in call order). Calls are split into `workers` contiguous shares run side by
     side; each share is one child, replaced after a crash or a hang."""
     env = dict(os.environ if env is None else env)
-    env.update({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "GLASSBOX_NUM_THREADS": "1",
-                "PYTHONDONTWRITEBYTECODE": "1"})
+    env.update(
+        {
+            "OMP_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1",
+            "GLASSBOX_NUM_THREADS": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+    )
     tmp = tempfile.mkdtemp(prefix="glassbox-hostile-")
     # The children work in the temporary folder (a hostile gb.save("abc") writes there, not into
     # the source tree), so the paths they import from must not be relative.
@@ -254,8 +309,14 @@ def run_calls(calls, backend="glassbox", python=sys.executable, env=None, per_ca
         stderr = open(os.path.join(tmp, "stderr-%d.txt" % share["next"]), "w+")
         share["proc"] = subprocess.Popen(
             [python, os.path.abspath(__file__), "worker", backend, calls_path, str(share["next"]), str(w)],
-            env=env, cwd=tmp, pass_fds=(w,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-            preexec_fn=_limit_memory(memory_limit))
+            env=env,
+            cwd=tmp,
+            pass_fds=(w,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            preexec_fn=_limit_memory(memory_limit),
+        )
         os.close(w)
         share["reader"], share["buf"], share["stderr"] = os.fdopen(r, "rb", buffering=0), b"", stderr
         share["deadline"] = time.monotonic() + per_call_timeout + 10  # the first call also pays the import

@@ -9,6 +9,7 @@ test command's 3-minute budget on 2 cores), GLASSBOX_HOSTILE_SEED (default 17), 
 Replay one failing call by its id:  python tests/hostile/replay.py ID  (same seed and count).
 differential.py replays the same calls against PyTorch and reports where the two disagree.
 """
+
 import collections
 import os
 import sys
@@ -54,13 +55,16 @@ def grouped_report(calls, results):
     lines = []
     for (why, target), items in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         call, result = items[0]
-        lines.append("%-34s %-44s %4d call(s), e.g. id %d: %s" % (why, target, len(items), call["id"],
-                                                                    (result.get("message") or "")[:100]))
+        lines.append(
+            "%-34s %-44s %4d call(s), e.g. id %d: %s"
+            % (why, target, len(items), call["id"], (result.get("message") or "")[:100])
+        )
     return lines
 
 
 def test_hostile_calls_neither_crash_nor_hang_nor_raise_odd_errors():
     import glassbox as gb
+
     calls = build_calls(gb)
     targets = {tuple(c["target"]) for c in calls}
     assert len(targets) > 500, "discovery found only %d targets" % len(targets)
@@ -72,5 +76,8 @@ def test_hostile_calls_neither_crash_nor_hang_nor_raise_odd_errors():
     assert outcomes["setup"] < len(calls) // 50, outcomes
     report = grouped_report(calls, results)
     if report:
-        pytest.fail("%d group(s) of hostile calls failed (seed %d, %d calls):\n%s"
-                    % (len(report), SEED, len(calls), "\n".join(report)), pytrace=False)
+        pytest.fail(
+            "%d group(s) of hostile calls failed (seed %d, %d calls):\n%s"
+            % (len(report), SEED, len(calls), "\n".join(report)),
+            pytrace=False,
+        )

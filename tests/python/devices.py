@@ -1,6 +1,7 @@
 """The device the op-table and training tests run on: `pytest --device cuda` (or the environment
 variable GLASSBOX_TEST_DEVICE) moves their inputs to the GPU and compares with the same NumPy
 references; the default is the CPU."""
+
 import numpy as np
 
 import glassbox as gb

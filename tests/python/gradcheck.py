@@ -8,6 +8,7 @@ tensor in place (on another device, `pytest --device cuda`, the tensors are copi
 perturbation). Outputs marked non-differentiable (indices, saved statistics) are left out of
 both sides, and so are inputs the op declares no gradient for (targets, class weights).
 """
+
 import numpy as np
 
 import glassbox as gb

@@ -2,6 +2,7 @@
 for an `int` (or `int[N]` given one int) such as a dim, TypeError for a size or a list element,
 OverflowError for a number (Scalar). The checks sit in the argument conversion of the typed
 bindings and of gb.ops, so every operator gets them."""
+
 import subprocess
 import sys
 
@@ -9,7 +10,7 @@ import pytest
 
 import glassbox as gb
 
-BIG = [2 ** 64, 2 ** 63, -2 ** 63 - 1, -2 ** 64, 10 ** 40]
+BIG = [2**64, 2**63, -(2**63) - 1, -(2**64), 10**40]
 
 # (expression over x and v, exception class PyTorch raises for it)
 CASES = [
@@ -65,33 +66,35 @@ def test_int_past_int64_raises_pytorch_class(expr, error, v):
 def test_boxed_calls_convert_the_same_way():
     x = gb.ones(3)
     with pytest.raises(ValueError):
-        gb.ops.glassbox.sum(x, 2 ** 64)
+        gb.ops.glassbox.sum(x, 2**64)
     with pytest.raises(TypeError):
-        gb.ops.glassbox.sum(x, [2 ** 64])
+        gb.ops.glassbox.sum(x, [2**64])
     with pytest.raises(TypeError):
-        gb.ops.glassbox.view(x, 2 ** 64)
+        gb.ops.glassbox.view(x, 2**64)
     with pytest.raises(OverflowError):
-        gb.ops.glassbox.mul(x, 2 ** 64)
+        gb.ops.glassbox.mul(x, 2**64)
     assert gb.ops.glassbox.sum(x, [0]).tolist() == 3.0
 
 
 def test_int64_limits_still_pass():
     x = gb.ones(3)
     with pytest.raises(IndexError):
-        x.sum(2 ** 63 - 1)  # fits: an out-of-range dim, not an overflow
-    assert (gb.ones(2, dtype=gb.int64) * (2 ** 62)).tolist() == [2 ** 62, 2 ** 62]
+        x.sum(2**63 - 1)  # fits: an out-of-range dim, not an overflow
+    assert (gb.ones(2, dtype=gb.int64) * (2**62)).tolist() == [2**62, 2**62]
 
 
 def test_no_overflow_leaves_an_exception_set():
     """The old failure mode: a conversion that set a Python error and went on (SystemError later)."""
-    code = ("import glassbox as gb\n"
-            "x = gb.ones(3)\n"
-            "for e in ['x.sum(2**64)', 'x.view(2**64)', 'x.std(2**64)', 'x.amax(2**64)']:\n"
-            "    try:\n"
-            "        eval(e)\n"
-            "    except (ValueError, TypeError):\n"
-            "        pass\n"
-            "print(x.sum().item())\n")
+    code = (
+        "import glassbox as gb\n"
+        "x = gb.ones(3)\n"
+        "for e in ['x.sum(2**64)', 'x.view(2**64)', 'x.std(2**64)', 'x.amax(2**64)']:\n"
+        "    try:\n"
+        "        eval(e)\n"
+        "    except (ValueError, TypeError):\n"
+        "        pass\n"
+        "print(x.sum().item())\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "3.0"

@@ -1,5 +1,6 @@
 """Autograd from Python: requires_grad, grad_fn names and reprs, backward, retain_graph, hooks,
 no_grad, autograd.grad and double backward, and the error messages."""
+
 import numpy as np
 import pytest
 
@@ -18,7 +19,9 @@ def test_leaf_and_result_reprs_match_pytorch():
     assert y.grad_fn.name() == "MulBackward0"
     assert repr(y.grad_fn).startswith("<MulBackward0 object at 0x")
     assert [type(f).__name__ if f is None else f.name() for f, _ in y.grad_fn.next_functions] == [
-        "AccumulateGrad", "AccumulateGrad"]
+        "AccumulateGrad",
+        "AccumulateGrad",
+    ]
     assert x.is_leaf and not y.is_leaf and y.requires_grad
     assert repr(x.detach()) == "tensor([1., 2.])"
 
@@ -75,6 +78,7 @@ def test_no_grad_and_enable_grad():
     @gb.no_grad()
     def f(t):
         return t * 2
+
     assert not f(x).requires_grad
 
 

@@ -2,6 +2,7 @@
 so a write through either one must reach the history of both (the base's history becomes CopySlices,
 the view's is made again from the base). Values are checked against hand-derived gradients, and
 every pattern against central finite differences (gradcheck)."""
+
 import numpy as np
 import pytest
 
@@ -139,13 +140,16 @@ def _copy_into_strided_slice(x, w):
     return y * x
 
 
-@pytest.mark.parametrize("fn,shapes", [
-    (_mul_column, [(3, 4), (3,)]),
-    (_add_through_flat_view, [(2, 4), (4,)]),
-    (_sigmoid_through_transpose, [(3, 4)]),
-    (_view_then_base_written, [(3, 2)]),
-    (_copy_into_strided_slice, [(2, 5), (2, 3)]),
-])
+@pytest.mark.parametrize(
+    "fn,shapes",
+    [
+        (_mul_column, [(3, 4), (3,)]),
+        (_add_through_flat_view, [(2, 4), (4,)]),
+        (_sigmoid_through_transpose, [(3, 4)]),
+        (_view_then_base_written, [(3, 2)]),
+        (_copy_into_strided_slice, [(2, 5), (2, 3)]),
+    ],
+)
 def test_gradients_match_finite_differences(fn, shapes):
     rng = np.random.default_rng(7)
     arrays = [rng.standard_normal(s) for s in shapes]

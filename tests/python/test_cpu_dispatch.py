@@ -2,6 +2,7 @@
 Every copy must give the same bits (GLASSBOX_CPU_CAPABILITY forces a narrower one in a fresh
 process), and the wide instructions must live only in the copies that the run-time checks guard:
 the libraries themselves are built for baseline x86-64."""
+
 import os
 import platform
 import re
@@ -85,8 +86,9 @@ def test_wide_instructions_only_in_guarded_copies():
     libs = glassbox_libraries()
     assert any("glassbox_cpu" in p for p in libs), libs
     for lib in libs:
-        dump = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", lib], capture_output=True, text=True,
-                              check=True).stdout
+        dump = subprocess.run(
+            ["objdump", "-d", "-C", "--no-show-raw-insn", lib], capture_output=True, text=True, check=True
+        ).stdout
         offenders = set()
         function = None
         for line in dump.splitlines():

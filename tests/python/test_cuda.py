@@ -1,6 +1,7 @@
 """gb.cuda and CUDA tensors from Python. Without a GPU, gb.cuda answers, asking for a CUDA tensor
 raises RuntimeError saying why and the settings still work; with one, every result is checked
 against the CPU's for the same inputs."""
+
 import numpy as np
 import pytest
 
@@ -40,7 +41,12 @@ def test_without_a_gpu_cuda_tensors_raise_clearly():
     t = gb.ones(3)
     assert t.is_cuda is False and t.cpu().data_ptr() == t.data_ptr()  # already there: no copy
     why = "CUDA is not available" if gb._C._cuda.built_with_cuda() else "cuda"
-    for make in (lambda: gb.zeros(2, device="cuda"), t.cuda, lambda: t.to("cuda"), lambda: gb.tensor([1.0], device="cuda")):
+    for make in (
+        lambda: gb.zeros(2, device="cuda"),
+        t.cuda,
+        lambda: t.to("cuda"),
+        lambda: gb.tensor([1.0], device="cuda"),
+    ):
         with pytest.raises(RuntimeError, match=why):
             make()
     with pytest.raises(RuntimeError, match="CUDA is not available"):
@@ -180,7 +186,10 @@ def test_a_0d_cpu_tensor_joins_gpu_operations_and_gets_its_gradient_on_the_cpu()
 def test_integer_matrix_products_match_the_cpu():
     rng = np.random.default_rng(5)
     for dtype in (gb.int64, gb.int32, gb.int16, gb.int8, gb.uint8):
-        a, b = gb.tensor(rng.integers(0, 20, (9, 40)), dtype=dtype), gb.tensor(rng.integers(0, 20, (40, 7)), dtype=dtype)
+        a, b = (
+            gb.tensor(rng.integers(0, 20, (9, 40)), dtype=dtype),
+            gb.tensor(rng.integers(0, 20, (40, 7)), dtype=dtype),
+        )
         assert (a.cuda() @ b.cuda()).cpu().tolist() == (a @ b).tolist(), dtype
 
 

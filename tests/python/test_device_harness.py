@@ -3,6 +3,7 @@ no operator may be handed tensors from two devices (inputs, index tensors, masks
 all follow the device), which is what `pytest --device cuda` relies on. Meta tensors have no data,
 so a call may still fail for that reason (or for want of a Meta kernel); it must not fail for
 mixing devices."""
+
 import re
 import zlib
 
@@ -56,8 +57,14 @@ def test_a_0d_cpu_tensor_joins_element_wise_operators_on_another_device():
     (indices, masks) and tensors with dims still refuse the CPU."""
     m = gb.ones(2, 3, device="meta")
     s = gb.tensor(2.0)
-    for make in (lambda: m * s, lambda: s - m, lambda: m / s, lambda: m ** s, lambda: gb.where(m > s, m, s),
-                 lambda: gb.clamp(m, min=s)):
+    for make in (
+        lambda: m * s,
+        lambda: s - m,
+        lambda: m / s,
+        lambda: m**s,
+        lambda: gb.where(m > s, m, s),
+        lambda: gb.clamp(m, min=s),
+    ):
         r = make()
         assert r.device == "meta" and r.shape == (2, 3) and r.dtype == gb.float32
     with pytest.raises(RuntimeError, match="add: expected all tensors on one device, got meta and cpu"):

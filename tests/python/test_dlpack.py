@@ -1,6 +1,7 @@
 """DLPack both ways: NumPy round trips for every dtype, shared memory proven by writes, strided and
 0-d tensors, storage offsets, lifetimes (the producer may go first; the deleter runs exactly once),
 the capsule protocol, and errors for what cannot be exchanged."""
+
 import ctypes
 import gc
 import sys
@@ -10,12 +11,21 @@ import pytest
 
 import glassbox as gb
 
-NUMPY_DTYPES = [(gb.float32, np.float32), (gb.float64, np.float64), (gb.float16, np.float16),
-                (gb.int64, np.int64), (gb.int32, np.int32), (gb.int16, np.int16), (gb.int8, np.int8),
-                (gb.uint8, np.uint8), (gb.bool, np.bool_)]
+NUMPY_DTYPES = [
+    (gb.float32, np.float32),
+    (gb.float64, np.float64),
+    (gb.float16, np.float16),
+    (gb.int64, np.int64),
+    (gb.int32, np.int32),
+    (gb.int16, np.int16),
+    (gb.int8, np.int8),
+    (gb.uint8, np.uint8),
+    (gb.bool, np.bool_),
+]
 
 
 # ---- reading a capsule from Python, to check what glassbox writes into it -----------------------
+
 
 class DLDevice(ctypes.Structure):
     _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
@@ -26,9 +36,15 @@ class DLDataType(ctypes.Structure):
 
 
 class DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32), ("dtype", DLDataType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
 
 
 class DLManagedTensor(ctypes.Structure):
@@ -48,8 +64,13 @@ class DLManagedTensorVersioned(ctypes.Structure):
 
 
 VDELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))
-DLManagedTensorVersioned._fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
-                                     ("deleter", VDELETER), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+DLManagedTensorVersioned._fields_ = [
+    ("version", DLPackVersion),
+    ("manager_ctx", ctypes.c_void_p),
+    ("deleter", VDELETER),
+    ("flags", ctypes.c_uint64),
+    ("dl_tensor", DLTensor),
+]
 
 _api = ctypes.pythonapi
 _api.PyCapsule_GetName.restype = ctypes.c_char_p
@@ -93,6 +114,7 @@ class Producer:
 
         def deleter(_):
             self.deleted += 1
+
         self.deleter = deleter_type(deleter)
         self.m.deleter = self.deleter
         self.name = b"dltensor_versioned" if versioned else b"dltensor"
@@ -102,6 +124,7 @@ class Producer:
 
 
 # ---- round trips ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("gb_dtype,np_dtype", NUMPY_DTYPES, ids=lambda d: str(d))
 def test_numpy_round_trip_every_dtype(gb_dtype, np_dtype):
@@ -186,6 +209,7 @@ def test_versioned_and_unversioned_capsules():
 
 # ---- lifetimes --------------------------------------------------------------------------------
 
+
 def test_the_producer_may_die_first():
     a = np.arange(6, dtype=np.float64)
     t = gb.from_dlpack(a)
@@ -245,6 +269,7 @@ def test_foreign_deleter_runs_once_when_the_last_view_dies():
 
 
 # ---- errors -----------------------------------------------------------------------------------
+
 
 def test_a_capsule_is_consumed_once():
     capsule = gb.ones(2).__dlpack__()

@@ -2,6 +2,7 @@
 log_softmax and cross_entropy of large logits, topk of a 0-d tensor, clamp with NaN bounds, sum/prod
 with an integer dtype (converted first), sign of NaN, std/var of large float32 values, softmax of a
 slice holding inf. On the device under test (`--device cuda` runs the CUDA kernels)."""
+
 import math
 
 import numpy as np
@@ -60,8 +61,13 @@ def test_topk_of_a_0d_tensor_refuses_k_past_one():
 def test_clamp_with_nan_bounds_gives_nan():
     x = tensor([1.0, 2.0, float("nan")])
     nan = float("nan")
-    for got in (gb.clamp(x, min=nan), gb.clamp(x, max=nan), gb.clamp(x, nan, 5.0), gb.clamp_min(x, nan),
-                gb.clamp_max(x, nan)):
+    for got in (
+        gb.clamp(x, min=nan),
+        gb.clamp(x, max=nan),
+        gb.clamp(x, nan, 5.0),
+        gb.clamp_min(x, nan),
+        gb.clamp_max(x, nan),
+    ):
         assert all(math.isnan(v) for v in got.cpu().tolist())
     got = gb.clamp(tensor([1.0, 2.0]), min=tensor([nan, 0.0]))
     assert math.isnan(got.cpu().tolist()[0]) and got.cpu().tolist()[1] == 2.0

@@ -2,6 +2,7 @@
 argument errors (shapes, dtypes, values), IndexError for a dimension or index out of range,
 NotImplementedError for a dtype an operator has no kernel for, ValueError and TypeError where Python's own
 conversions and signatures decide. Where PyTorch is installed, each case is also checked against it."""
+
 import io
 import warnings
 
@@ -30,11 +31,17 @@ CASES = [
     ("relu of bools", lambda m: m.ones(3, dtype=m.bool).relu(), NotImplementedError),
     ("negation of bools", lambda m: -m.ones(3, dtype=m.bool), NotImplementedError),
     ("float() of two elements", lambda m: float(m.ones(2)), ValueError),
-    ("a reduction that does not exist", lambda m: m.nn.functional.mse_loss(m.ones(2), m.ones(2), reduction="all"),
-     ValueError),
+    (
+        "a reduction that does not exist",
+        lambda m: m.nn.functional.mse_loss(m.ones(2), m.ones(2), reduction="all"),
+        ValueError,
+    ),
     ("dropout probability past 1", lambda m: m.nn.functional.dropout(m.ones(2), p=1.5), ValueError),
-    ("binary_cross_entropy target of another size",
-     lambda m: m.nn.functional.binary_cross_entropy(m.full((2,), 0.5), m.ones(3)), ValueError),
+    (
+        "binary_cross_entropy target of another size",
+        lambda m: m.nn.functional.binary_cross_entropy(m.full((2,), 0.5), m.ones(3)),
+        ValueError,
+    ),
 ]
 
 

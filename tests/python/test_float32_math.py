@@ -2,6 +2,7 @@
 NumPy in float64 over the whole float range: every bit pattern class (subnormals, huge values,
 infinities, NaNs, signed zeros), contiguous, strided and in-place. The kernels compute these with
 their own vectorised code, so the reference is NumPy's float64, not the C library's float32."""
+
 import math
 
 import numpy as np
@@ -12,10 +13,39 @@ import glassbox as gb
 ops = gb.ops.glassbox
 
 TINY = np.float32(1.401298464324817e-45)  # the smallest subnormal
-SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, TINY, -TINY, 1.1754942e-38, -1.1754942e-38,
-                     1.17549435e-38, 3.4028235e38, -3.4028235e38, 1.0, -1.0, 0.5, 88.72283, 88.7229, -87.33655,
-                     -103.97, -104.0, 9.1, -9.1, 1e6, -1e6, 1.000001e6, 823549.6, 3.1415927, 1.5707964],
-                    dtype=np.float32)
+SPECIALS = np.array(
+    [
+        0.0,
+        -0.0,
+        np.inf,
+        -np.inf,
+        np.nan,
+        TINY,
+        -TINY,
+        1.1754942e-38,
+        -1.1754942e-38,
+        1.17549435e-38,
+        3.4028235e38,
+        -3.4028235e38,
+        1.0,
+        -1.0,
+        0.5,
+        88.72283,
+        88.7229,
+        -87.33655,
+        -103.97,
+        -104.0,
+        9.1,
+        -9.1,
+        1e6,
+        -1e6,
+        1.000001e6,
+        823549.6,
+        3.1415927,
+        1.5707964,
+    ],
+    dtype=np.float32,
+)
 
 
 def every_kind_of_float(n=200_000, seed=0):
@@ -49,8 +79,12 @@ CASES = [
     ("silu", ops.silu, lambda x: x * sigmoid64(x), 4.8e-7),
     ("gelu(none)", lambda t: ops.gelu(t, approximate="none"), lambda x: x * 0.5 * _erfc(-x / math.sqrt(2)), 1.2e-6),
     # (1 + tanh(u)) / 2 written as sigmoid(2u): the reference must not cancel either.
-    ("gelu(tanh)", lambda t: ops.gelu(t, approximate="tanh"),
-     lambda x: x * sigmoid64(2 * K * (x + 0.044715 * x ** 3)), 3.6e-7),
+    (
+        "gelu(tanh)",
+        lambda t: ops.gelu(t, approximate="tanh"),
+        lambda x: x * sigmoid64(2 * K * (x + 0.044715 * x**3)),
+        3.6e-7,
+    ),
 ]
 
 
@@ -69,10 +103,14 @@ def check(name, got, x, ref, rtol):
         want = ref(x.astype(np.float64))
         rounded = want.astype(np.float32)
     bad_nan = np.isnan(got) != np.isnan(want)
-    assert not bad_nan.any(), f"{name}: NaN mismatch at x={x[bad_nan][:5]}: got {got[bad_nan][:5]}, want {want[bad_nan][:5]}"
+    assert not bad_nan.any(), (
+        f"{name}: NaN mismatch at x={x[bad_nan][:5]}: got {got[bad_nan][:5]}, want {want[bad_nan][:5]}"
+    )
     inf = np.isinf(rounded) | np.isinf(got)
     # An infinite result exactly where the float32 result overflows (or is an infinity).
-    assert np.array_equal(got[inf], rounded[inf]), f"{name}: infinities differ at x={x[inf][got[inf] != rounded[inf]][:5]}"
+    assert np.array_equal(got[inf], rounded[inf]), (
+        f"{name}: infinities differ at x={x[inf][got[inf] != rounded[inf]][:5]}"
+    )
     finite = ~np.isnan(want) & ~inf
     err = np.abs(got[finite].astype(np.float64) - want[finite])
     # Absolute slack of a few subnormal steps, times |x| for silu and gelu: x * sigmoid(x) and
@@ -80,8 +118,9 @@ def check(name, got, x, ref, rtol):
     xf = x[finite].astype(np.float64)
     bound = rtol * condition(name, xf) * np.abs(want[finite]) + (3 + np.abs(xf)) * float(TINY)
     worst = np.argmax(err - bound)
-    assert (err <= bound).all(), (f"{name}: x={x[finite][worst]!r} got {got[finite][worst]!r} "
-                                  f"want {want[finite][worst]!r}")
+    assert (err <= bound).all(), (
+        f"{name}: x={x[finite][worst]!r} got {got[finite][worst]!r} want {want[finite][worst]!r}"
+    )
     # Odd functions keep the sign of zero.
     zeros = (x == 0) & np.isfinite(x)
     if name in ("expm1", "log1p", "sin", "tanh"):
@@ -118,7 +157,7 @@ def test_every_loop_gives_the_same_bits(name, op, ref, rtol):
     x = every_kind_of_float(20_000, seed=2)
     whole = op(gb.from_numpy(x)).numpy()
     strided = op(gb.from_numpy(np.repeat(x, 2))[::2]).numpy()
-    pieces = np.concatenate([op(gb.from_numpy(x[i:i + 37])).numpy() for i in range(0, x.size, 37)])
+    pieces = np.concatenate([op(gb.from_numpy(x[i : i + 37])).numpy() for i in range(0, x.size, 37)])
     for other in (strided, pieces):
         same = (whole.view(np.uint32) == other.view(np.uint32)) | (np.isnan(whole) & np.isnan(other))
         assert same.all(), f"{name}: x={x[~same][:3]} gives {whole[~same][:3]} and {other[~same][:3]}"

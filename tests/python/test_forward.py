@@ -1,5 +1,6 @@
 """Every operator of the op table against its NumPy reference, for every dtype it supports, on
 0-d, empty, broadcast and non-contiguous inputs. Shape and dtype are asserted before values."""
+
 import zlib
 
 import numpy as np
@@ -51,8 +52,9 @@ def assert_matches(name, dtype, got, want):
     got_np = to_reference(got)
     if got.dtype in (gb.float16, gb.bfloat16, gb.float32, gb.float64):
         rtol, atol = TOL[str(got.dtype).split(".")[-1]]
-        np.testing.assert_allclose(got_np.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
-                                   err_msg=name, equal_nan=True)
+        np.testing.assert_allclose(
+            got_np.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, err_msg=name, equal_nan=True
+        )
     else:
         np.testing.assert_array_equal(got_np, want, err_msg=name)
 
@@ -73,5 +75,6 @@ def test_matches_reference(info, dtype):
         if DEVICE != "cpu" and any(isinstance(c[0], gb.Tensor) for c in converted) and not info.name.startswith("to."):
             assert str(first.device).startswith(DEVICE), f"{info.name} [{sample.name}]: result on {first.device}"
         assert str(first.dtype) == f"glassbox.{expected_dtype}", (
-            f"{info.name} [{sample.name}]: dtype {first.dtype}, expected {expected_dtype}")
+            f"{info.name} [{sample.name}]: dtype {first.dtype}, expected {expected_dtype}"
+        )
         assert_matches(f"{info.name} [{sample.name}] {dtype}", dtype, ours, want)

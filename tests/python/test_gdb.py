@@ -1,5 +1,6 @@
 """scripts/gdb under gdb -batch: each pretty-printer, the registration trace in load order, a
 stop at a dispatch with its keys and kernel, the folded backtrace, and the live registry."""
+
 import os
 import re
 import shutil
@@ -20,8 +21,9 @@ def gdb(*commands, program=None):
     args = ["gdb", "-batch", "-nx", "-iex", "set auto-load python-scripts off", "-x", "scripts/gdb/glassbox.gdb"]
     for c in commands:
         args += ["-ex", c]
-    out = subprocess.run(args + ["--args"] + (program or [TARGET]), cwd=ROOT, capture_output=True, text=True,
-                         timeout=180)
+    out = subprocess.run(
+        args + ["--args"] + (program or [TARGET]), cwd=ROOT, capture_output=True, text=True, timeout=180
+    )
     return out.stdout + out.stderr
 
 
@@ -49,12 +51,28 @@ KERNEL_LINE = line_of("int64_t gdb_probe_cpu(")
 
 
 def test_pretty_printers():
-    out = gdb("break gdb_target.cpp:%d" % inspect_line(), "run", "print tensor", "print keys", "print op", "print kernel", "print schema",
-              "print name", "print strided", "print *tensor.impl_.p_->storage_.p_", "print node")
-    assert "= tensor([3.0000, 3.0000, 3.0000, 3.0000, 3.0000, 3.0000], size=(2, 3), dtype=float32, device=cpu)" in out, out
+    out = gdb(
+        "break gdb_target.cpp:%d" % inspect_line(),
+        "run",
+        "print tensor",
+        "print keys",
+        "print op",
+        "print kernel",
+        "print schema",
+        "print name",
+        "print strided",
+        "print *tensor.impl_.p_->storage_.p_",
+        "print node",
+    )
+    assert (
+        "= tensor([3.0000, 3.0000, 3.0000, 3.0000, 3.0000, 3.0000], size=(2, 3), dtype=float32, device=cpu)" in out
+    ), out
     assert "= DispatchKeySet(CPU, AutogradCPU)" in out, out
     assert "= OperatorHandle(glassbox::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)" in out, out
-    assert re.search(r"= KernelFunction\(unboxed: glassbox::native::add_cpu\(.*\) at \S*generated/glassbox/ops/StructuredCPU\.cpp:\d+\)", out), out
+    assert re.search(
+        r"= KernelFunction\(unboxed: glassbox::native::add_cpu\(.*\) at \S*generated/glassbox/ops/StructuredCPU\.cpp:\d+\)",
+        out,
+    ), out
     assert "= glassbox::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor" in out, out
     assert "= glassbox::add.Tensor\n" in out, out
     assert "= tensor([7, 7, 7, 7], size=(4), dtype=int32, device=cpu)" in out, out
@@ -66,18 +84,22 @@ def test_registration_trace_in_load_order():
     out = gdb("gb-trace-registration gdbt", "run")
     lines = [l for l in out.splitlines() if l.startswith("[registration]")]
     assert len(lines) == 2, out
-    assert re.fullmatch(r"\[registration\] def gdbt::probe\(Tensor x\) -> int at tests/cpp/gdb/gdb_target\.cpp:%d" % DEF_LINE, lines[0]), lines
-    assert re.fullmatch(r"\[registration\] impl gdbt::probe key=CPU kernel=KernelFunction\(unboxed: "
-                        r"\(anonymous namespace\)::gdb_probe_cpu\(.*\) at \S*gdb_target\.cpp:%d\) at tests/cpp/gdb/gdb_target\.cpp:%d"
-                        % (KERNEL_LINE, IMPL_LINE),
-                        lines[1]), lines
+    assert re.fullmatch(
+        r"\[registration\] def gdbt::probe\(Tensor x\) -> int at tests/cpp/gdb/gdb_target\.cpp:%d" % DEF_LINE, lines[0]
+    ), lines
+    assert re.fullmatch(
+        r"\[registration\] impl gdbt::probe key=CPU kernel=KernelFunction\(unboxed: "
+        r"\(anonymous namespace\)::gdb_probe_cpu\(.*\) at \S*gdb_target\.cpp:%d\) at tests/cpp/gdb/gdb_target\.cpp:%d"
+        % (KERNEL_LINE, IMPL_LINE),
+        lines[1],
+    ), lines
 
 
 def test_break_on_dispatch_and_folded_backtrace():
     out = gdb("gb-break-dispatch gdbt::probe CPU", "run", "gb-bt")
     assert "[dispatch] gdbt::probe keys=DispatchKeySet(CPU) key=CPU" in out, out
     assert re.search(r"kernel: KernelFunction\(unboxed: \(anonymous namespace\)::gdb_probe_cpu", out), out
-    bt = out[out.index("[dispatch]"):]
+    bt = out[out.index("[dispatch]") :]
     assert re.search(r"\[dispatcher: \d+ frame\(s\)\]", bt), bt
     assert re.search(r"#\d+\s+main at \S*gdb_target\.cpp:\d+", bt), bt
 
@@ -92,13 +114,27 @@ def test_live_registry():
 
 def test_stop_in_the_add_kernel_for_a_call_from_python(tmp_path):
     script = tmp_path / "add.py"
-    script.write_text("import glassbox as gb\n"
-                      "x = gb.ops.glassbox.full([2, 3], 1.5)\n"
-                      "y = gb.ops.glassbox.add(x, x)\n"
-                      "print('sum done', y.tolist()[0][0])\n")
-    out = gdb("gb-break-dispatch glassbox::add CPU", "run", "gb-bt", "break glassbox::native::add_cpu", "continue",
-              "print self", program=[sys.executable, str(script)])
+    script.write_text(
+        "import glassbox as gb\n"
+        "x = gb.ops.glassbox.full([2, 3], 1.5)\n"
+        "y = gb.ops.glassbox.add(x, x)\n"
+        "print('sum done', y.tolist()[0][0])\n"
+    )
+    out = gdb(
+        "gb-break-dispatch glassbox::add CPU",
+        "run",
+        "gb-bt",
+        "break glassbox::native::add_cpu",
+        "continue",
+        "print self",
+        program=[sys.executable, str(script)],
+    )
     assert "[dispatch] glassbox::add.Tensor keys=DispatchKeySet(CPU) key=CPU" in out, out
-    assert re.search(r"kernel: KernelFunction\(unboxed: glassbox::native::add_cpu\(.*\) at \S*generated/glassbox/ops/StructuredCPU\.cpp:\d+\)", out), out
+    assert re.search(
+        r"kernel: KernelFunction\(unboxed: glassbox::native::add_cpu\(.*\) at \S*generated/glassbox/ops/StructuredCPU\.cpp:\d+\)",
+        out,
+    ), out
     assert re.search(r"glassbox::native::add_cpu .*StructuredCPU\.cpp", out), out
-    assert "= tensor([1.5000, 1.5000, 1.5000, 1.5000, 1.5000, 1.5000], size=(2, 3), dtype=float32, device=cpu)" in out, out
+    assert (
+        "= tensor([1.5000, 1.5000, 1.5000, 1.5000, 1.5000, 1.5000], size=(2, 3), dtype=float32, device=cpu)" in out
+    ), out

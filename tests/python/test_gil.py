@@ -2,12 +2,12 @@
 long operation does; Python kernels, hooks and NumPy-backed storage take it back. Each test counts
 the ticks of a ticker thread during an operation against the ticks it makes while the main thread
 just sleeps as long: with the GIL held throughout, it would make none."""
+
 import subprocess
 import sys
 import textwrap
 import threading
 import time
-
 
 import glassbox as gb
 
@@ -72,6 +72,7 @@ def test_sort_releases_the_gil():
     def make(scale):
         x = gb.rand(1_000_000 * scale)
         return lambda: x.sort()
+
     check_ticker_runs(long_enough(make))
 
 
@@ -80,6 +81,7 @@ def test_matmul_releases_the_gil():
         a = gb.rand(256 * scale, 1024)
         b = gb.rand(1024, 1024)
         return lambda: a @ b  # one call
+
     check_ticker_runs(long_enough(make))
 
 
@@ -95,7 +97,9 @@ def test_backward_releases_the_gil_and_hooks_take_it_back():
                 y = (y @ w).tanh()
             y.register_hook(lambda g: seen.append(g.shape) or g)
             y.sum().backward()
+
         return op
+
     op = long_enough(make)
     seen.clear()
     check_ticker_runs(op)
@@ -106,6 +110,7 @@ def test_boxed_calls_release_the_gil():
     def make(scale):
         x = gb.rand(1_000_000 * scale)
         return lambda: gb.ops.glassbox.sort(x)
+
     check_ticker_runs(long_enough(make))
 
 

@@ -1,5 +1,6 @@
 """Every differentiable operator of the op table passes the central-difference gradient check in
 float64, on the table's samples (0-d, broadcast and non-contiguous inputs included)."""
+
 import zlib
 
 import numpy as np

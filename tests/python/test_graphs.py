@@ -1,4 +1,5 @@
 """gb.graphs.autograd_graph: the walk from grad_fn along next_functions, the DOT text, rendering."""
+
 import shutil
 
 import pytest
@@ -7,8 +8,8 @@ import glassbox as gb
 
 
 def hello_graph():
-    A = gb.tensor([[2., 3.], [1., 4.]], requires_grad=True)
-    x = gb.tensor([[6.], [-5.]], requires_grad=True)
+    A = gb.tensor([[2.0, 3.0], [1.0, 4.0]], requires_grad=True)
+    x = gb.tensor([[6.0], [-5.0]], requires_grad=True)
     z = (A @ x).sum()
     return z, A, x
 
@@ -110,7 +111,7 @@ def test_svg_through_graphviz(tmp_path):
     assert "MmBackward0" in svg and "A (2, 2)" in svg
     assert g._repr_svg_() == svg
     assert g.save(str(tmp_path / "g.svg")) == str(tmp_path / "g.svg")
-    assert (tmp_path / "g.svg").read_text().count("<g id=\"node") == len(g.nodes)
+    assert (tmp_path / "g.svg").read_text().count('<g id="node') == len(g.nodes)
     with pytest.raises(ValueError, match="use a .svg, .dot or .gv file"):
         g.save(str(tmp_path / "g.png"))
 

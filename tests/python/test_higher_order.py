@@ -2,6 +2,7 @@
 the activations, softmax and losses are differentiable themselves), and operators without a
 derivative recording a node that refuses the backward pass, instead of cutting their results off
 the graph."""
+
 import numpy as np
 import pytest
 
@@ -14,11 +15,13 @@ ops = gb.ops.glassbox
 
 def first_gradient(f, weight_seed=1):
     """x -> d/dx sum(w * f(x)), kept differentiable (create_graph), for a fixed random w."""
+
     def g(*xs):
         with gb.enable_grad():  # gradcheck's finite differences run under no_grad
             y = f(*xs)
             w = from_numpy(np.random.default_rng(weight_seed).standard_normal(y.shape))
             return gb.autograd.grad([y], list(xs), [w], create_graph=True)
+
     return g
 
 
@@ -54,6 +57,7 @@ def test_mse_loss_second_derivative_in_grad_output_and_target():
         with gb.enable_grad():
             (g,) = gb.autograd.grad([ops.mse_loss(x, target)], [x], create_graph=True)
             return g * g
+
     assert gradcheck(f, [samples(2, 3), samples(2, 3, seed=2)]) == 12
 
 
@@ -74,8 +78,13 @@ def test_an_operator_without_a_derivative_refuses_the_backward_pass():
 
 def test_never_differentiable_operators_have_no_autograd_kernel():
     # derivatives.yaml marks them output_differentiability: [False]: the Autograd key falls through.
-    for name in ("glassbox::eq.Tensor", "glassbox::gt.Tensor", "glassbox::logical_not", "glassbox::argmax",
-                 "glassbox::one_hot"):
+    for name in (
+        "glassbox::eq.Tensor",
+        "glassbox::gt.Tensor",
+        "glassbox::logical_not",
+        "glassbox::argmax",
+        "glassbox::one_hot",
+    ):
         table = gb.registry.dump_table(name)
         assert "CPU: registered at" in table, name
         assert "AutogradCPU: registered" not in table, (name, table)
@@ -103,4 +112,4 @@ def test_in_place_pow_with_a_tensor_exponent_records_its_gradient():
     assert y.grad_fn.name() == "PowBackward0"
     y.sum().backward()
     np.testing.assert_allclose(base.grad.numpy(), [2 * 1.5, 3 * 4.0])
-    np.testing.assert_allclose(exponent.grad.numpy(), [1.5 ** 2 * np.log(1.5), 8 * np.log(2.0)])
+    np.testing.assert_allclose(exponent.grad.numpy(), [1.5**2 * np.log(1.5), 8 * np.log(2.0)])

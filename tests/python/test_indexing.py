@@ -1,6 +1,7 @@
 """Tensor.__getitem__ / __setitem__ against NumPy's indexing: integers, slices with steps, None,
 Ellipsis, bools, bool masks, integer tensors and lists, for reading and writing. Basic indexing
 gives views that share memory; advanced indexing gives copies."""
+
 import numpy as np
 import pytest
 
@@ -17,14 +18,49 @@ class _Key:
 K = _Key()  # K[1, ::2] is the key (1, slice(None, None, 2))
 SHAPE = (4, 5, 6)
 
-BASIC = [K[0], K[-1], K[1:3], K[::2], K[1::3], K[:, 2], K[..., 1], K[None], K[:, None, 1], K[..., None],
-         K[1, ..., 2:4], K[-3:-1, ::4, 5], K[()], K[...], K[10:], K[2:1], K[:, -2:, ::5], K[None, 1, None, :, 3],
-         K[3, 4, 5], K[-4:100, 1:-1:2]]
-ADVANCED = [K[[0, 2]], K[[[0], [3]], [1, 2]], K[:, [1, 0, 4]], K[[0, 1], :, [2, 3]], K[..., [5, -1]],
-            K[np.array([3, 0, 3])], K[[-1, 0], [4, 4], [5, 0]], K[:, [[1, 2], [3, 4]], 1:4],
-            K[[True, False, True, True]], K[:, np.arange(30).reshape(5, 6) % 3 == 0], K[np.arange(20).reshape(4, 5) % 3 == 0],
-            K[1:3, [True, False, True, False, True]], K[None, [1, 2]], K[[]], K[..., np.array([1, 2], np.int32)],
-            K[np.zeros(SHAPE, bool)], K[True], K[0, False], K[2, np.array(True)]]
+BASIC = [
+    K[0],
+    K[-1],
+    K[1:3],
+    K[::2],
+    K[1::3],
+    K[:, 2],
+    K[..., 1],
+    K[None],
+    K[:, None, 1],
+    K[..., None],
+    K[1, ..., 2:4],
+    K[-3:-1, ::4, 5],
+    K[()],
+    K[...],
+    K[10:],
+    K[2:1],
+    K[:, -2:, ::5],
+    K[None, 1, None, :, 3],
+    K[3, 4, 5],
+    K[-4:100, 1:-1:2],
+]
+ADVANCED = [
+    K[[0, 2]],
+    K[[[0], [3]], [1, 2]],
+    K[:, [1, 0, 4]],
+    K[[0, 1], :, [2, 3]],
+    K[..., [5, -1]],
+    K[np.array([3, 0, 3])],
+    K[[-1, 0], [4, 4], [5, 0]],
+    K[:, [[1, 2], [3, 4]], 1:4],
+    K[[True, False, True, True]],
+    K[:, np.arange(30).reshape(5, 6) % 3 == 0],
+    K[np.arange(20).reshape(4, 5) % 3 == 0],
+    K[1:3, [True, False, True, False, True]],
+    K[None, [1, 2]],
+    K[[]],
+    K[..., np.array([1, 2], np.int32)],
+    K[np.zeros(SHAPE, bool)],
+    K[True],
+    K[0, False],
+    K[2, np.array(True)],
+]
 
 
 def pair(dtype="float32"):
@@ -39,12 +75,14 @@ def scalar_tensor(value):
 
 def as_tensors(key):
     """The same key with its lists and arrays as glassbox tensors."""
+
     def one(k):
         if isinstance(k, (list, np.ndarray)):
             if np.ndim(k) == 0:
                 return scalar_tensor(k)
             return gb.tensor(np.asarray(k, dtype=np.int64) if np.asarray(k).size == 0 else k)
         return k
+
     return tuple(one(k) for k in key) if isinstance(key, tuple) else one(key)
 
 
@@ -91,7 +129,11 @@ def test_advanced_indexing_copies(key):
 def test_write_matches_numpy(key):
     rng = np.random.default_rng(0)
     shape = np.zeros(SHAPE)[key].shape
-    for value in [7.5, rng.standard_normal(shape).astype(np.float32), rng.standard_normal(shape[-1:]).astype(np.float32)]:
+    for value in [
+        7.5,
+        rng.standard_normal(shape).astype(np.float32),
+        rng.standard_normal(shape[-1:]).astype(np.float32),
+    ]:
         x, t = pair()
         x[key] = value
         t[key] = gb.tensor(value) if isinstance(value, np.ndarray) else value

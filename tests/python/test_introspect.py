@@ -1,5 +1,6 @@
 """gb.introspect from Python: readers, graphs and their rendering, on a fixture project this test
 configures and builds (tests/cpp/introspect/fixtures/modules) with cmake and ninja from PATH."""
+
 import json
 import os
 import shutil
@@ -23,14 +24,18 @@ def build(tmp_path_factory):
     build_dir = tmp_path_factory.mktemp("fixture") / "build"
     build_dir.mkdir()
     gb._introspect.write_file_api_query(str(build_dir))
-    subprocess.run([cmake, "-S", FIXTURE, "-B", str(build_dir), "-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [cmake, "-S", FIXTURE, "-B", str(build_dir), "-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"],
+        check=True,
+        capture_output=True,
+    )
     subprocess.run([cmake, "--build", str(build_dir)], check=True, capture_output=True)
     return build_dir
 
 
 def test_importable_on_its_own():
     import glassbox.introspect as gi
+
     assert callable(gi.deps) and gi.Graph is gb.introspect.Graph
 
 
@@ -73,8 +78,15 @@ def test_deps_graph_nodes_edges_and_filters(build):
     assert g.node("core")["label"] == "lib/libcore.so"
     links = {(e["from"], e["to"]) for e in g.edges if e["kind"] == "links"}
     # Direct link edges, as target_link_libraries wrote them (the interface target api included).
-    assert links == {("app", "core"), ("app", "api"), ("core", "base"), ("core", "objects"), ("core", "external:m"),
-                     ("base", "api"), ("objects", "api")}
+    assert links == {
+        ("app", "core"),
+        ("app", "api"),
+        ("core", "base"),
+        ("core", "objects"),
+        ("core", "external:m"),
+        ("base", "api"),
+        ("objects", "api"),
+    }
     depends = {(e["from"], e["to"]) for e in g.edges if e["kind"] == "depends"}
     assert ("app", "core") not in depends  # repeats a link edge
     assert "docs" not in g  # a custom (utility) target: hidden by default

@@ -1,6 +1,7 @@
 """gb.library.Library: operators defined and kernels registered from Python, with this file's
 lines in the registry, the C++ conflict errors, deregistration that restores the tables, errors
 raised by Python kernels, autograd through math kernels, fallbacks and the Python key."""
+
 import gc
 import inspect
 import os
@@ -16,7 +17,7 @@ HERE = os.path.basename(__file__)
 
 
 def here(offset=0):
-    """"test_library.py:N" of the caller's line plus offset."""
+    """ "test_library.py:N" of the caller's line plus offset."""
     return "%s:%d" % (HERE, inspect.currentframe().f_back.f_lineno + offset)
 
 
@@ -35,6 +36,7 @@ def test_define_impl_call_and_dump_show_python_lines():
     @lib.impl("scale", key="CPU")
     def scale(x, factor):
         return x * factor
+
     impl_line = here(-3)
 
     out = gb.ops.t_py.scale(gb.tensor([1.0, 2.0]), 3.0)
@@ -46,8 +48,10 @@ def test_define_impl_call_and_dump_show_python_lines():
     assert op["defined_at"].endswith(def_line)
     kernels = [k for k in op["kernels"] if k["key"] == "CPU"]
     assert len(kernels) == 1 and kernels[0]["kind"] == "boxed" and kernels[0]["registered_at"].endswith(impl_line)
-    assert any(l["namespace"] == "t_py" and l["kind"] == "DEF" and l["defined_at"].endswith(lib_line)
-               for l in gb.registry.info()["libraries"])
+    assert any(
+        l["namespace"] == "t_py" and l["kind"] == "DEF" and l["defined_at"].endswith(lib_line)
+        for l in gb.registry.info()["libraries"]
+    )
     lib.close()
 
 
@@ -114,6 +118,7 @@ def test_conflicts_name_both_places():
 
         def two_args(a, b):
             return a
+
         with pytest.raises(RuntimeError) as e:
             lib.impl("f", two_args, key="CPU")
         impl_line = here(-1)
@@ -165,6 +170,7 @@ def test_errors_inside_a_python_kernel_reach_the_caller():
         @lib.impl("wrong", key="CPU")
         def wrong(x):
             return "not a tensor"
+
         wrong_line = here(-3)
 
         lib.impl("pair", lambda x: (x, x * 2), key="CPU")
@@ -217,9 +223,11 @@ def test_python_operators_show_in_the_trace():
     assert (first.kind, first.op, first.key, first.depth) == ("call", "t_py10::double", "CPU", 0)
     assert first.kernel == "kernel" and first.registered_at.endswith(impl_line)
     # the kernel's own calls, nested below it
-    assert [(e.op, e.key, e.depth) for e in t.events[1:]] == [("glassbox::mul.Scalar", "AutogradCPU", 1),
-                                                              ("glassbox::mul.Tensor", "AutogradCPU", 2),
-                                                              ("glassbox::mul.Tensor", "CPU", 3)]
+    assert [(e.op, e.key, e.depth) for e in t.events[1:]] == [
+        ("glassbox::mul.Scalar", "AutogradCPU", 1),
+        ("glassbox::mul.Tensor", "AutogradCPU", 2),
+        ("glassbox::mul.Tensor", "CPU", 3),
+    ]
 
 
 def test_fallthrough_and_fallbacks():
@@ -236,18 +244,22 @@ def test_fallthrough_and_fallbacks():
     with pytest.raises(RuntimeError) as e:
         Library("_", "IMPL", "AutogradCPU").fallback(lambda call: None)
     fallback_line = here(-1)
-    assert re.search(r"a fallback for dispatch key AutogradCPU is already registered at \S*registry/builtin_fallbacks.cpp:\d+",
-                     str(e.value))
+    assert re.search(
+        r"a fallback for dispatch key AutogradCPU is already registered at \S*registry/builtin_fallbacks.cpp:\d+",
+        str(e.value),
+    )
     assert fallback_line in str(e.value)
 
     # A Python-key fallback: a mode that sees every call on the thread, then lets it go on.
     seen = []
     x = gb.tensor([1.0, 2.0])
     with Library("_", "IMPL", "Python") as mode:
+
         @mode.fallback
         def log(call):
             seen.append((call.op, call.key, len(call.args)))
             return call.redispatch()
+
         assert (x + x).tolist() == [2.0, 4.0] and not seen  # no tensor carries the Python key
         with include_key("Python"):
             y = gb.ops.glassbox.mul(x, 3)

@@ -5,6 +5,7 @@ the same exception class with the same text on both, or succeed alike.
 
 The Meta kernel of an operator is its front end run without compute, so any difference here is a
 check, a shape rule or an error text that one backend has and the other lacks."""
+
 import contextlib
 import zlib
 
@@ -41,8 +42,7 @@ def needs_values(info, sample):
 
 
 # The factories the table calls without a device: off the CPU they are given the device compared.
-FACTORIES = ("arange", "linspace", "eye", "empty_strided", "empty", "zeros", "ones", "full", "rand", "randn",
-             "randint")
+FACTORIES = ("arange", "linspace", "eye", "empty_strided", "empty", "zeros", "ones", "full", "rand", "randn", "randint")
 
 
 @contextlib.contextmanager
@@ -67,6 +67,7 @@ def _with_default_device(fn, device):
     def call(*args, **kwargs):
         kwargs.setdefault("device", device)
         return fn(*args, **kwargs)
+
     return call
 
 
@@ -132,7 +133,7 @@ def incompatible_shapes(args, kwargs, dtype, info):
     a = args[i]
     shape = a.shape[:-1] + (a.shape[-1] + 1,) if a.ndim else (2,)
     bigger = np.resize(a, shape)
-    yield f"arg {i} shape {shape}", [*args[:i], bigger, *args[i + 1:]], kwargs, dtype
+    yield f"arg {i} shape {shape}", [*args[:i], bigger, *args[i + 1 :]], kwargs, dtype
 
 
 def dims_out_of_range(args, kwargs, dtype, info):
@@ -143,9 +144,9 @@ def dims_out_of_range(args, kwargs, dtype, info):
             continue
         if isinstance(a, (int, np.integer)):
             for v in (9, -9):
-                yield f"arg {i} = {v}", [*args[:i], v, *args[i + 1:]], kwargs, dtype
+                yield f"arg {i} = {v}", [*args[:i], v, *args[i + 1 :]], kwargs, dtype
         elif isinstance(a, (list, tuple)) and a and all(isinstance(x, int) and not isinstance(x, bool) for x in a):
-            yield f"arg {i}[0] = 9", [*args[:i], type(a)([9, *a[1:]]), *args[i + 1:]], kwargs, dtype
+            yield f"arg {i}[0] = 9", [*args[:i], type(a)([9, *a[1:]]), *args[i + 1 :]], kwargs, dtype
 
 
 MUTATIONS = (wrong_dtypes, incompatible_shapes, dims_out_of_range)
@@ -159,6 +160,7 @@ def outputs_of_dtype(dtype):
     def wrong(*args, **kwargs):
         kwargs["dtype"] = getattr(gb, dtype)
         return empty(*args, **kwargs)
+
     ops.empty = wrong
     try:
         yield
@@ -200,8 +202,12 @@ def compare(name, device, call, wrap=contextlib.nullcontext):
 # entries in ops.yaml; this list empties when they do. strict: an entry that passes fails the run.
 ELEMENTWISE_META_GAPS = {"add_.Scalar"}
 
-CASES = [pytest.param(info, id=info.name, marks=pytest.mark.xfail(strict=True, reason="element-wise Meta kernel"))
-         if info.name in ELEMENTWISE_META_GAPS else pytest.param(info, id=info.name) for info in ALL]
+CASES = [
+    pytest.param(info, id=info.name, marks=pytest.mark.xfail(strict=True, reason="element-wise Meta kernel"))
+    if info.name in ELEMENTWISE_META_GAPS
+    else pytest.param(info, id=info.name)
+    for info in ALL
+]
 
 
 @pytest.mark.parametrize("info", CASES)
@@ -211,20 +217,28 @@ def test_meta_matches_device(info):
     for dtype in info.dtypes:
         for s in samples_of(info, dtype):
             name, call = f"{info.name} [{s.name}] {dtype}", call_of(info, s.args, s.kwargs, dtype)
-            problems.append(check_data_dependent(name, device, call) if needs_values(info, s) else
-                            compare(name, device, call))
+            problems.append(
+                check_data_dependent(name, device, call) if needs_values(info, s) else compare(name, device, call)
+            )
     dtype = info.dtypes[0]
     for s in samples_of(info, dtype):
         if needs_values(info, s):
             continue
         for mutate in MUTATIONS:
             for what, args, kwargs, as_dtype in mutate(list(s.args), dict(s.kwargs), dtype, info):
-                problems.append(compare(f"{info.name} [{s.name}] {dtype}, {what}", device,
-                                        call_of(info, args, kwargs, as_dtype)))
+                problems.append(
+                    compare(f"{info.name} [{s.name}] {dtype}, {what}", device, call_of(info, args, kwargs, as_dtype))
+                )
         if is_out_entry(info):
             for wrong in ("bool", "int8"):
-                problems.append(compare(f"{info.name} [{s.name}] {dtype}, out= of {wrong}", device,
-                                        call_of(info, s.args, s.kwargs, dtype), lambda: outputs_of_dtype(wrong)))
+                problems.append(
+                    compare(
+                        f"{info.name} [{s.name}] {dtype}, out= of {wrong}",
+                        device,
+                        call_of(info, s.args, s.kwargs, dtype),
+                        lambda wrong=wrong: outputs_of_dtype(wrong),
+                    )
+                )
     problems = [p for p in problems if p]
     assert not problems, f"{len(problems)} calls differ:\n" + "\n".join(problems[:8])
 

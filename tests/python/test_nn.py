@@ -1,5 +1,6 @@
 """gb.nn and gb.optim: modules, parameters, state dicts, and a small MLP trained with Adam on a
 synthetic classification set to >= 95% training accuracy."""
+
 import time
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Layers with zero-size dimensions construct as in PyTorch (the initialisers leave empty
 weights alone instead of dividing by a fan of 0), and bad group counts raise ValueError."""
+
 import warnings
 
 import pytest
@@ -8,16 +9,19 @@ import glassbox as gb
 from glassbox import nn
 
 
-@pytest.mark.parametrize("make,weight,bias", [
-    (lambda: nn.Conv2d(0, 0, 3), (0, 0, 3, 3), (0,)),
-    (lambda: nn.Conv2d(3, 0, 3), (0, 3, 3, 3), (0,)),
-    (lambda: nn.Conv2d(0, 3, 3), (3, 0, 3, 3), (3,)),
-    (lambda: nn.Conv2d(4, 4, 0), (4, 4, 0, 0), (4,)),
-    (lambda: nn.Conv2d(3, 3, (0, 3)), (3, 3, 0, 3), (3,)),
-    (lambda: nn.Linear(0, 0), (0, 0), (0,)),
-    (lambda: nn.Linear(0, 3), (3, 0), (3,)),
-    (lambda: nn.Linear(3, 0), (0, 3), (0,)),
-])
+@pytest.mark.parametrize(
+    "make,weight,bias",
+    [
+        (lambda: nn.Conv2d(0, 0, 3), (0, 0, 3, 3), (0,)),
+        (lambda: nn.Conv2d(3, 0, 3), (0, 3, 3, 3), (0,)),
+        (lambda: nn.Conv2d(0, 3, 3), (3, 0, 3, 3), (3,)),
+        (lambda: nn.Conv2d(4, 4, 0), (4, 4, 0, 0), (4,)),
+        (lambda: nn.Conv2d(3, 3, (0, 3)), (3, 3, 0, 3), (3,)),
+        (lambda: nn.Linear(0, 0), (0, 0), (0,)),
+        (lambda: nn.Linear(0, 3), (3, 0), (3,)),
+        (lambda: nn.Linear(3, 0), (0, 3), (0,)),
+    ],
+)
 def test_zero_size_layers_construct(make, weight, bias):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -42,11 +46,14 @@ def test_zero_size_layers_run():
     assert out.shape == (2, 3)
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    (dict(groups=0), "groups must be a positive integer"),
-    (dict(groups=-1), "groups must be a positive integer"),
-    (dict(groups=3), "in_channels must be divisible by groups"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(groups=0), "groups must be a positive integer"),
+        (dict(groups=-1), "groups must be a positive integer"),
+        (dict(groups=3), "in_channels must be divisible by groups"),
+    ],
+)
 def test_conv2d_checks_groups(kwargs, message):
     with pytest.raises(ValueError, match=message):
         nn.Conv2d(4, 4, 3, **kwargs)

@@ -9,6 +9,7 @@ one entry per notebook (label `notebooks`):
     pytest tests/python/test_notebooks.py -k 01-tour
 A notebook whose metadata says {"glassbox": {"needs": ["introspect"]}} uses the introspection
 tools; where the build has none (GLASSBOX_HAVE_INTROSPECT=0), it is skipped."""
+
 import glob
 import json
 import os
@@ -51,9 +52,12 @@ def _run(nb, timeout_s):
     deadline of timeout_s (each cell's nbclient timeout is what is left of it)."""
     deadline = time.monotonic() + timeout_s
     client = nbclient.NotebookClient(
-        nb, kernel_name="python3", timeout=timeout_s,
+        nb,
+        kernel_name="python3",
+        timeout=timeout_s,
         timeout_func=lambda cell: max(1, int(deadline - time.monotonic() + 0.999)),
-        resources={"metadata": {"path": NOTEBOOKS_DIR}})
+        resources={"metadata": {"path": NOTEBOOKS_DIR}},
+    )
     client.execute()
     return nb
 
@@ -85,7 +89,9 @@ def test_notebook_runs(path):
 
 
 def test_kernel_is_this_python():
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import os, sys; print(sys.executable, os.getcwd())")])
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("import os, sys; print(sys.executable, os.getcwd())")]
+    )
     _run(nb, BUDGET_S)
     executable, cwd = nb.cells[0].outputs[0]["text"].split()
     assert os.path.realpath(executable) == os.path.realpath(sys.executable)
@@ -98,7 +104,9 @@ def test_committed_notebook_holds_no_outputs(path):
         raw = json.load(f)
     nb = nbformat.from_dict(raw)
     nbformat.validate(nb)
-    stale = [i for i, c in enumerate(nb.cells)
-             if c.cell_type == "code" and (c.outputs or c.execution_count is not None)]
-    assert not stale, (f"{_stem(path)}: cells {stale} hold outputs or execution counts; "
-                       "strip them with scripts/notebooks --strip")
+    stale = [
+        i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count is not None)
+    ]
+    assert not stale, (
+        f"{_stem(path)}: cells {stale} hold outputs or execution counts; strip them with scripts/notebooks --strip"
+    )

@@ -1,5 +1,6 @@
 """gb.ops.<ns>.<op>: calling registered operators from Python, with overload resolution,
 defaults, keyword arguments, and errors as Python exceptions."""
+
 import numpy as np
 import pytest
 
@@ -54,7 +55,9 @@ def test_calls_show_in_the_dispatch_trace(capfd):
     with gb.trace_calls():
         ops.add(x, x)
     err = capfd.readouterr().err
-    assert "[call] op=[glassbox::add.Tensor] key=[AutogradCPU]\n  [redispatch] op=[glassbox::add.Tensor] key=[CPU]" in err
+    assert (
+        "[call] op=[glassbox::add.Tensor] key=[AutogradCPU]\n  [redispatch] op=[glassbox::add.Tensor] key=[CPU]" in err
+    )
 
 
 def test_meta_device():
@@ -63,12 +66,15 @@ def test_meta_device():
     assert r.shape == (3, 4) and r.device == "meta" and r.dtype == gb.float32
 
 
-@pytest.mark.parametrize("dtype, value, expected", [
-    ("float64", 0.123456789012345678, 0.123456789012345678),   # all 53 bits survive
-    ("float32", 0.123456789012345678, float(np.float32(0.123456789012345678))),
-    ("float16", 0.1, float(np.float16(0.1))),
-    ("int64", 2**53 + 1, 2**53 + 1),
-])
+@pytest.mark.parametrize(
+    "dtype, value, expected",
+    [
+        ("float64", 0.123456789012345678, 0.123456789012345678),  # all 53 bits survive
+        ("float32", 0.123456789012345678, float(np.float32(0.123456789012345678))),
+        ("float16", 0.1, float(np.float16(0.1))),
+        ("int64", 2**53 + 1, 2**53 + 1),
+    ],
+)
 def test_item_and_tolist_keep_the_dtypes_precision(dtype, value, expected):
     t = gb.tensor([value], dtype=getattr(gb, dtype))
     assert t.item() == expected and type(t.item()) is type(expected)

@@ -1,4 +1,5 @@
 """gb.paths: the source tree and the build this process loaded."""
+
 import os
 
 import pytest

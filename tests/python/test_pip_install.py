@@ -8,6 +8,7 @@ wheel, install the wheel. scikit-build-core's Python hints are off so that the b
 keeps its interpreter (the tests of this build run with it); the new venv is made from the same
 base interpreter, so the extension's ABI is the same.
 """
+
 import json
 import os
 import shutil
@@ -50,8 +51,12 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
     started = time.monotonic()
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     # pip, the build backend and numpy come from the development venv's site-packages (a plain
     # path entry: its .pth files, such as the one pointing at python/, are not read).
     with open(os.path.join(site, "dev-site-packages.pth"), "w") as f:
@@ -75,8 +80,9 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
         run = subprocess.run(install + [REPO], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
     finally:
         # What the wheel build cached in the build directory goes again (a configure of ~2 s).
-        subprocess.run(["cmake", "-U", "SKBUILD*", "-DCMAKE_INSTALL_PREFIX=" + prefix, BUILD],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["cmake", "-U", "SKBUILD*", "-DCMAKE_INSTALL_PREFIX=" + prefix, BUILD], check=True, capture_output=True
+        )
     installed = time.monotonic()
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
 
@@ -87,7 +93,9 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    run = subprocess.run([str(python), "-c", CHECK], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [str(python), "-c", CHECK], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr
     got = json.loads(run.stdout)
     assert got["file"].startswith(str(venv)), got["file"]

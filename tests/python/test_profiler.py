@@ -1,6 +1,7 @@
 """gb.profiler: operator events with every dispatch hop, nesting, shapes, memory, record_function,
 the table, the Chrome trace (parsed back and checked), the Python stack, the command line, and the
 CPU-only path on a machine without a GPU."""
+
 import json
 import os
 import subprocess
@@ -151,8 +152,9 @@ def test_with_stack_names_the_calling_line():
     with profile(with_stack=True) as prof:
         gb.ones(3).exp()
     (exp,) = _ops(prof, "glassbox::exp")
-    assert any("test_profiler.py" in frame and "test_with_stack_names_the_calling_line" in frame
-               for frame in exp.stack), exp.stack
+    assert any(
+        "test_profiler.py" in frame and "test_with_stack_names_the_calling_line" in frame for frame in exp.stack
+    ), exp.stack
 
 
 def test_events_from_other_threads_get_their_own_thread_number():
@@ -212,8 +214,13 @@ def test_command_line_profiles_a_script(tmp_path):
     script.write_text("import glassbox as gb\nx = gb.ones(10, requires_grad=True)\n(x * x).sum().backward()\n")
     out = tmp_path / "trace.json"
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
-    r = subprocess.run([sys.executable, "-m", "glassbox.profiler", "-o", str(out), str(script)],
-                       capture_output=True, text=True, env=env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "glassbox.profiler", "-o", str(out), str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     assert "glassbox::mul.Tensor" in r.stdout and "Self CPU time total" in r.stdout
     trace = json.loads(out.read_text())
@@ -237,9 +244,12 @@ def test_kernels_are_placed_in_their_source_library_and_target():
     table = prof.key_averages().table(with_source=True)
     assert "engine/cpu/matmul_kernels.cpp" in table and "Kernel source" in table
     from glassbox.profiler.sources import _cuda_source
-    placed = _cuda_source("void glassbox::native::(anonymous namespace)::layer_norm_params_partial_kernel<float>"
-                          "(float const*, float const*)")
+
+    placed = _cuda_source(
+        "void glassbox::native::(anonymous namespace)::layer_norm_params_partial_kernel<float>"
+        "(float const*, float const*)"
+    )
     assert placed.file == "engine/cuda/layer_norm_kernels.cu"
     lines = open(os.path.join(REPO, placed.file)).read().splitlines()
     assert "__global__" in lines[placed.line - 1]  # the definition starts there (its name may follow)
-    assert "layer_norm_params_partial_kernel" in " ".join(lines[placed.line - 1:placed.line + 1])
+    assert "layer_norm_params_partial_kernel" in " ".join(lines[placed.line - 1 : placed.line + 1])

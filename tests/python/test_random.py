@@ -1,5 +1,6 @@
 """The random operators from Python: seeding, reproducibility, ranges and moments, dtypes, the
 Meta device, and errors. Values come through gb.ops.glassbox.<op>; gb._C.manual_seed seeds."""
+
 import numpy as np
 import pytest
 

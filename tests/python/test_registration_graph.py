@@ -1,5 +1,6 @@
 """gb.introspect.ops and gb.introspect.sources: the registration table and graph of glassbox's own
 operators, joined from this process's registry and the build's sources (libclang)."""
+
 import os
 import re
 
@@ -54,7 +55,7 @@ def test_sources_of_the_cpu_registrations():
     registry = gb.registry.operator_info("glassbox::add.Tensor")
     cpu = [k for k in registry["kernels"] if k["key"] == "CPU"][0]
     # __FILE__ is spelled relative to where the compiler ran: the registry's path is a suffix.
-    scanned, registered = f'{add[0]["file"]}:{add[0]["line"]}', cpu["registered_at"]
+    scanned, registered = f"{add[0]['file']}:{add[0]['line']}", cpu["registered_at"]
     assert scanned == registered or scanned.endswith("/" + registered) or registered.endswith("/" + scanned)
 
 

@@ -1,4 +1,5 @@
 """gb.registry from Python: dumps, JSON, schemas, and errors as Python exceptions."""
+
 import ctypes
 import json
 import os
@@ -41,7 +42,9 @@ def test_json_holds_builtin_fallbacks():
     assert fallbacks["AutogradCPU"]["fallthrough"] is True
     assert fallbacks["AutogradCPU"]["registered_at"].startswith("registry/builtin_fallbacks.cpp:")
     assert json.loads(gb.registry.to_json(indent=0)) == info
-    assert "fallback: fallthrough registered at registry/builtin_fallbacks.cpp:" in gb.registry.registrations("AutogradCPU")
+    assert "fallback: fallthrough registered at registry/builtin_fallbacks.cpp:" in gb.registry.registrations(
+        "AutogradCPU"
+    )
 
 
 def test_unknown_operator_and_key_raise_with_the_cpp_text():
@@ -51,7 +54,9 @@ def test_unknown_operator_and_key_raise_with_the_cpp_text():
         gb.registry.registrations("GPU")
 
 
-@pytest.mark.skipif("GLASSBOX_TEST_LIBRARY" not in os.environ, reason="the dlopen test library is built with the C++ tests")
+@pytest.mark.skipif(
+    "GLASSBOX_TEST_LIBRARY" not in os.environ, reason="the dlopen test library is built with the C++ tests"
+)
 def test_a_loaded_library_shows_up_with_file_and_line():
     assert "t_dl::triple" not in gb.registry.operators()
     ctypes.CDLL(os.environ["GLASSBOX_TEST_LIBRARY"], mode=ctypes.RTLD_LOCAL)

@@ -1,5 +1,6 @@
 """Pickling tensors with every protocol, copy.copy / copy.deepcopy, and gb.save / gb.load of
 tensors and module state dicts: dtype, shape, strides, storage offset, requires_grad and data kept."""
+
 import copy
 import io
 import pickle
@@ -36,18 +37,23 @@ def test_pickle_round_trip(protocol):
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_reduce_ex_every_protocol_in_a_child(protocol):
     """protocol 0/1 used to abort the interpreter (an uncaught C++ exception)."""
-    code = (f"import pickle, glassbox as gb\n"
-            f"t = gb.arange(6.0).reshape(2, 3).t().requires_grad_(True)\n"
-            f"t.__reduce_ex__({protocol})\n"
-            f"b = pickle.loads(pickle.dumps(t, protocol={protocol}))\n"
-            f"print(b.tolist(), b.stride(), b.requires_grad)\n")
+    code = (
+        f"import pickle, glassbox as gb\n"
+        f"t = gb.arange(6.0).reshape(2, 3).t().requires_grad_(True)\n"
+        f"t.__reduce_ex__({protocol})\n"
+        f"b = pickle.loads(pickle.dumps(t, protocol={protocol}))\n"
+        f"print(b.tolist(), b.stride(), b.requires_grad)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]] (1, 3) True"
 
 
-@pytest.mark.parametrize("dtype", [gb.float32, gb.float64, gb.float16, gb.bfloat16, gb.int64, gb.int32, gb.int16,
-                                   gb.int8, gb.uint8, gb.bool], ids=str)
+@pytest.mark.parametrize(
+    "dtype",
+    [gb.float32, gb.float64, gb.float16, gb.bfloat16, gb.int64, gb.int32, gb.int16, gb.int8, gb.uint8, gb.bool],
+    ids=str,
+)
 def test_pickle_keeps_every_dtype(dtype):
     t = gb.tensor([[0, 1, 2], [3, 4, 5]]).to(dtype)
     back = pickle.loads(pickle.dumps(t))

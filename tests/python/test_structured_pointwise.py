@@ -1,6 +1,7 @@
 """The structured element-wise operators (`structured:` in ops.yaml): every variant of every backend
 is the same front end, so the Meta device gives the CPU's output shape, dtype and strides and
 raises the CPU's exception class and text, for the functional, in-place and out= forms alike."""
+
 import numpy as np
 import pytest
 
@@ -86,8 +87,9 @@ def test_hypot_on_meta_and_its_errors_match_the_cpu():
     for device in ("cpu", "meta"):
         with pytest.raises(TypeError, match=r"^hypot: expected floating-point tensors, got int64 of shape \[2\] and "):
             ops.hypot(t([3, 4], "int64", device), t([3, 4], "int64", device))
-    assert outcome(lambda: ops.hypot(t(A, "float32"), t([1, 2], "float32"))) == \
-        outcome(lambda: ops.hypot(t(A, "float32", "meta"), t([1, 2], "float32", "meta")))
+    assert outcome(lambda: ops.hypot(t(A, "float32"), t([1, 2], "float32"))) == outcome(
+        lambda: ops.hypot(t(A, "float32", "meta"), t([1, 2], "float32", "meta"))
+    )
 
 
 def test_hypot_does_not_overflow_on_the_way():

@@ -1,5 +1,6 @@
 """gb.introspect's binary readers on glassbox's own libraries: symbols, ELF facts, DWARF units,
 registrations found in a binary, size totals; a stripped copy and a file that is not ELF."""
+
 import os
 import shutil
 import subprocess
@@ -59,7 +60,9 @@ def test_elf_info_and_compile_units():
 def test_binary_registrations_of_the_test_library():
     found = gb.introspect.binary_registrations(TEST_LIBRARY)
     assert [(r["kind"], r["namespace"], r["dispatch_key"]) for r in found] == [
-        ("GLASSBOX_LIBRARY", "t_dl", ""), ("GLASSBOX_LIBRARY_IMPL", "t_dl", "CPU")]
+        ("GLASSBOX_LIBRARY", "t_dl", ""),
+        ("GLASSBOX_LIBRARY_IMPL", "t_dl", "CPU"),
+    ]
     source = "tests/cpp/registry/dlopen_test_library.cpp"
     assert found[0]["file"].endswith(source) and found[0]["line"] == line_of(source, "GLASSBOX_LIBRARY(t_dl, m)")
     assert found[1]["line"] == line_of(source, "GLASSBOX_LIBRARY_IMPL(t_dl, CPU, m)")

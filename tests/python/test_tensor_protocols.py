@@ -1,5 +1,6 @@
 """Tensor's Python protocols as PyTorch has them: truth value, `in`, len(), operators with NumPy
 scalars and arrays on either side, t.data, and the handle register_hook returns."""
+
 import numpy as np
 import pytest
 
@@ -62,7 +63,7 @@ FORMS = {
     "sub": (lambda x, s: x - s, lambda x, s: s - x),
     "mul": (lambda x, s: x * s, lambda x, s: s * x),
     "div": (lambda x, s: x / s, lambda x, s: s / x),
-    "pow": (lambda x, s: x ** s, lambda x, s: s ** x),
+    "pow": (lambda x, s: x**s, lambda x, s: s**x),
 }
 
 
@@ -82,13 +83,19 @@ def test_numpy_scalar_operands_give_tensors_with_history(name, scalar):
         x.grad = None
 
 
-@pytest.mark.parametrize("scalar", [np.float16(1), np.float32(1), np.int64(1), np.bool_(True)],
-                         ids=lambda s: type(s).__name__)
+@pytest.mark.parametrize(
+    "scalar", [np.float16(1), np.float32(1), np.int64(1), np.bool_(True)], ids=lambda s: type(s).__name__
+)
 def test_numpy_scalar_comparisons_on_both_sides(scalar):
     x = gb.tensor([0.0, 1.0, 2.0])
-    for y, want in [(x == scalar, [False, True, False]), (scalar == x, [False, True, False]),
-                    (x != scalar, [True, False, True]), (x < scalar, [True, False, False]),
-                    (scalar < x, [False, False, True]), (scalar >= x, [True, True, False])]:
+    for y, want in [
+        (x == scalar, [False, True, False]),
+        (scalar == x, [False, True, False]),
+        (x != scalar, [True, False, True]),
+        (x < scalar, [True, False, False]),
+        (scalar < x, [False, False, True]),
+        (scalar >= x, [True, True, False]),
+    ]:
         assert isinstance(y, gb.Tensor) and y.dtype == gb.bool
         assert y.tolist() == want
 

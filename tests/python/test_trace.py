@@ -1,6 +1,7 @@
 """gb.trace(): the dispatch trace of a block as events and as text: the hello-world's calls in
 order (AutogradCPU, then CPU, then the backward's operators), the same text as
 GLASSBOX_DISPATCH_TRACE=1, nothing on stderr while capturing, nesting, and per-thread capture."""
+
 import os
 import subprocess
 import sys
@@ -24,8 +25,8 @@ sys.stderr.write("--- end\\n"); sys.stderr.flush()
 
 
 def hello_trace():
-    A = gb.tensor([[2., 3.], [1., 4.]], requires_grad=True)
-    x = gb.tensor([[6.], [-5.]], requires_grad=True)
+    A = gb.tensor([[2.0, 3.0], [1.0, 4.0]], requires_grad=True)
+    x = gb.tensor([[6.0], [-5.0]], requires_grad=True)
     with gb.trace() as t:
         y = A @ x
         z = y.sum()
@@ -43,8 +44,11 @@ def test_hello_world_events_in_order():
     assert top[:2] == [("call", "glassbox::matmul", "AutogradCPU"), ("call", "glassbox::sum", "AutogradCPU")]
     # ... and reaching CPU kernels below: matmul through mm, sum by redispatch.
     assert [(e.op, e.key, e.depth) for e in events[1:5]] == [
-        ("glassbox::mm", "AutogradCPU", 1), ("glassbox::mm", "CPU", 2),
-        ("glassbox::sum", "AutogradCPU", 0), ("glassbox::sum", "CPU", 1)]
+        ("glassbox::mm", "AutogradCPU", 1),
+        ("glassbox::mm", "CPU", 2),
+        ("glassbox::sum", "AutogradCPU", 0),
+        ("glassbox::sum", "CPU", 1),
+    ]
     assert events[2].kind == events[4].kind == "redispatch"
     # The backward, after the forward, with autograd off: sum's gradient is ones expanded, matmul's
     # two matrix products with transposes, and the gradients are accumulated (cloned) into .grad.
@@ -94,8 +98,9 @@ def test_traces_nest_and_end_in_order():
             assert [e.op for e in inner.events] == ["glassbox::mul.Tensor", "glassbox::mul.Tensor"]
         x - x
     assert [e.op for e in inner.events] == ["glassbox::mul.Tensor"] * 2
-    assert [e.op for e in outer.events] == (["glassbox::add.Tensor"] * 2 + ["glassbox::mul.Tensor"] * 2 +
-                                            ["glassbox::sub.Tensor"] * 2)
+    assert [e.op for e in outer.events] == (
+        ["glassbox::add.Tensor"] * 2 + ["glassbox::mul.Tensor"] * 2 + ["glassbox::sub.Tensor"] * 2
+    )
     x + x  # after the block: not recorded
     assert len(outer.events) == 6
 
@@ -117,6 +122,7 @@ def test_a_trace_records_only_its_own_thread():
     def other():
         x * x
         done.append(True)
+
     with gb.trace() as t:
         worker = threading.Thread(target=other)
         worker.start()

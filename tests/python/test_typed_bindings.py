@@ -1,5 +1,6 @@
 """gb.add and the other gb.<op> functions are the generated typed bindings, not the boxed path of
 gb.ops.<ns>.<op>: the boxed path counts its calls, and the typed functions leave the count alone."""
+
 import glassbox as gb
 
 

@@ -2,6 +2,7 @@
 tensor is refused by every in-place operator and out= but fill_ and masked_fill_; an out= of another shape
 is resized (with a warning when it had elements); a number written as such (fill_, full, masked_fill_,
 t[i] = v) must fit the tensor's dtype."""
+
 import warnings
 
 import numpy as np
@@ -31,6 +32,7 @@ def empty(*size, **kw):
 def full(size, value, **kw):
     return gb.full(size, value, device=devices.DEVICE, **kw)
 
+
 OVERLAP = r"more than one element of the written-to tensor .* refers to a single memory location"
 
 
@@ -39,24 +41,43 @@ def expanded():
     return tensor([1.0, 2.0]).expand(2, 2)
 
 
-@pytest.mark.parametrize("write", [
-    lambda t: t.add_(1),
-    lambda t: t.mul_(ones(2, 2)),
-    lambda t: t.sigmoid_(),
-    lambda t: t.clamp_(0, 1),
-    lambda t: t.relu_(),
-    lambda t: t.copy_(ones(2, 2)),
-    lambda t: t.normal_(),
-    lambda t: t.uniform_(),
-    lambda t: t.scatter_(0, tensor([[0, 0]]), 3.0),
-    lambda t: t.scatter_add_(0, tensor([[0, 0]]), ones(1, 2)),
-    lambda t: t.index_add_(0, tensor([0]), ones(1, 2)),
-    lambda t: gb.add(ones(2), ones(2), out=t),
-    lambda t: gb.sum(ones(2, 2), 0, out=ones(1).expand(2)),
-    lambda t: gb.mm(ones(2, 2), ones(2, 2), out=t),
-    lambda t: gb.cumsum(ones(2, 2), 0, out=t),
-], ids=["add_", "mul_", "sigmoid_", "clamp_", "relu_", "copy_", "normal_", "uniform_", "scatter_", "scatter_add_",
-        "index_add_", "add.out", "sum.out", "mm.out", "cumsum.out"])
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda t: t.add_(1),
+        lambda t: t.mul_(ones(2, 2)),
+        lambda t: t.sigmoid_(),
+        lambda t: t.clamp_(0, 1),
+        lambda t: t.relu_(),
+        lambda t: t.copy_(ones(2, 2)),
+        lambda t: t.normal_(),
+        lambda t: t.uniform_(),
+        lambda t: t.scatter_(0, tensor([[0, 0]]), 3.0),
+        lambda t: t.scatter_add_(0, tensor([[0, 0]]), ones(1, 2)),
+        lambda t: t.index_add_(0, tensor([0]), ones(1, 2)),
+        lambda t: gb.add(ones(2), ones(2), out=t),
+        lambda t: gb.sum(ones(2, 2), 0, out=ones(1).expand(2)),
+        lambda t: gb.mm(ones(2, 2), ones(2, 2), out=t),
+        lambda t: gb.cumsum(ones(2, 2), 0, out=t),
+    ],
+    ids=[
+        "add_",
+        "mul_",
+        "sigmoid_",
+        "clamp_",
+        "relu_",
+        "copy_",
+        "normal_",
+        "uniform_",
+        "scatter_",
+        "scatter_add_",
+        "index_add_",
+        "add.out",
+        "sum.out",
+        "mm.out",
+        "cumsum.out",
+    ],
+)
 def test_writes_into_an_expanded_tensor_are_refused(write):
     t = expanded()
     with pytest.raises(RuntimeError, match=OVERLAP):
@@ -81,7 +102,9 @@ def test_fill_and_masked_fill_may_write_an_expanded_tensor():
 
 def test_out_of_another_shape_is_resized_with_a_warning():
     out = ones(2, 3)
-    with pytest.warns(UserWarning, match=r"add.out: out= had shape \[2, 3\] and holds elements; it was resized to \[3\]"):
+    with pytest.warns(
+        UserWarning, match=r"add.out: out= had shape \[2, 3\] and holds elements; it was resized to \[3\]"
+    ):
         r = gb.add(ones(3), ones(3), out=out)
     assert list(r.shape) == list(out.shape) == [3]
     assert out.cpu().tolist() == [2.0, 2.0, 2.0]
@@ -98,15 +121,19 @@ def test_empty_out_is_resized_silently():
     assert list(out.shape) == [] and out.dtype == gb.float32 and out.cpu().item() == 1.0
 
 
-@pytest.mark.parametrize("call, want", [
-    (lambda out: gb.sum(ones(2, 3), 1, out=out), [3.0, 3.0]),
-    (lambda out: gb.mm(ones(2, 3), ones(3, 1), out=out), [[3.0], [3.0]]),
-    (lambda out: gb.cat([ones(2), zeros(1)], out=out), [1.0, 1.0, 0.0]),
-    (lambda out: gb.cumsum(ones(3), 0, out=out), [1.0, 2.0, 3.0]),
-    (lambda out: gb.where(tensor([True, False]), ones(2), zeros(2), out=out), [1.0, 0.0]),
-    (lambda out: gb.exp(zeros(2, 2), out=out), [[1.0, 1.0], [1.0, 1.0]]),
-    (lambda out: gb.clamp(tensor([-1.0, 5.0]), 0.0, 1.0, out=out), [0.0, 1.0]),
-], ids=["sum", "mm", "cat", "cumsum", "where", "exp", "clamp"])
+@pytest.mark.parametrize(
+    "call, want",
+    [
+        (lambda out: gb.sum(ones(2, 3), 1, out=out), [3.0, 3.0]),
+        (lambda out: gb.mm(ones(2, 3), ones(3, 1), out=out), [[3.0], [3.0]]),
+        (lambda out: gb.cat([ones(2), zeros(1)], out=out), [1.0, 1.0, 0.0]),
+        (lambda out: gb.cumsum(ones(3), 0, out=out), [1.0, 2.0, 3.0]),
+        (lambda out: gb.where(tensor([True, False]), ones(2), zeros(2), out=out), [1.0, 0.0]),
+        (lambda out: gb.exp(zeros(2, 2), out=out), [[1.0, 1.0], [1.0, 1.0]]),
+        (lambda out: gb.clamp(tensor([-1.0, 5.0]), 0.0, 1.0, out=out), [0.0, 1.0]),
+    ],
+    ids=["sum", "mm", "cat", "cumsum", "where", "exp", "clamp"],
+)
 def test_every_family_resizes_its_out(call, want):
     for out in (empty(0), empty(7, 7)):  # storage too small, and large enough
         call(out)
@@ -129,26 +156,45 @@ def test_in_place_ops_cannot_resize_self():
         ones(3).add_(ones(2, 3))
 
 
-@pytest.mark.parametrize("make", [
-    lambda: full([2], 300, dtype=gb.int8),
-    lambda: full([2], -129, dtype=gb.int8),
-    lambda: full([2], 128.0, dtype=gb.int8),
-    lambda: full([2], -128.1, dtype=gb.int8),
-    lambda: full([2], -256, dtype=gb.uint8),
-    lambda: full([2], -1.0, dtype=gb.uint8),
-    lambda: full([2], 2 ** 31, dtype=gb.int32),
-    lambda: full([2], float("nan"), dtype=gb.int32),
-    lambda: full([2], float("inf"), dtype=gb.int64),
-    lambda: full([2], 2.0 ** 63, dtype=gb.int64),
-    lambda: full([2], 1e300, dtype=gb.float32),
-    lambda: zeros(2, dtype=gb.int32).fill_(1e10),
-    lambda: zeros(2, dtype=gb.int8).masked_fill_(tensor([True, False]), 300),
-    lambda: zeros(2, dtype=gb.int8).masked_fill_(tensor([True, False]), tensor(300)),
-    lambda: gb.add(ones(2, dtype=gb.int8), ones(2, dtype=gb.int8), alpha=300),
-    lambda: gb.sub(ones(2), ones(2), alpha=1e308),
-], ids=["int8-300", "int8--129", "int8-128.0", "int8--128.1", "uint8--256", "uint8--1.0", "int32-2^31", "int32-nan", "int64-inf", "int64-2^63",
-        "float32-1e300", "fill_", "masked_fill_", "masked_fill_-tensor", "add-alpha",
-        "sub-alpha"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: full([2], 300, dtype=gb.int8),
+        lambda: full([2], -129, dtype=gb.int8),
+        lambda: full([2], 128.0, dtype=gb.int8),
+        lambda: full([2], -128.1, dtype=gb.int8),
+        lambda: full([2], -256, dtype=gb.uint8),
+        lambda: full([2], -1.0, dtype=gb.uint8),
+        lambda: full([2], 2**31, dtype=gb.int32),
+        lambda: full([2], float("nan"), dtype=gb.int32),
+        lambda: full([2], float("inf"), dtype=gb.int64),
+        lambda: full([2], 2.0**63, dtype=gb.int64),
+        lambda: full([2], 1e300, dtype=gb.float32),
+        lambda: zeros(2, dtype=gb.int32).fill_(1e10),
+        lambda: zeros(2, dtype=gb.int8).masked_fill_(tensor([True, False]), 300),
+        lambda: zeros(2, dtype=gb.int8).masked_fill_(tensor([True, False]), tensor(300)),
+        lambda: gb.add(ones(2, dtype=gb.int8), ones(2, dtype=gb.int8), alpha=300),
+        lambda: gb.sub(ones(2), ones(2), alpha=1e308),
+    ],
+    ids=[
+        "int8-300",
+        "int8--129",
+        "int8-128.0",
+        "int8--128.1",
+        "uint8--256",
+        "uint8--1.0",
+        "int32-2^31",
+        "int32-nan",
+        "int64-inf",
+        "int64-2^63",
+        "float32-1e300",
+        "fill_",
+        "masked_fill_",
+        "masked_fill_-tensor",
+        "add-alpha",
+        "sub-alpha",
+    ],
+)
 def test_numbers_that_do_not_fit_the_dtype_raise(make):
     with pytest.raises(RuntimeError, match=r"cannot be converted to type \w+ without overflow"):
         make()

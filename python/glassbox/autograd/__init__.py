@@ -1,4 +1,5 @@
 """gb.autograd: reverse-mode differentiation (the engine lives in C++, engine/autograd/)."""
+
 from .. import _C
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 

@@ -1,4 +1,5 @@
 """no_grad / enable_grad / set_grad_enabled: context managers and decorators, per thread."""
+
 import functools
 
 from .. import _C
@@ -25,11 +26,13 @@ class _GradMode:
         def wrapper(*args, **kwargs):
             with self.__class__():
                 return fn(*args, **kwargs)
+
         return wrapper
 
 
 class no_grad(_GradMode):
     """Operations inside record no autograd graph (as torch.no_grad)."""
+
     enabled = False
 
 

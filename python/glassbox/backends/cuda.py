@@ -1,5 +1,6 @@
 """gb.backends.cuda.matmul.allow_tf32: whether float32 matrix products on CUDA may use TF32
 tensor cores (faster, with 10-bit mantissas). False by default, as in PyTorch."""
+
 from .. import _C
 
 

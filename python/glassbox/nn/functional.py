@@ -1,4 +1,5 @@
 """gb.nn.functional (F): the stateless forms of the layers, calling glassbox's operators."""
+
 from .. import _C
 
 _f = _C._functions
@@ -9,8 +10,10 @@ def _reduction(reduction, size_average=None, reduce=None):
     """The reduction code of a loss; size_average/reduce are PyTorch's older spelling of it."""
     if size_average is not None or reduce is not None:
         import warnings
-        warnings.warn("size_average and reduce are deprecated; use reduction='none'|'mean'|'sum'", UserWarning,
-                      stacklevel=3)
+
+        warnings.warn(
+            "size_average and reduce are deprecated; use reduction='none'|'mean'|'sum'", UserWarning, stacklevel=3
+        )
         if reduce is False:
             reduction = "none"
         else:
@@ -71,8 +74,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _f.nll_loss(input, target, weight, _reduction(reduction, size_average, reduce), ignore_index)
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
-                  label_smoothing=0.0):
+def cross_entropy(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
+):
     code = _reduction(reduction, size_average, reduce)
     if label_smoothing:
         return _f.cross_entropy(input, target, weight, code, ignore_index, label_smoothing)
@@ -82,8 +86,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def _same_size(what, input, target):
     # PyTorch checks this in Python, so a mismatch is a ValueError (the operator itself raises RuntimeError).
     if isinstance(input, _C.Tensor) and isinstance(target, _C.Tensor) and list(target.shape) != list(input.shape):
-        raise ValueError(f"{what}: target of shape {list(target.shape)} must have the shape of input "
-                         f"{list(input.shape)}")
+        raise ValueError(
+            f"{what}: target of shape {list(target.shape)} must have the shape of input {list(input.shape)}"
+        )
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -92,8 +97,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _f.binary_cross_entropy(input, target, weight, code)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
-                                     pos_weight=None):
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
     code = _reduction(reduction, size_average, reduce)
     _same_size("binary_cross_entropy_with_logits", input, target)
     return _f.binary_cross_entropy_with_logits(input, target, weight, pos_weight, code)
@@ -118,13 +124,15 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    return _f.max_pool2d(input, _pair(kernel_size), [] if stride is None else _pair(stride), _pair(padding),
-                         _pair(dilation), ceil_mode)
+    return _f.max_pool2d(
+        input, _pair(kernel_size), [] if stride is None else _pair(stride), _pair(padding), _pair(dilation), ceil_mode
+    )
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    return _f.avg_pool2d(input, _pair(kernel_size), [] if stride is None else _pair(stride), _pair(padding),
-                         ceil_mode, count_include_pad)
+    return _f.avg_pool2d(
+        input, _pair(kernel_size), [] if stride is None else _pair(stride), _pair(padding), ceil_mode, count_include_pad
+    )
 
 
 def one_hot(tensor, num_classes=-1):

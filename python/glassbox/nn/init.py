@@ -1,4 +1,5 @@
 """gb.nn.init: filling parameters in place (without recording gradients), as torch.nn.init."""
+
 import math
 import warnings
 
@@ -31,7 +32,7 @@ def calculate_gain(nonlinearity, param=None):
         return math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
         slope = 0.01 if param is None else param
-        return math.sqrt(2.0 / (1 + slope ** 2))
+        return math.sqrt(2.0 / (1 + slope**2))
     raise ValueError(f"unsupported nonlinearity {nonlinearity}")
 
 

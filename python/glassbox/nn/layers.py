@@ -1,4 +1,5 @@
 """The layers of gb.nn: each holds its parameters and calls gb.nn.functional in forward()."""
+
 import math
 
 from .. import _C

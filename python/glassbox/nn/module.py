@@ -1,5 +1,6 @@
 """Module and Parameter: the bookkeeping every layer shares (parameters, submodules, state_dict,
 train/eval, __call__)."""
+
 from collections import OrderedDict
 
 from .. import _C
@@ -111,13 +112,16 @@ class Module:
         if strict and (missing or unexpected):
             raise KeyError(f"load_state_dict: missing keys {missing}, unexpected keys {unexpected}")
         from ..autograd import no_grad
+
         with no_grad():
             for key, value in state_dict.items():
                 if key not in own:
                     continue
                 if tuple(own[key].shape) != tuple(value.shape):
-                    raise ValueError(f"load_state_dict: {key} has shape {tuple(value.shape)} in the state dict "
-                                     f"but {tuple(own[key].shape)} in the module")
+                    raise ValueError(
+                        f"load_state_dict: {key} has shape {tuple(value.shape)} in the state dict "
+                        f"but {tuple(own[key].shape)} in the module"
+                    )
                 own[key].copy_(value)
         return missing, unexpected
 

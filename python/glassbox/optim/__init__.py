@@ -31,8 +31,9 @@ class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0.0, weight_decay=0.0, dampening=0.0, nesterov=False):
         if lr < 0:
             raise ValueError(f"Invalid learning rate: {lr}")
-        super().__init__(params, dict(lr=lr, momentum=momentum, weight_decay=weight_decay, dampening=dampening,
-                                      nesterov=nesterov))
+        super().__init__(
+            params, dict(lr=lr, momentum=momentum, weight_decay=weight_decay, dampening=dampening, nesterov=nesterov)
+        )
 
     @no_grad()
     def step(self):
@@ -82,13 +83,14 @@ class Adam(Optimizer):
                 m, v, t = state["exp_avg"], state["exp_avg_sq"], state["step"]
                 m.mul_(b1).add_(g, alpha=1 - b1)
                 v.mul_(b2).add_(g * g, alpha=1 - b2)
-                step_size = lr / (1 - b1 ** t)
-                denom = (v / (1 - b2 ** t)).sqrt() + eps
+                step_size = lr / (1 - b1**t)
+                denom = (v / (1 - b2**t)).sqrt() + eps
                 p.add_(m / denom, alpha=-step_size)
 
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (default 0.01, as torch.optim.AdamW)."""
+
     _decoupled = True
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):

@@ -14,6 +14,7 @@ it dispatched on, each tensor argument's key set and the thread's included/exclu
 key), the kernel's provenance and where it was registered (``event.why()``). CUDA kernels, copies
 and memsets come from CUPTI's activity records, each tied to the operator that launched it.
 """
+
 from __future__ import annotations
 
 import enum
@@ -125,6 +126,7 @@ class FunctionEvent:
         """Where this event's kernel is defined (file:line, library, CMake target), or None; see
         glassbox.profiler.sources."""
         from .sources import kernel_source
+
         return kernel_source(self)
 
     def why(self) -> str:
@@ -138,13 +140,17 @@ class FunctionEvent:
         lines.append(f"  thread-local keys: included={self.tls_included} excluded={self.tls_excluded}")
         for h in self.hops:
             where = f", registered at {h['registered_at']}" if h["registered_at"] else ""
-            lines.append(f"  {h['step']}: dispatched on {h['dispatched_on']} -> highest key {h['key']}: "
-                         f"{h['provenance'] or 'kernel'}{where}")
+            lines.append(
+                f"  {h['step']}: dispatched on {h['dispatched_on']} -> highest key {h['key']}: "
+                f"{h['provenance'] or 'kernel'}{where}"
+            )
         return "\n".join(lines)
 
     def __repr__(self):
-        return (f"<FunctionEvent {self.kind} {self.name} id={self.id} cpu_time={_format_time(self.cpu_time_total)}"
-                f" path={self.dispatch_path}>")
+        return (
+            f"<FunctionEvent {self.kind} {self.name} id={self.id} cpu_time={_format_time(self.cpu_time_total)}"
+            f" path={self.dispatch_path}>"
+        )
 
 
 class FunctionEventAvg:
@@ -190,16 +196,23 @@ class FunctionEventAvg:
 
 
 _SORT_KEYS = {
-    "cpu_time_total", "self_cpu_time_total", "cpu_time", "device_time_total", "self_device_time_total",
-    "cuda_time_total", "self_cuda_time_total", "cpu_memory_usage", "self_cpu_memory_usage", "count",
+    "cpu_time_total",
+    "self_cpu_time_total",
+    "cpu_time",
+    "device_time_total",
+    "self_device_time_total",
+    "cuda_time_total",
+    "self_cuda_time_total",
+    "cpu_memory_usage",
+    "self_cpu_memory_usage",
+    "count",
 }
 
 
 class EventList(list):
     """key_averages()'s rows; .table() prints them as PyTorch's profiler does."""
 
-    def __init__(self, rows, has_gpu=False, has_memory=False, has_shapes=False, total_self_cpu=0.0,
-                 total_self_gpu=0.0):
+    def __init__(self, rows, has_gpu=False, has_memory=False, has_shapes=False, total_self_cpu=0.0, total_self_gpu=0.0):
         super().__init__(rows)
         self._has_gpu = has_gpu
         self._has_memory = has_memory
@@ -220,20 +233,28 @@ class EventList(list):
             rows = rows[:row_limit]
         cpu_total = self._total_self_cpu or 1.0
         gpu_total = self._total_self_gpu or 1.0
-        cols = [("Name", lambda r: r.key if len(r.key) <= max_name_column_width
-                 else r.key[:max_name_column_width - 3] + "..."),
-                ("Self CPU %", lambda r: f"{100 * r.self_cpu_time_total / cpu_total:.2f}%"),
-                ("Self CPU", lambda r: _format_time(r.self_cpu_time_total)),
-                ("CPU total %", lambda r: f"{100 * r.cpu_time_total / cpu_total:.2f}%"),
-                ("CPU total", lambda r: _format_time(r.cpu_time_total)),
-                ("CPU time avg", lambda r: _format_time(r.cpu_time))]
+        cols = [
+            (
+                "Name",
+                lambda r: r.key if len(r.key) <= max_name_column_width else r.key[: max_name_column_width - 3] + "...",
+            ),
+            ("Self CPU %", lambda r: f"{100 * r.self_cpu_time_total / cpu_total:.2f}%"),
+            ("Self CPU", lambda r: _format_time(r.self_cpu_time_total)),
+            ("CPU total %", lambda r: f"{100 * r.cpu_time_total / cpu_total:.2f}%"),
+            ("CPU total", lambda r: _format_time(r.cpu_time_total)),
+            ("CPU time avg", lambda r: _format_time(r.cpu_time)),
+        ]
         if self._has_gpu:
-            cols += [("Self CUDA", lambda r: _format_time(r.self_device_time_total)),
-                     ("Self CUDA %", lambda r: f"{100 * r.self_device_time_total / gpu_total:.2f}%"),
-                     ("CUDA total", lambda r: _format_time(r.device_time_total))]
+            cols += [
+                ("Self CUDA", lambda r: _format_time(r.self_device_time_total)),
+                ("Self CUDA %", lambda r: f"{100 * r.self_device_time_total / gpu_total:.2f}%"),
+                ("CUDA total", lambda r: _format_time(r.device_time_total)),
+            ]
         if self._has_memory:
-            cols += [("CPU Mem", lambda r: _format_bytes(r.cpu_memory_usage)),
-                     ("Self CPU Mem", lambda r: _format_bytes(r.self_cpu_memory_usage))]
+            cols += [
+                ("CPU Mem", lambda r: _format_bytes(r.cpu_memory_usage)),
+                ("Self CPU Mem", lambda r: _format_bytes(r.self_cpu_memory_usage)),
+            ]
         cols.append(("# of Calls", lambda r: str(r.count)))
         if self._has_shapes:
             cols.append(("Input Shapes", lambda r: str(r.input_shapes) if r.input_shapes is not None else ""))
@@ -247,8 +268,9 @@ class EventList(list):
         left = {0} | {i for i, (h, _) in enumerate(cols) if h in ("Dispatch path", "Kernel source", "Input Shapes")}
 
         def line(values):
-            return "  ".join(v.ljust(w) if i in left else v.rjust(w)
-                             for i, (v, w) in enumerate(zip(values, widths))).rstrip()
+            return "  ".join(
+                v.ljust(w) if i in left else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths))
+            ).rstrip()
 
         out = [rule, line([h for h, _ in cols]), rule] + [line(c) for c in cells] + [rule]
         out.append(f"Self CPU time total: {_format_time(self._total_self_cpu)}")
@@ -276,8 +298,9 @@ class profile:
     def start(self):
         cuda = ProfilerActivity.CUDA in self.activities
         if cuda and _P.cuda_unavailable_reason():
-            raise RuntimeError("profile: ProfilerActivity.CUDA cannot be recorded here: "
-                               + _P.cuda_unavailable_reason())
+            raise RuntimeError(
+                "profile: ProfilerActivity.CUDA cannot be recorded here: " + _P.cuda_unavailable_reason()
+            )
         _P.start(self.record_shapes, self.profile_memory, self.with_stack, cuda)
         self._running = True
         return self
@@ -343,10 +366,14 @@ class profile:
         cpu_events = [e for e in events if not e.is_gpu]
         total_cpu = sum(e.self_cpu_time_total for e in cpu_events)
         total_gpu = sum(e.duration_us for e in events if e.is_gpu)
-        return EventList(groups.values(), has_gpu=any(e.is_gpu for e in events) or
-                         ProfilerActivity.CUDA in self.activities,
-                         has_memory=self.profile_memory, has_shapes=group_by_input_shape,
-                         total_self_cpu=total_cpu, total_self_gpu=total_gpu)
+        return EventList(
+            groups.values(),
+            has_gpu=any(e.is_gpu for e in events) or ProfilerActivity.CUDA in self.activities,
+            has_memory=self.profile_memory,
+            has_shapes=group_by_input_shape,
+            total_self_cpu=total_cpu,
+            total_self_gpu=total_gpu,
+        )
 
     def export_chrome_trace(self, path):
         """Writes Chrome's trace-event JSON (open it in Perfetto or chrome://tracing)."""
@@ -382,4 +409,5 @@ class record_function:
         def wrapped(*args, **kwargs):
             with record_function(self.name):
                 return fn(*args, **kwargs)
+
         return wrapped

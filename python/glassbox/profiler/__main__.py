@@ -2,16 +2,18 @@
 
 Runs a Python script under gb.profiler (shapes and memory recorded; CUDA activity too where it
 can be recorded), writes the Chrome trace, and prints the operator table."""
+
 import argparse
 import runpy
 import sys
 
-from . import ProfilerActivity, _P, profile
+from . import _P, ProfilerActivity, profile
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m glassbox.profiler", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m glassbox.profiler", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("-o", "--output", default="trace.json", help="the Chrome trace to write (default trace.json)")
     p.add_argument("--sort-by", default="self_cpu_time_total", help="the table's order")
     p.add_argument("--row-limit", type=int, default=20)

@@ -11,6 +11,7 @@ target that builds it, joined from what the introspection tools read.
 Needs the introspection tools (``GLASSBOX_BUILD_INTROSPECT``); without them, or for a kernel that
 cannot be placed, the answer is None.
 """
+
 from __future__ import annotations
 
 import functools
@@ -27,11 +28,11 @@ _GLOBAL = re.compile(r"__global__\s+" + _BOUNDS + r"void\s+" + _BOUNDS + r"(\w+)
 
 
 class KernelSource(NamedTuple):
-    kernel: str   # the function: "glassbox::native::mm_cpu(...)" or a CUDA kernel's name
-    file: str     # relative to the source tree where it lies inside it
+    kernel: str  # the function: "glassbox::native::mm_cpu(...)" or a CUDA kernel's name
+    file: str  # relative to the source tree where it lies inside it
     line: int
     library: str  # e.g. "libglassbox_cpu.so"
-    target: str   # the CMake target, "" when the File API does not know the file
+    target: str  # the CMake target, "" when the File API does not know the file
 
     def __str__(self):
         where = f"{self.file}:{self.line}" if self.line else self.file
@@ -47,6 +48,7 @@ def _relative(path):
 @functools.lru_cache(maxsize=None)
 def _targets():
     from .. import introspect
+
     by_file, by_library = {}, {}
     for t in introspect.targets(paths.build_dir()):
         for s in t.sources:
@@ -65,6 +67,7 @@ def _target(file, library):
 @functools.lru_cache(maxsize=None)
 def _library_symbols(library):
     from .. import introspect
+
     by_function = {}
     for s in introspect.symbols(os.path.join(paths.build_dir(), "lib", library), lines=True):
         if s["type"] != "func" or not s["line"] or "[clone" in s["demangled"]:

@@ -45,8 +45,9 @@ int main(int argc, char** argv) {
   for (const auto& [text, name] : names) {
     const auto handle = dispatcher.findOp(name);
     if (!handle) continue;
-    std::cout << "@@operator " << text << "\n" << handle->dumpState() << "@@table\n" << handle->dumpComputedTable()
-              << "@@end\n";
+    std::cout << "@@operator " << text << "\n"
+              << handle->dumpState() << "@@table\n"
+              << handle->dumpComputedTable() << "@@end\n";
   }
   std::cout << "@@done " << names.size() << "\n";
   return 0;

@@ -17,8 +17,8 @@ using namespace glassbox::detail;
 TEST(ObjectCache, BlocksAreAlignedUsableAndDistinct) {
   std::vector<std::pair<void*, size_t>> live;
   std::set<void*> seen;
-  for (size_t size : {size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{200}, size_t{511}, size_t{512},
-                      size_t{513}, size_t{4096}}) {
+  for (size_t size : {size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{200}, size_t{511}, size_t{512}, size_t{513},
+                      size_t{4096}}) {
     for (int i = 0; i < 40; ++i) {  // more than a class keeps
       void* p = object_allocate(size);
       ASSERT_NE(p, nullptr);

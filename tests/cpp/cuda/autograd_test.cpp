@@ -45,9 +45,10 @@ TEST(CudaAutograd, MlpForwardAndBackwardMatchTheCpu) {
   EXPECT_TRUE(matches(gpu_loss, cpu_loss, 1e-5, 1e-6));
   cpu_loss.backward();
   gpu_loss.backward();
-  const std::pair<const char*, std::pair<Tensor, Tensor>> grads[] = {
-      {"w1", {gpu.w1.grad(), cpu.w1.grad()}}, {"b1", {gpu.b1.grad(), cpu.b1.grad()}},
-      {"w2", {gpu.w2.grad(), cpu.w2.grad()}}, {"b2", {gpu.b2.grad(), cpu.b2.grad()}}};
+  const std::pair<const char*, std::pair<Tensor, Tensor>> grads[] = {{"w1", {gpu.w1.grad(), cpu.w1.grad()}},
+                                                                     {"b1", {gpu.b1.grad(), cpu.b1.grad()}},
+                                                                     {"w2", {gpu.w2.grad(), cpu.w2.grad()}},
+                                                                     {"b2", {gpu.b2.grad(), cpu.b2.grad()}}};
   for (const auto& [name, g] : grads) {
     ASSERT_TRUE(g.first.defined()) << name;
     EXPECT_TRUE(matches(g.first, g.second, 1e-4, 1e-6)) << name;

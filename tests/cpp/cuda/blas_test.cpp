@@ -33,7 +33,8 @@ TEST(CudaBlas, MmOverDtypesShapesAndLayouts) {
     for (const auto& [m, k, n] : shapes) {
       const Tensor a = random_cpu({m, k}, t), b = random_cpu({k, n}, t);
       const Tensor da = on_cuda(a), db = on_cuda(b);
-      const std::string what = std::string(to_string(t)) + " " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+      const std::string what =
+          std::string(to_string(t)) + " " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
       EXPECT_TRUE(matches(mm(da, db), mm(a, b), product_rtol(t), product_rtol(t))) << what;
       // Transposed operands are read in place (cuBLAS transposes them).
       const Tensor at = on_cuda(a.t().contiguous()).t(), bt = on_cuda(b.t().contiguous()).t();
@@ -57,8 +58,8 @@ TEST(CudaBlas, BmmAddmmDotMatmulAndOut) {
     const double tol = product_rtol(t);
     const Tensor a = random_cpu({4, 9, 13}, t), b = random_cpu({4, 13, 6}, t);
     EXPECT_TRUE(matches(bmm(on_cuda(a), on_cuda(b)), bmm(a, b), tol, tol)) << to_string(t);
-    EXPECT_TRUE(matches(bmm(on_cuda(b).transpose(1, 2), on_cuda(a).transpose(1, 2)), bmm(b.transpose(1, 2), a.transpose(1, 2)),
-                        tol, tol))
+    EXPECT_TRUE(matches(bmm(on_cuda(b).transpose(1, 2), on_cuda(a).transpose(1, 2)),
+                        bmm(b.transpose(1, 2), a.transpose(1, 2)), tol, tol))
         << to_string(t);
     // A batch broadcast from one matrix (batch stride 0) through matmul.
     const Tensor w = random_cpu({13, 5}, t);
@@ -76,7 +77,8 @@ TEST(CudaBlas, BmmAddmmDotMatmulAndOut) {
   // beta == 0 ignores self, NaN included.
   const Tensor nan_bias = full({3, 3}, Scalar(std::nan("")));
   const Tensor m = random_cpu({3, 3}, ScalarType::Float32);
-  EXPECT_TRUE(matches(addmm(on_cuda(nan_bias), on_cuda(m), on_cuda(m), Scalar(0)), addmm(nan_bias, m, m, Scalar(0)), 1e-5, 1e-5));
+  EXPECT_TRUE(matches(addmm(on_cuda(nan_bias), on_cuda(m), on_cuda(m), Scalar(0)), addmm(nan_bias, m, m, Scalar(0)),
+                      1e-5, 1e-5));
   // out= through a non-contiguous destination.
   Tensor out = empty({3, 3}, ScalarType::Float32, kCuda).t();
   mm_out(out, on_cuda(m), on_cuda(m));
@@ -99,8 +101,8 @@ TEST(CudaBlas, Tf32IsOptIn) {
   const double tf32 = max_error(mm(on_cuda(a), on_cuda(b)));
   cuda::set_matmul_allow_tf32(false);
   EXPECT_LT(fp32, 1e-3);
-  EXPECT_LT(tf32, 0.5);          // 10-bit mantissas over k = 512 terms of size ~1
-  EXPECT_GT(tf32, 10 * fp32);    // and it did round: the tensor cores were used
+  EXPECT_LT(tf32, 0.5);        // 10-bit mantissas over k = 512 terms of size ~1
+  EXPECT_GT(tf32, 10 * fp32);  // and it did round: the tensor cores were used
 }
 
 TEST(CudaBlas, IntegerProductsMatchTheCpuAndWrapAround) {
@@ -109,14 +111,16 @@ TEST(CudaBlas, IntegerProductsMatchTheCpuAndWrapAround) {
   for (ScalarType t : kIntTypes) {
     for (const auto& [m, k, n] : shapes) {
       const Tensor a = random_cpu({m, k}, t), b = random_cpu({k, n}, t);
-      const std::string what = std::string(to_string(t)) + " " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+      const std::string what =
+          std::string(to_string(t)) + " " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
       // Values in [0, 20) over up to 70 terms overflow int8 and uint8: both sides wrap alike.
       EXPECT_TRUE(matches(mm(on_cuda(a), on_cuda(b)), mm(a, b), 0)) << what;
       EXPECT_TRUE(matches(mm(on_cuda(b).t(), on_cuda(a).t()), mm(b.t(), a.t()), 0)) << what << " transposed";
     }
     const Tensor a = random_cpu({3, 5, 7}, t), b = random_cpu({3, 7, 4}, t), bias = random_cpu({4}, t);
     EXPECT_TRUE(matches(bmm(on_cuda(a), on_cuda(b)), bmm(a, b), 0)) << to_string(t);
-    EXPECT_TRUE(matches(addmm(on_cuda(bias), on_cuda(select(a, 0, 0)), on_cuda(select(b, 0, 1)), Scalar(int64_t{3}), Scalar(int64_t{-2})),
+    EXPECT_TRUE(matches(addmm(on_cuda(bias), on_cuda(select(a, 0, 0)), on_cuda(select(b, 0, 1)), Scalar(int64_t{3}),
+                              Scalar(int64_t{-2})),
                         addmm(bias, select(a, 0, 0), select(b, 0, 1), Scalar(int64_t{3}), Scalar(int64_t{-2})), 0))
         << to_string(t);
     const Tensor v = random_cpu({50}, t);
@@ -124,8 +128,18 @@ TEST(CudaBlas, IntegerProductsMatchTheCpuAndWrapAround) {
   }
   // Bool is refused with the CPU's words; so are integer alpha/beta given as floats.
   const Tensor flags = on_cuda(ones({2, 2}, ScalarType::Bool));
-  EXPECT_EQ(error_of([&] { mm(flags, flags); }), error_of([&] { mm(ones({2, 2}, ScalarType::Bool), ones({2, 2}, ScalarType::Bool)); }));
+  EXPECT_EQ(error_of([&] { mm(flags, flags); }), error_of([&] {
+              mm(ones({2, 2}, ScalarType::Bool), ones({2, 2}, ScalarType::Bool));
+            }));
   const Tensor i = on_cuda(ones({2, 2}, ScalarType::Int64));
-  EXPECT_EQ(error_of([&] { addmm(i, i, i, Scalar(0.5)); }), error_of([&] { const Tensor h = ones({2, 2}, ScalarType::Int64); addmm(h, h, h, Scalar(0.5)); }));
-  EXPECT_EQ(error_of([&] { mm(on_cuda(ones({2, 3})), on_cuda(ones({2, 3}))); }), error_of([&] { mm(ones({2, 3}), ones({2, 3})); }));
+  EXPECT_EQ(error_of([&] { addmm(i, i, i, Scalar(0.5)); }), error_of([&] {
+              const Tensor h = ones({2, 2}, ScalarType::Int64);
+              addmm(h, h, h, Scalar(0.5));
+            }));
+  EXPECT_EQ(error_of([&] {
+              mm(on_cuda(ones({2, 3})), on_cuda(ones({2, 3})));
+            }),
+            error_of([&] {
+              mm(ones({2, 3}), ones({2, 3}));
+            }));
 }

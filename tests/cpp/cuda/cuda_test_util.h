@@ -12,10 +12,9 @@
 #include "glassbox/ops/Functions.h"
 
 // The CPU is the oracle; without a GPU there is nothing to compare.
-#define GB_REQUIRE_GPU()                                                                  \
-  do {                                                                                    \
-    if (!::glassbox::cuda::is_available())                                                \
-      GTEST_SKIP() << "no CUDA device: " << ::glassbox::cuda::describe();                 \
+#define GB_REQUIRE_GPU()                                                                                       \
+  do {                                                                                                         \
+    if (!::glassbox::cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << ::glassbox::cuda::describe(); \
   } while (0)
 
 namespace glassbox::cuda_testing {
@@ -84,9 +83,9 @@ inline ::testing::AssertionResult matches(const Tensor& cuda_result, const Tenso
     const bool same_inf = std::isinf(a[i]) && a[i] == b[i];
     if (both_nan || same_inf) continue;
     if (!(std::fabs(a[i] - b[i]) <= atol + rtol * std::max(std::fabs(a[i]), std::fabs(b[i])))) {
-      return ::testing::AssertionFailure() << "element " << i << " of " << a.size() << ": " << a[i] << " on CUDA, " << b[i]
-                                           << " on the CPU (dtype " << to_string(cpu_result.dtype()) << ", rtol " << rtol
-                                           << ", atol " << atol << ")";
+      return ::testing::AssertionFailure()
+             << "element " << i << " of " << a.size() << ": " << a[i] << " on CUDA, " << b[i] << " on the CPU (dtype "
+             << to_string(cpu_result.dtype()) << ", rtol " << rtol << ", atol " << atol << ")";
     }
   }
   return ::testing::AssertionSuccess();

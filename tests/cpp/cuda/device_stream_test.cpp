@@ -52,7 +52,7 @@ TEST(CudaDevices, WithoutAGpuAskingForCudaTensorsFailsClearly) {
   const std::string e = error_of([] { empty({2, 3}, std::nullopt, kCuda); });
   EXPECT_TRUE(e.starts_with("empty: CUDA is not available (")) << e;
   const Tensor t = ones({2});
-  EXPECT_TRUE(error_of([&] { t.to(Device(DeviceType::CUDA)); }).starts_with("empty: CUDA is not available")) ;
+  EXPECT_TRUE(error_of([&] { t.to(Device(DeviceType::CUDA)); }).starts_with("empty: CUDA is not available"));
   EXPECT_TRUE(error_of([] { cuda::synchronize(); }).starts_with("synchronize: CUDA is not available"));
 }
 

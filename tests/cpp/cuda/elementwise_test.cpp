@@ -88,15 +88,24 @@ std::vector<ScalarType> numeric_types() {
 
 TEST(CudaElementwise, Arithmetic) {
   GB_REQUIRE_GPU();
-  check_binary("add", [](const Tensor& a, const Tensor& b) { return add(a, b); }, all_types());
-  check_binary("add alpha", [](const Tensor& a, const Tensor& b) { return add(a, b, Scalar(3)); }, numeric_types());
-  check_binary("sub", [](const Tensor& a, const Tensor& b) { return sub(a, b); }, numeric_types());
-  check_binary("sub alpha", [](const Tensor& a, const Tensor& b) { return sub(a, b, Scalar(2)); }, numeric_types());
-  check_binary("mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); }, all_types());
-  check_binary("div", [](const Tensor& a, const Tensor& b) { return div(a, b); }, all_types());
-  check_binary("maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, all_types());
-  check_binary("minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }, all_types());
-  check_binary("float alpha", [](const Tensor& a, const Tensor& b) { return add(a, b, Scalar(-0.5)); }, kFloatTypes);
+  check_binary(
+      "add", [](const Tensor& a, const Tensor& b) { return add(a, b); }, all_types());
+  check_binary(
+      "add alpha", [](const Tensor& a, const Tensor& b) { return add(a, b, Scalar(3)); }, numeric_types());
+  check_binary(
+      "sub", [](const Tensor& a, const Tensor& b) { return sub(a, b); }, numeric_types());
+  check_binary(
+      "sub alpha", [](const Tensor& a, const Tensor& b) { return sub(a, b, Scalar(2)); }, numeric_types());
+  check_binary(
+      "mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); }, all_types());
+  check_binary(
+      "div", [](const Tensor& a, const Tensor& b) { return div(a, b); }, all_types());
+  check_binary(
+      "maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, all_types());
+  check_binary(
+      "minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }, all_types());
+  check_binary(
+      "float alpha", [](const Tensor& a, const Tensor& b) { return add(a, b, Scalar(-0.5)); }, kFloatTypes);
 }
 
 TEST(CudaElementwise, PythonNumbersMixedDtypesInPlaceAndOut) {
@@ -135,22 +144,34 @@ TEST(CudaElementwise, PythonNumbersMixedDtypesInPlaceAndOut) {
 TEST(CudaElementwise, UnaryMathAndActivations) {
   GB_REQUIRE_GPU();
   const std::vector<std::pair<std::string, Unary>> float_ops = {
-      {"sqrt", [](const Tensor& a) { return sqrt(a); }},       {"rsqrt", [](const Tensor& a) { return rsqrt(a); }},
-      {"exp", [](const Tensor& a) { return exp(a); }},         {"log", [](const Tensor& a) { return log(a); }},
-      {"log1p", [](const Tensor& a) { return log1p(a); }},     {"expm1", [](const Tensor& a) { return expm1(a); }},
-      {"sin", [](const Tensor& a) { return sin(a); }},         {"cos", [](const Tensor& a) { return cos(a); }},
-      {"tanh", [](const Tensor& a) { return tanh(a); }},       {"sigmoid", [](const Tensor& a) { return sigmoid(a); }},
-      {"silu", [](const Tensor& a) { return silu(a); }},       {"gelu", [](const Tensor& a) { return gelu(a); }},
+      {"sqrt", [](const Tensor& a) { return sqrt(a); }},
+      {"rsqrt", [](const Tensor& a) { return rsqrt(a); }},
+      {"exp", [](const Tensor& a) { return exp(a); }},
+      {"log", [](const Tensor& a) { return log(a); }},
+      {"log1p", [](const Tensor& a) { return log1p(a); }},
+      {"expm1", [](const Tensor& a) { return expm1(a); }},
+      {"sin", [](const Tensor& a) { return sin(a); }},
+      {"cos", [](const Tensor& a) { return cos(a); }},
+      {"tanh", [](const Tensor& a) { return tanh(a); }},
+      {"sigmoid", [](const Tensor& a) { return sigmoid(a); }},
+      {"silu", [](const Tensor& a) { return silu(a); }},
+      {"gelu", [](const Tensor& a) { return gelu(a); }},
       {"gelu tanh", [](const Tensor& a) { return gelu(a, "tanh"); }},
   };
   for (const auto& [name, f] : float_ops) check_unary(name, f, kFloatTypes);
   // Integers go to float math in the default float dtype.
-  check_unary("exp of ints", [](const Tensor& a) { return exp(a); }, kIntTypes);
-  check_unary("neg", [](const Tensor& a) { return neg(a); }, numeric_types());
-  check_unary("abs", [](const Tensor& a) { return abs(a); }, numeric_types());
-  check_unary("relu", [](const Tensor& a) { return relu(a); }, numeric_types());
-  check_unary("sign", [](const Tensor& a) { return sign(a); }, all_types());
-  check_unary("logical_not", [](const Tensor& a) { return logical_not(a); }, all_types());
+  check_unary(
+      "exp of ints", [](const Tensor& a) { return exp(a); }, kIntTypes);
+  check_unary(
+      "neg", [](const Tensor& a) { return neg(a); }, numeric_types());
+  check_unary(
+      "abs", [](const Tensor& a) { return abs(a); }, numeric_types());
+  check_unary(
+      "relu", [](const Tensor& a) { return relu(a); }, numeric_types());
+  check_unary(
+      "sign", [](const Tensor& a) { return sign(a); }, all_types());
+  check_unary(
+      "logical_not", [](const Tensor& a) { return logical_not(a); }, all_types());
   // In place and out=.
   Tensor x = random_cpu({100}, ScalarType::Float32);
   Tensor dx = on_cuda(x);
@@ -160,17 +181,23 @@ TEST(CudaElementwise, UnaryMathAndActivations) {
   Tensor o = empty({100}, ScalarType::Float64, kCuda), oc = empty({100}, ScalarType::Float64);
   // Computed in float32 (the input's dtype), then widened: float32's tolerance.
   EXPECT_TRUE(matches(tanh_out(o, dx), tanh_out(oc, x), 1e-5, 1e-6));
-  EXPECT_EQ(error_of([&] { neg(on_cuda(ones({2}, ScalarType::Bool))); }), error_of([&] { neg(ones({2}, ScalarType::Bool)); }));
+  EXPECT_EQ(error_of([&] { neg(on_cuda(ones({2}, ScalarType::Bool))); }),
+            error_of([&] { neg(ones({2}, ScalarType::Bool)); }));
 }
 
 TEST(CudaElementwise, ActivationGradients) {
   GB_REQUIRE_GPU();
-  check_binary("sigmoid_backward", [](const Tensor& g, const Tensor& y) { return sigmoid_backward(g, y); }, kFloatTypes);
-  check_binary("tanh_backward", [](const Tensor& g, const Tensor& y) { return tanh_backward(g, y); }, kFloatTypes);
-  check_binary("silu_backward", [](const Tensor& g, const Tensor& x) { return silu_backward(g, x); }, kFloatTypes);
-  check_binary("gelu_backward", [](const Tensor& g, const Tensor& x) { return gelu_backward(g, x, "tanh"); }, kFloatTypes);
-  check_binary("threshold_backward",
-               [](const Tensor& g, const Tensor& x) { return threshold_backward(g, x, Scalar(0.25)); }, numeric_types());
+  check_binary(
+      "sigmoid_backward", [](const Tensor& g, const Tensor& y) { return sigmoid_backward(g, y); }, kFloatTypes);
+  check_binary(
+      "tanh_backward", [](const Tensor& g, const Tensor& y) { return tanh_backward(g, y); }, kFloatTypes);
+  check_binary(
+      "silu_backward", [](const Tensor& g, const Tensor& x) { return silu_backward(g, x); }, kFloatTypes);
+  check_binary(
+      "gelu_backward", [](const Tensor& g, const Tensor& x) { return gelu_backward(g, x, "tanh"); }, kFloatTypes);
+  check_binary(
+      "threshold_backward", [](const Tensor& g, const Tensor& x) { return threshold_backward(g, x, Scalar(0.25)); },
+      numeric_types());
 }
 
 TEST(CudaElementwise, ComparisonsLogicalOpsAndWhere) {
@@ -229,7 +256,8 @@ GLASSBOX_LIBRARY_IMPL(t_cuda_missing, CPU, m) {
 TEST(CudaElementwise, OperatorsWithoutACudaKernelFailByName) {
   GB_REQUIRE_GPU();
   const Tensor d = ones({3}, std::nullopt, kCuda);
-  const auto op = Dispatcher::singleton().find_schema_or_throw("t_cuda_missing::cpu_only").typed<Tensor(const Tensor&)>();
+  const auto op =
+      Dispatcher::singleton().find_schema_or_throw("t_cuda_missing::cpu_only").typed<Tensor(const Tensor&)>();
   const std::string e = error_of([&] { op.call(d); });
   EXPECT_TRUE(e.starts_with("no kernel for t_cuda_missing::cpu_only for dispatch key CUDA; registered: CPU")) << e;
 }

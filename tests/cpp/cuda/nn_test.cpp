@@ -17,7 +17,9 @@ using glassbox::testing::error_of;
 namespace {
 using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
 
-double rtol_of(ScalarType t) { return t == ScalarType::Float32 ? 1e-4 : t == ScalarType::Float64 ? 1e-10 : tolerance(t).rtol * 4; }
+double rtol_of(ScalarType t) {
+  return t == ScalarType::Float32 ? 1e-4 : t == ScalarType::Float64 ? 1e-10 : tolerance(t).rtol * 4;
+}
 double atol_of(ScalarType t) { return t == ScalarType::Float32 ? 1e-5 : t == ScalarType::Float64 ? 1e-12 : 1e-2; }
 
 // f on each device's copies of `inputs`: the same output, and the same gradients of
@@ -49,7 +51,8 @@ void expect_same(const Fn& f, const std::vector<Tensor>& inputs, const std::vect
   atol = atol < 0 ? atol_of(t) : atol;
   ASSERT_EQ(cpu.size(), gpu.size()) << what;
   for (size_t k = 0; k < cpu.size(); ++k)
-    EXPECT_TRUE(matches(gpu[k], cpu[k], rtol, atol)) << what << (k == 0 ? " (forward)" : " (gradient " + std::to_string(k) + ")");
+    EXPECT_TRUE(matches(gpu[k], cpu[k], rtol, atol))
+        << what << (k == 0 ? " (forward)" : " (gradient " + std::to_string(k) + ")");
 }
 
 template <class F>
@@ -71,16 +74,20 @@ TEST(CudaLosses, MseAndL1WithBroadcastingAndEveryReduction) {
     for (int64_t r : kReductions) {
       const std::string what = std::string(to_string(t)) + " reduction " + std::to_string(r);
       expect_same([r](const auto& v) { return mse_loss(v[0], v[1], r); }, {x, y}, {true, true}, "mse " + what);
-      expect_same([r](const auto& v) { return mse_loss(v[0], v[1], r); }, {x, row}, {true, true}, "mse broadcast " + what);
+      expect_same([r](const auto& v) { return mse_loss(v[0], v[1], r); }, {x, row}, {true, true},
+                  "mse broadcast " + what);
       expect_same([r](const auto& v) { return l1_loss(v[0], v[1], r); }, {x, y}, {true, true}, "l1 " + what);
       expect_same([r](const auto& v) { return mse_loss(v[0].transpose(0, 1), v[1].transpose(0, 1), r); }, {x, y},
                   {true, false}, "mse transposed " + what);
     }
   }
   const Tensor e = random_cpu({0, 3}, ScalarType::Float32);
-  for (int64_t r : kReductions) expect_same([r](const auto& v) { return mse_loss(v[0], v[1], r); }, {e, e}, {}, "empty");
-  expect_same_error([](const auto& v) { mse_loss(v[0], v[1]); }, {random_cpu({3, 4}, ScalarType::Float32), random_cpu({5}, ScalarType::Float32)});
-  expect_same_error([](const auto& v) { l1_loss(v[0], v[1], 7); }, {random_cpu({3}, ScalarType::Float32), random_cpu({3}, ScalarType::Float32)});
+  for (int64_t r : kReductions)
+    expect_same([r](const auto& v) { return mse_loss(v[0], v[1], r); }, {e, e}, {}, "empty");
+  expect_same_error([](const auto& v) { mse_loss(v[0], v[1]); },
+                    {random_cpu({3, 4}, ScalarType::Float32), random_cpu({5}, ScalarType::Float32)});
+  expect_same_error([](const auto& v) { l1_loss(v[0], v[1], 7); },
+                    {random_cpu({3}, ScalarType::Float32), random_cpu({3}, ScalarType::Float32)});
 }
 
 TEST(CudaLosses, NllLossWeightsIgnoreIndexAndReductions) {
@@ -93,19 +100,21 @@ TEST(CudaLosses, NllLossWeightsIgnoreIndexAndReductions) {
     for (int64_t r : kReductions) {
       const std::string what = std::string(to_string(t)) + " reduction " + std::to_string(r);
       expect_same([r](const auto& v) { return nll_loss(v[0], v[1], std::nullopt, r); }, {logp, target}, {true}, what);
-      expect_same([r](const auto& v) { return nll_loss(v[0], v[1], v[2], r); }, {logp, target, weight}, {true}, "weighted " + what);
-      expect_same([r](const auto& v) { return nll_loss(v[0], v[1], std::nullopt, r, 3); }, {logp, randint(0, 7, {9}, ScalarType::Int64)},
-                  {true}, "ignore_index 3 " + what);
+      expect_same([r](const auto& v) { return nll_loss(v[0], v[1], v[2], r); }, {logp, target, weight}, {true},
+                  "weighted " + what);
+      expect_same([r](const auto& v) { return nll_loss(v[0], v[1], std::nullopt, r, 3); },
+                  {logp, randint(0, 7, {9}, ScalarType::Int64)}, {true}, "ignore_index 3 " + what);
       // One sample: self (C), target ().
-      expect_same([r](const auto& v) { return nll_loss(v[0], v[1], v[2], r); }, {logp.select(0, 0), target.select(0, 0), weight},
-                  {true}, "unbatched " + what);
+      expect_same([r](const auto& v) { return nll_loss(v[0], v[1], v[2], r); },
+                  {logp.select(0, 0), target.select(0, 0), weight}, {true}, "unbatched " + what);
       expect_same([r](const auto& v) { return nll_loss(v[0].transpose(0, 1).transpose(0, 1), v[1], std::nullopt, r); },
                   {logp.transpose(0, 1).contiguous().transpose(0, 1), target}, {true}, "non-contiguous " + what);
     }
   }
   // Every sample ignored: the mean is 0 / 0.
   const Tensor logp = log_softmax(random_cpu({3, 4}, ScalarType::Float32), 1);
-  expect_same([](const auto& v) { return nll_loss(v[0], v[1]); }, {logp, full({3}, Scalar(-100), ScalarType::Int64)}, {}, "all ignored");
+  expect_same([](const auto& v) { return nll_loss(v[0], v[1]); }, {logp, full({3}, Scalar(-100), ScalarType::Int64)},
+              {}, "all ignored");
   expect_same([](const auto& v) { return nll_loss(v[0], v[1], std::nullopt, Reduction::Sum); },
               {random_cpu({0, 4}, ScalarType::Float32), full({0}, Scalar(1), ScalarType::Int64)}, {}, "empty batch");
   expect_same_error([](const auto& v) { nll_loss(v[0], v[1]); }, {logp, full({3}, Scalar(4), ScalarType::Int64)});
@@ -118,17 +127,21 @@ TEST(CudaLosses, NllLossWeightsIgnoreIndexAndReductions) {
 TEST(CudaLosses, BinaryCrossEntropyAndWithLogits) {
   GB_REQUIRE_GPU();
   for (ScalarType t : kFloatTypes) {
-    const Tensor p = sigmoid(random_cpu({5, 6}, ScalarType::Float64)).to(t), y = rand({5, 6}, ScalarType::Float64).to(t);
+    const Tensor p = sigmoid(random_cpu({5, 6}, ScalarType::Float64)).to(t),
+                 y = rand({5, 6}, ScalarType::Float64).to(t);
     const Tensor logits = mul(random_cpu({5, 6}, ScalarType::Float64), Scalar(5.0)).to(t);
     const Tensor w = rand({6}, ScalarType::Float64).to(t), pw = add(rand({6}, ScalarType::Float64), Scalar(0.5)).to(t);
     for (int64_t r : kReductions) {
       const std::string what = std::string(to_string(t)) + " reduction " + std::to_string(r);
-      expect_same([r](const auto& v) { return binary_cross_entropy(v[0], v[1], std::nullopt, r); }, {p, y}, {true}, "bce " + what);
-      expect_same([r](const auto& v) { return binary_cross_entropy(v[0], v[1], v[2], r); }, {p, y, w}, {true}, "bce weighted " + what);
-      expect_same([r](const auto& v) { return binary_cross_entropy_with_logits(v[0], v[1], std::nullopt, std::nullopt, r); },
-                  {logits, y}, {true}, "logits " + what);
-      expect_same([r](const auto& v) { return binary_cross_entropy_with_logits(v[0], v[1], v[2], v[3], r); }, {logits, y, w, pw},
-                  {true}, "logits weighted " + what);
+      expect_same([r](const auto& v) { return binary_cross_entropy(v[0], v[1], std::nullopt, r); }, {p, y}, {true},
+                  "bce " + what);
+      expect_same([r](const auto& v) { return binary_cross_entropy(v[0], v[1], v[2], r); }, {p, y, w}, {true},
+                  "bce weighted " + what);
+      expect_same(
+          [r](const auto& v) { return binary_cross_entropy_with_logits(v[0], v[1], std::nullopt, std::nullopt, r); },
+          {logits, y}, {true}, "logits " + what);
+      expect_same([r](const auto& v) { return binary_cross_entropy_with_logits(v[0], v[1], v[2], v[3], r); },
+                  {logits, y, w, pw}, {true}, "logits weighted " + what);
       expect_same([r](const auto& v) { return binary_cross_entropy_with_logits(v[0], v[1], std::nullopt, v[2], r); },
                   {logits.transpose(0, 1).contiguous().transpose(0, 1), y, pw}, {true}, "logits pos_weight " + what);
     }
@@ -158,30 +171,39 @@ TEST(CudaConv, Conv2dForwardAndBackwardOverGeometries) {
       {{2, 4, 10, 11}, {6, 2, 3, 2}, {2, 1}, {1, 2}, {1, 2}, 2, true},
       {{1, 3, 7, 7}, {5, 3, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, false},
       {{3, 6, 8, 9}, {6, 1, 3, 3}, {2, 2}, {1, 1}, {2, 1}, 6, true},
-      {{4, 5, 5}, {2, 4, 2, 2}, {1, 1}, {1, 1}, {1, 1}, 1, true},  // unbatched
+      {{4, 5, 5}, {2, 4, 2, 2}, {1, 1}, {1, 1}, {1, 1}, 1, true},     // unbatched
       {{0, 3, 6, 6}, {2, 3, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},  // empty batch
   };
   for (ScalarType t : kFloatTypes) {
     for (const Case& c : cases) {
-      const std::string what = std::string(to_string(t)) + " input " + shape_to_string(c.input) + " weight " + shape_to_string(c.weight);
+      const std::string what =
+          std::string(to_string(t)) + " input " + shape_to_string(c.input) + " weight " + shape_to_string(c.weight);
       const Tensor x = random_cpu(c.input, t), w = random_cpu(c.weight, t);
       const Tensor b = c.bias ? random_cpu({c.weight[0]}, t) : Tensor();
       auto f = [&c](const std::vector<Tensor>& v) {
-        return conv2d(v[0], v[1], v[2].defined() ? std::optional<Tensor>(v[2]) : std::nullopt, c.stride, c.padding, c.dilation,
-                      c.groups);
+        return conv2d(v[0], v[1], v[2].defined() ? std::optional<Tensor>(v[2]) : std::nullopt, c.stride, c.padding,
+                      c.dilation, c.groups);
       };
       // Sums over many products: float32 rounding differs by the order of additions.
-      expect_same(f, {x, w, b}, {true, true, c.bias}, what, t == ScalarType::Float32 ? 1e-4 : -1, t == ScalarType::Float32 ? 1e-4 : -1);
+      expect_same(f, {x, w, b}, {true, true, c.bias}, what, t == ScalarType::Float32 ? 1e-4 : -1,
+                  t == ScalarType::Float32 ? 1e-4 : -1);
     }
   }
   const Tensor x = random_cpu({2, 3, 8, 8}, ScalarType::Float32), w = random_cpu({4, 3, 3, 3}, ScalarType::Float32);
-  expect_same([](const auto& v) { return conv2d(v[0].transpose(2, 3), v[1]); }, {x, w}, {true, true}, "non-contiguous input");
+  expect_same([](const auto& v) { return conv2d(v[0].transpose(2, 3), v[1]); }, {x, w}, {true, true},
+              "non-contiguous input");
   expect_same_error([](const auto& v) { conv2d(v[0], v[1]); }, {x, random_cpu({4, 2, 3, 3}, ScalarType::Float32)});
-  expect_same_error([](const auto& v) { conv2d(v[0], v[1], std::nullopt, IntArrayRef({1, 1}), IntArrayRef({0, 0}), IntArrayRef({1, 1}), 2); },
-                    {x, w});
+  expect_same_error(
+      [](const auto& v) {
+    conv2d(v[0], v[1], std::nullopt, IntArrayRef({1, 1}), IntArrayRef({0, 0}), IntArrayRef({1, 1}), 2);
+      },
+      {x, w});
   expect_same_error([](const auto& v) { conv2d(v[0], v[1]); }, {random_cpu({2, 3, 2, 2}, ScalarType::Float32), w});
-  expect_same_error([](const auto& v) { convolution_backward(v[0], v[1], v[2], IntArrayRef({1, 1}), IntArrayRef({0, 0}), IntArrayRef({1, 1}), 1); },
-                    {random_cpu({2, 4, 5, 5}, ScalarType::Float32), x, w});
+  expect_same_error(
+      [](const auto& v) {
+    convolution_backward(v[0], v[1], v[2], IntArrayRef({1, 1}), IntArrayRef({0, 0}), IntArrayRef({1, 1}), 1);
+      },
+      {random_cpu({2, 4, 5, 5}, ScalarType::Float32), x, w});
 }
 
 TEST(CudaPool, MaxPoolForwardBackwardAndIndices) {
@@ -201,19 +223,24 @@ TEST(CudaPool, MaxPoolForwardBackwardAndIndices) {
   types.insert(types.end(), {ScalarType::Int64, ScalarType::Int32, ScalarType::Int16, ScalarType::UInt8});
   for (ScalarType t : types) {
     for (const Case& c : cases) {
-      const std::string what = std::string(to_string(t)) + " " + shape_to_string(c.input) + " kernel " + shape_to_string(c.kernel);
+      const std::string what =
+          std::string(to_string(t)) + " " + shape_to_string(c.input) + " kernel " + shape_to_string(c.kernel);
       const Tensor x = random_cpu(c.input, t);
       auto [gv, gi] = max_pool2d_with_indices(on_cuda(x), c.kernel, c.stride, c.padding, c.dilation, c.ceil);
       auto [cv, ci] = max_pool2d_with_indices(x, c.kernel, c.stride, c.padding, c.dilation, c.ceil);
       EXPECT_TRUE(matches(gv, cv, 0)) << what;
       EXPECT_TRUE(matches(gi, ci, 0)) << what;
       const Tensor g = random_cpu(cv.sizes(), t);
-      const Tensor gb = max_pool2d_with_indices_backward(on_cuda(g), on_cuda(x), c.kernel, c.stride, c.padding, c.dilation, c.ceil, gi);
+      const Tensor gb = max_pool2d_with_indices_backward(on_cuda(g), on_cuda(x), c.kernel, c.stride, c.padding,
+                                                         c.dilation, c.ceil, gi);
       const Tensor cb = max_pool2d_with_indices_backward(g, x, c.kernel, c.stride, c.padding, c.dilation, c.ceil, ci);
       EXPECT_TRUE(matches(gb, cb, rtol_of(t), atol_of(t))) << "backward " << what;
       if (is_floating_point(t)) {
-        expect_same([&c](const auto& v) { return std::get<0>(max_pool2d_with_indices(v[0], c.kernel, c.stride, c.padding, c.dilation, c.ceil)); },
-                    {x}, {true}, "autograd " + what);
+        expect_same(
+            [&c](const auto& v) {
+          return std::get<0>(max_pool2d_with_indices(v[0], c.kernel, c.stride, c.padding, c.dilation, c.ceil));
+            },
+            {x}, {true}, "autograd " + what);
       }
     }
   }
@@ -223,11 +250,18 @@ TEST(CudaPool, MaxPoolForwardBackwardAndIndices) {
   EXPECT_TRUE(matches(std::get<1>(max_pool2d_with_indices(on_cuda(n), IntArrayRef({2, 2}))),
                       std::get<1>(max_pool2d_with_indices(n, IntArrayRef({2, 2}))), 0));
   const Tensor x = random_cpu({1, 2, 4, 4}, ScalarType::Float32);
-  expect_same_error([](const auto& v) { max_pool2d_with_indices(v[0], IntArrayRef({2, 2}), IntArrayRef({}), IntArrayRef({2, 2})); }, {x});
+  expect_same_error(
+      [](const auto& v) {
+    max_pool2d_with_indices(v[0], IntArrayRef({2, 2}), IntArrayRef({}), IntArrayRef({2, 2}));
+      },
+      {x});
   expect_same_error([](const auto& v) { max_pool2d_with_indices(v[0], IntArrayRef({5, 5})); }, {x});
-  expect_same_error([](const auto& v) {
-    max_pool2d_with_indices_backward(v[1], v[0], IntArrayRef({2, 2}), IntArrayRef({2, 2}), IntArrayRef({0, 0}), IntArrayRef({1, 1}), false, v[2]);
-  }, {x, random_cpu({1, 2, 2, 2}, ScalarType::Float32), full({1, 2, 2, 2}, Scalar(16), ScalarType::Int64)});
+  expect_same_error(
+      [](const auto& v) {
+    max_pool2d_with_indices_backward(v[1], v[0], IntArrayRef({2, 2}), IntArrayRef({2, 2}), IntArrayRef({0, 0}),
+                                     IntArrayRef({1, 1}), false, v[2]);
+      },
+      {x, random_cpu({1, 2, 2, 2}, ScalarType::Float32), full({1, 2, 2, 2}, Scalar(16), ScalarType::Int64)});
 }
 
 TEST(CudaPool, AvgPoolCeilModePaddingAndCountIncludePad) {
@@ -237,10 +271,8 @@ TEST(CudaPool, AvgPoolCeilModePaddingAndCountIncludePad) {
     bool ceil;
   };
   const std::vector<Case> cases = {
-      {{2, 3, 8, 9}, {2, 2}, {}, {0, 0}, false},
-      {{2, 3, 9, 10}, {3, 2}, {2, 3}, {1, 1}, true},
-      {{1, 2, 7, 6}, {3, 3}, {2, 2}, {1, 1}, true},
-      {{3, 7, 7}, {4, 2}, {3, 1}, {2, 1}, false},
+      {{2, 3, 8, 9}, {2, 2}, {}, {0, 0}, false},    {{2, 3, 9, 10}, {3, 2}, {2, 3}, {1, 1}, true},
+      {{1, 2, 7, 6}, {3, 3}, {2, 2}, {1, 1}, true}, {{3, 7, 7}, {4, 2}, {3, 1}, {2, 1}, false},
       {{0, 2, 5, 5}, {2, 2}, {}, {0, 0}, false},
   };
   for (ScalarType t : kFloatTypes) {
@@ -248,16 +280,27 @@ TEST(CudaPool, AvgPoolCeilModePaddingAndCountIncludePad) {
       for (bool include_pad : {true, false}) {
         const std::string what = std::string(to_string(t)) + " " + shape_to_string(c.input) + " kernel " +
                                  shape_to_string(c.kernel) + (include_pad ? " include_pad" : "");
-        expect_same([&c, include_pad](const auto& v) { return avg_pool2d(v[0], c.kernel, c.stride, c.padding, c.ceil, include_pad); },
+        expect_same([&c, include_pad](
+                        const auto& v) { return avg_pool2d(v[0], c.kernel, c.stride, c.padding, c.ceil, include_pad); },
                     {random_cpu(c.input, t)}, {true}, what);
       }
     }
   }
-  expect_same([](const auto& v) { return avg_pool2d(v[0].transpose(2, 3), IntArrayRef({2, 2})); }, {random_cpu({2, 2, 6, 6}, ScalarType::Float32)},
-              {true}, "non-contiguous");
-  expect_same_error([](const auto& v) { avg_pool2d(v[0], IntArrayRef({2, 2})); }, {random_cpu({1, 2, 4, 4}, ScalarType::Int64)});
-  expect_same_error([](const auto& v) { avg_pool2d(v[0], IntArrayRef({2, 2}), IntArrayRef({}), IntArrayRef({3, 3})); },
-                    {random_cpu({1, 2, 4, 4}, ScalarType::Float32)});
+  expect_same(
+      [](const auto& v) {
+    return avg_pool2d(v[0].transpose(2, 3), IntArrayRef({2, 2}));
+      },
+      {random_cpu({2, 2, 6, 6}, ScalarType::Float32)}, {true}, "non-contiguous");
+  expect_same_error(
+      [](const auto& v) {
+    avg_pool2d(v[0], IntArrayRef({2, 2}));
+      },
+      {random_cpu({1, 2, 4, 4}, ScalarType::Int64)});
+  expect_same_error(
+      [](const auto& v) {
+    avg_pool2d(v[0], IntArrayRef({2, 2}), IntArrayRef({}), IntArrayRef({3, 3}));
+      },
+      {random_cpu({1, 2, 4, 4}, ScalarType::Float32)});
 }
 
 TEST(CudaLayerNorm, ForwardStatsAndGradients) {
@@ -265,27 +308,31 @@ TEST(CudaLayerNorm, ForwardStatsAndGradients) {
   struct Case {
     std::vector<int64_t> input, normalized;
   };
-  const std::vector<Case> cases = {{{4, 7}, {7}}, {{3, 5, 6}, {5, 6}}, {{2, 1000}, {1000}}, {{3, 4}, {3, 4}}, {{0, 5}, {5}}};
+  const std::vector<Case> cases = {
+      {{4, 7}, {7}}, {{3, 5, 6}, {5, 6}}, {{2, 1000}, {1000}}, {{3, 4}, {3, 4}}, {{0, 5}, {5}}};
   for (ScalarType t : kFloatTypes) {
     for (const Case& c : cases) {
       for (bool affine : {true, false}) {
         const std::string what = std::string(to_string(t)) + " " + shape_to_string(c.input) + (affine ? " affine" : "");
         // An offset mean, to check the variance is taken around it.
         const Tensor x = add(random_cpu(c.input, ScalarType::Float64), Scalar(50.0)).to(t);
-        const Tensor w = affine ? random_cpu(c.normalized, t) : Tensor(), b = affine ? random_cpu(c.normalized, t) : Tensor();
+        const Tensor w = affine ? random_cpu(c.normalized, t) : Tensor(),
+                     b = affine ? random_cpu(c.normalized, t) : Tensor();
         for (int k = 0; k < 3; ++k) {
-          expect_same([&c, k](const auto& v) {
+          expect_same(
+              [&c, k](const auto& v) {
             auto r = native_layer_norm(v[0], c.normalized, v[1].defined() ? std::optional<Tensor>(v[1]) : std::nullopt,
                                        v[2].defined() ? std::optional<Tensor>(v[2]) : std::nullopt, 1e-5);
             return k == 0 ? std::get<0>(r) : k == 1 ? std::get<1>(r) : std::get<2>(r);
-          }, {x, w, b}, {k == 0, k == 0 && affine, k == 0 && affine}, what + " output " + std::to_string(k),
-                      t == ScalarType::Float32 ? 1e-4 : -1, t == ScalarType::Float32 ? 1e-4 : -1);
+              },
+              {x, w, b}, {k == 0, k == 0 && affine, k == 0 && affine}, what + " output " + std::to_string(k),
+              t == ScalarType::Float32 ? 1e-4 : -1, t == ScalarType::Float32 ? 1e-4 : -1);
         }
       }
     }
   }
-  expect_same([](const auto& v) { return layer_norm(v[0].transpose(0, 1), IntArrayRef({4})); }, {random_cpu({4, 3}, ScalarType::Float32)},
-              {true}, "non-contiguous", 1e-4, 1e-4);
+  expect_same([](const auto& v) { return layer_norm(v[0].transpose(0, 1), IntArrayRef({4})); },
+              {random_cpu({4, 3}, ScalarType::Float32)}, {true}, "non-contiguous", 1e-4, 1e-4);
   expect_same_error([](const auto& v) { native_layer_norm(v[0], IntArrayRef({5}), std::nullopt, std::nullopt, 1e-5); },
                     {random_cpu({3, 4}, ScalarType::Float32)});
   expect_same_error([](const auto& v) { native_layer_norm(v[0], IntArrayRef({4}), v[1], std::nullopt, 1e-5); },

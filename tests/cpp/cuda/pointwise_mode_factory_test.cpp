@@ -122,9 +122,11 @@ TEST(CudaClamp, TensorBoundsMatchTheCpu) {
   // NaN passes through; bounds promote with self (int self, float bounds gives float).
   const Tensor nan_x = full({4}, Scalar(std::nan("")), ScalarType::Float32);
   const Pair bound = make({4}, ScalarType::Float32);
-  EXPECT_TRUE(matches(clamp_Tensor(on_cuda(nan_x), bound.cuda, std::nullopt), clamp_Tensor(nan_x, bound.cpu, std::nullopt)));
+  EXPECT_TRUE(
+      matches(clamp_Tensor(on_cuda(nan_x), bound.cuda, std::nullopt), clamp_Tensor(nan_x, bound.cpu, std::nullopt)));
   const Pair ints = make({6}, ScalarType::Int64), floats = make({6}, ScalarType::Float32);
-  EXPECT_TRUE(matches(clamp_Tensor(ints.cuda, floats.cuda, std::nullopt), clamp_Tensor(ints.cpu, floats.cpu, std::nullopt)));
+  EXPECT_TRUE(
+      matches(clamp_Tensor(ints.cuda, floats.cuda, std::nullopt), clamp_Tensor(ints.cpu, floats.cpu, std::nullopt)));
   EXPECT_EQ(error_of([&] { clamp_Tensor(ints.cuda, std::nullopt, std::nullopt); }),
             error_of([&] { clamp_Tensor(ints.cpu, std::nullopt, std::nullopt); }));
 }
@@ -155,8 +157,10 @@ TEST(CudaDivRounding, TruncAndFloorMatchTheCpu) {
     }
   }
   // Floats: signed zeros, division by zero, fractional quotients of either sign.
-  const Tensor fx = tensor_from({7.5, -7.5, 0.0, -0.0, 1.0, -1.0, 5.0, 3.0}), fy = tensor_from({-2.0, 2.0, -3.0, 3.0, 0.0, 0.0, 0.5, -0.7});
-  for (const char* mode : {"trunc", "floor"}) EXPECT_TRUE(matches(div(on_cuda(fx), on_cuda(fy), mode), div(fx, fy, mode))) << mode;
+  const Tensor fx = tensor_from({7.5, -7.5, 0.0, -0.0, 1.0, -1.0, 5.0, 3.0}),
+               fy = tensor_from({-2.0, 2.0, -3.0, 3.0, 0.0, 0.0, 0.5, -0.7});
+  for (const char* mode : {"trunc", "floor"})
+    EXPECT_TRUE(matches(div(on_cuda(fx), on_cuda(fy), mode), div(fx, fy, mode))) << mode;
   // Integer division by zero throws the CPU's error; an unknown mode too.
   const Tensor ix = full({5}, Scalar(int64_t{3}), ScalarType::Int32), iy = zeros({5}, ScalarType::Int32);
   for (const char* mode : {"trunc", "floor"}) {
@@ -185,7 +189,8 @@ TEST(CudaPointwiseMode, GradientsMatchTheCpu) {
 TEST(CudaRangeFactories, OutOverloadsMatchTheCpu) {
   GB_REQUIRE_GPU();
   for (ScalarType t : numeric_types()) {
-    for (auto [start, end, step] : {std::tuple<double, double, double>{0, 10, 1}, {3, -4, -2}, {0.5, 7.25, 0.75}, {0, 0, 1}}) {
+    for (auto [start, end, step] :
+         {std::tuple<double, double, double>{0, 10, 1}, {3, -4, -2}, {0.5, 7.25, 0.75}, {0, 0, 1}}) {
       const bool integral = start == static_cast<int64_t>(start) && step == static_cast<int64_t>(step);
       const Scalar s = integral ? Scalar(static_cast<int64_t>(start)) : Scalar(start);
       const Scalar e = integral ? Scalar(static_cast<int64_t>(end)) : Scalar(end);
@@ -211,7 +216,8 @@ TEST(CudaRangeFactories, OutOverloadsMatchTheCpu) {
     }
   }
   // Strided outputs: every other element of a longer tensor, and a transposed matrix.
-  Tensor longer = full({20}, Scalar(-1.0), ScalarType::Float32, kCuda), longer_cpu = full({20}, Scalar(-1.0), ScalarType::Float32);
+  Tensor longer = full({20}, Scalar(-1.0), ScalarType::Float32, kCuda),
+         longer_cpu = full({20}, Scalar(-1.0), ScalarType::Float32);
   Tensor every_other = longer.slice(0, 0, 20, 2), every_other_cpu = longer_cpu.slice(0, 0, 20, 2);
   arange_out(every_other, Scalar(int64_t{0}), Scalar(int64_t{10}));
   arange_out(every_other_cpu, Scalar(int64_t{0}), Scalar(int64_t{10}));

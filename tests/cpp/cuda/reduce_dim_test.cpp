@@ -39,12 +39,14 @@ TEST(CudaReduceDim, ProdEveryDimAndDtype) {
   GB_REQUIRE_GPU();
   for (ScalarType t : all_types()) {
     // Values near 1 keep float products of many factors in range.
-    const Tensor a = is_floating_point(t) ? add(mul(random_cpu({4, 6, 3}, ScalarType::Float64), Scalar(0.1)), Scalar(1.0)).to(t)
-                                          : random_cpu({4, 6, 3}, t);
+    const Tensor a = is_floating_point(t)
+                         ? add(mul(random_cpu({4, 6, 3}, ScalarType::Float64), Scalar(0.1)), Scalar(1.0)).to(t)
+                         : random_cpu({4, 6, 3}, t);
     const Tensor d = on_cuda(a);
     for (int64_t dim : kDims) {
       for (bool keepdim : {false, true}) {
-        EXPECT_TRUE(matches(prod(d, dim, keepdim), prod(a, dim, keepdim), acc_rtol(t), 1e-5)) << to_string(t) << " dim " << dim;
+        EXPECT_TRUE(matches(prod(d, dim, keepdim), prod(a, dim, keepdim), acc_rtol(t), 1e-5))
+            << to_string(t) << " dim " << dim;
       }
     }
     EXPECT_TRUE(matches(prod(d), prod(a), acc_rtol(t), 1e-5)) << to_string(t);
@@ -66,7 +68,8 @@ TEST(CudaReduceDim, MaxMinArgmaxArgminWithTiesAndNan) {
       const Tensor d = on_cuda(a);
       for (int64_t dim : kDims) {
         for (bool keepdim : {false, true}) {
-          const std::string what = std::string(to_string(t)) + " " + shape_to_string(a.sizes()) + " dim " + std::to_string(dim);
+          const std::string what =
+              std::string(to_string(t)) + " " + shape_to_string(a.sizes()) + " dim " + std::to_string(dim);
           auto [gv, gi] = max(d, dim, keepdim);
           auto [cv, ci] = max(a, dim, keepdim);
           EXPECT_TRUE(matches(gv, cv, 0)) << "max " << what;
@@ -124,17 +127,23 @@ TEST(CudaReduceDim, VarStdEveryDimSetAndCorrection) {
         for (bool unbiased : {false, true}) {
           const std::string what = std::string(to_string(t)) + " dims " + shape_to_string(dims);
           EXPECT_TRUE(matches(var(d, ds, unbiased, keepdim), var(a, ds, unbiased, keepdim), acc_rtol(t), 1e-4)) << what;
-          EXPECT_TRUE(matches(glassbox::std(d, ds, unbiased, keepdim), glassbox::std(a, ds, unbiased, keepdim), acc_rtol(t), 1e-4)) << what;
+          EXPECT_TRUE(matches(glassbox::std(d, ds, unbiased, keepdim), glassbox::std(a, ds, unbiased, keepdim),
+                              acc_rtol(t), 1e-4))
+              << what;
         }
       }
       for (double c : {0.0, 2.0, 2.5}) {
-        EXPECT_TRUE(matches(var_correction(d, ds, Scalar(c)), var_correction(a, ds, Scalar(c)), acc_rtol(t), 1e-4)) << to_string(t) << " " << c;
-        EXPECT_TRUE(matches(std_correction(d, ds, Scalar(c), true), std_correction(a, ds, Scalar(c), true), acc_rtol(t), 1e-4)) << c;
+        EXPECT_TRUE(matches(var_correction(d, ds, Scalar(c)), var_correction(a, ds, Scalar(c)), acc_rtol(t), 1e-4))
+            << to_string(t) << " " << c;
+        EXPECT_TRUE(
+            matches(std_correction(d, ds, Scalar(c), true), std_correction(a, ds, Scalar(c), true), acc_rtol(t), 1e-4))
+            << c;
       }
     }
     EXPECT_TRUE(matches(var(d), var(a), acc_rtol(t), 1e-4)) << to_string(t);
     EXPECT_TRUE(matches(glassbox::std(d, false), glassbox::std(a, false), acc_rtol(t), 1e-4)) << to_string(t);
-    EXPECT_TRUE(matches(var(d.transpose(0, 1), IntArrayRef({1})), var(a.transpose(0, 1), IntArrayRef({1})), acc_rtol(t), 1e-4));
+    EXPECT_TRUE(
+        matches(var(d.transpose(0, 1), IntArrayRef({1})), var(a.transpose(0, 1), IntArrayRef({1})), acc_rtol(t), 1e-4));
   }
   // One element (unbiased: 0 / 0) and empty reductions give NaN, as on the CPU.
   const Tensor one = random_cpu({3, 1}, ScalarType::Float32), empty = random_cpu({3, 0}, ScalarType::Float32);
@@ -191,8 +200,10 @@ TEST(CudaReduceDim, CumsumEveryDimDtypeAndLayout) {
         cumsum_out(out, d, dim);
         EXPECT_TRUE(matches(out, expected, acc_rtol(expected.dtype()), 1e-3)) << to_string(t);
       }
-      EXPECT_TRUE(matches(cumsum(d, 1, ScalarType::Float64), cumsum(a, 1, ScalarType::Float64), 1e-10, 1e-9)) << to_string(t);
-      EXPECT_TRUE(matches(cumsum(d.transpose(0, 1), 0), cumsum(a.transpose(0, 1), 0), acc_rtol(cumsum(a, 0).dtype()), 1e-3));
+      EXPECT_TRUE(matches(cumsum(d, 1, ScalarType::Float64), cumsum(a, 1, ScalarType::Float64), 1e-10, 1e-9))
+          << to_string(t);
+      EXPECT_TRUE(
+          matches(cumsum(d.transpose(0, 1), 0), cumsum(a.transpose(0, 1), 0), acc_rtol(cumsum(a, 0).dtype()), 1e-3));
     }
   }
   const Tensor i8 = random_cpu({4, 9}, ScalarType::Int8);
@@ -216,7 +227,8 @@ TEST(CudaSort, StableAscendingAndDescendingEveryDimAndDtype) {
         for (bool descending : {false, true}) {
           auto [gv, gi] = sort(d, dim, descending);
           auto [cv, ci] = sort(a, dim, descending);
-          const std::string what = std::string(to_string(t)) + " " + shape_to_string(a.sizes()) + " dim " + std::to_string(dim);
+          const std::string what =
+              std::string(to_string(t)) + " " + shape_to_string(a.sizes()) + " dim " + std::to_string(dim);
           EXPECT_TRUE(matches(gv, cv, 0)) << what;
           EXPECT_TRUE(matches(gi, ci, 0)) << what;  // ties keep their order
         }
@@ -255,7 +267,8 @@ TEST(CudaSort, TopkLargestSmallestAndEdges) {
         for (bool largest : {true, false}) {
           auto [gv, gi] = topk(d, k, dim, largest);
           auto [cv, ci] = topk(a, k, dim, largest);
-          const std::string what = std::string(to_string(t)) + " dim " + std::to_string(dim) + " k " + std::to_string(k);
+          const std::string what =
+              std::string(to_string(t)) + " dim " + std::to_string(dim) + " k " + std::to_string(k);
           EXPECT_TRUE(matches(gv, cv, 0)) << what;
           EXPECT_TRUE(matches(gi, ci, 0)) << what;
         }
@@ -285,5 +298,6 @@ TEST(CudaReduceDim, GradientsOfVarStdLogsumexpMatchTheCpu) {
     sum(mul(y, y)).backward();
     return x.grad();
   };
-  for (int which = 0; which < 4; ++which) EXPECT_TRUE(matches(grads(kCuda, which), grads(kCpu, which), 1e-10, 1e-12)) << which;
+  for (int which = 0; which < 4; ++which)
+    EXPECT_TRUE(matches(grads(kCuda, which), grads(kCpu, which), 1e-10, 1e-12)) << which;
 }

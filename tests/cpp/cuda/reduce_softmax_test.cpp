@@ -28,7 +28,8 @@ TEST(CudaReductions, EveryDimSetOfA3dTensor) {
     for (const auto& dims : kDimSets) {
       for (bool keepdim : {false, true}) {
         const IntArrayRef ds(dims);
-        const std::string what = std::string(to_string(t)) + " dims " + shape_to_string(dims) + (keepdim ? " keepdim" : "");
+        const std::string what =
+            std::string(to_string(t)) + " dims " + shape_to_string(dims) + (keepdim ? " keepdim" : "");
         EXPECT_TRUE(matches(sum(d, ds, keepdim), sum(a, ds, keepdim), sum_rtol(t), 1e-4)) << "sum " << what;
         EXPECT_TRUE(matches(amax(d, ds, keepdim), amax(a, ds, keepdim), 0)) << "amax " << what;
         EXPECT_TRUE(matches(amin(d, ds, keepdim), amin(a, ds, keepdim), 0)) << "amin " << what;
@@ -45,20 +46,23 @@ TEST(CudaReductions, EveryDimSetOfA3dTensor) {
 
 TEST(CudaReductions, LongRowsColumnsAndLayouts) {
   GB_REQUIRE_GPU();
-  const std::vector<std::vector<int64_t>> shapes = {{3, 70001}, {2, 1 << 20}, {70001, 3}, {100000, 2}, {1 << 22}, {513, 517}};
+  const std::vector<std::vector<int64_t>> shapes = {{3, 70001},  {2, 1 << 20}, {70001, 3},
+                                                    {100000, 2}, {1 << 22},    {513, 517}};
   for (const auto& shape : shapes) {
     const Tensor a = random_cpu(shape, ScalarType::Float32);
     const Tensor d = on_cuda(a);
     for (int64_t dim : {0, -1}) {
       const int64_t ds[] = {dim};
-      EXPECT_TRUE(matches(sum(d, IntArrayRef(ds)), sum(a, IntArrayRef(ds)), 1e-4, 1e-3)) << shape_to_string(shape) << " " << dim;
+      EXPECT_TRUE(matches(sum(d, IntArrayRef(ds)), sum(a, IntArrayRef(ds)), 1e-4, 1e-3))
+          << shape_to_string(shape) << " " << dim;
       EXPECT_TRUE(matches(amax(d, IntArrayRef(ds)), amax(a, IntArrayRef(ds)), 0)) << shape_to_string(shape);
     }
     EXPECT_TRUE(matches(sum(d), sum(a), 1e-4, 1e-2)) << shape_to_string(shape);
     // Non-contiguous: the transpose reduces through a permuted copy or in columns.
     if (shape.size() == 2) {
       const int64_t d0[] = {0};
-      EXPECT_TRUE(matches(sum(d.t(), IntArrayRef(d0)), sum(a.t(), IntArrayRef(d0)), 1e-4, 1e-3)) << shape_to_string(shape);
+      EXPECT_TRUE(matches(sum(d.t(), IntArrayRef(d0)), sum(a.t(), IntArrayRef(d0)), 1e-4, 1e-3))
+          << shape_to_string(shape);
     }
   }
 }
@@ -69,8 +73,8 @@ TEST(CudaReductions, DtypesEmptyInputsNaNAndOut) {
   const Tensor d = on_cuda(a);
   const int64_t d1[] = {1};
   EXPECT_TRUE(matches(sum(d, ScalarType::Float64), sum(a, ScalarType::Float64), 1e-12, 1e-12));
-  EXPECT_TRUE(matches(mean(d, IntArrayRef(d1), false, ScalarType::Float64), mean(a, IntArrayRef(d1), false, ScalarType::Float64),
-                      1e-12, 1e-12));
+  EXPECT_TRUE(matches(mean(d, IntArrayRef(d1), false, ScalarType::Float64),
+                      mean(a, IntArrayRef(d1), false, ScalarType::Float64), 1e-12, 1e-12));
   EXPECT_TRUE(matches(sum(on_cuda(ones({5, 5}, ScalarType::Int32)), ScalarType::Float16),
                       sum(ones({5, 5}, ScalarType::Int32), ScalarType::Float16), 0));
   const Tensor e = empty({0, 3});
@@ -79,7 +83,8 @@ TEST(CudaReductions, DtypesEmptyInputsNaNAndOut) {
   EXPECT_TRUE(matches(sum(on_cuda(e), IntArrayRef(d0)), sum(e, IntArrayRef(d0)), 0));
   EXPECT_TRUE(matches(mean(on_cuda(e), IntArrayRef(d0)), mean(e, IntArrayRef(d0))));  // NaN, as 0 / 0
   EXPECT_EQ(error_of([&] { amax(on_cuda(e), IntArrayRef(d0)); }), error_of([&] { amax(e, IntArrayRef(d0)); }));
-  EXPECT_EQ(error_of([&] { mean(on_cuda(ones({2}, ScalarType::Int64))); }), error_of([&] { mean(ones({2}, ScalarType::Int64)); }));
+  EXPECT_EQ(error_of([&] { mean(on_cuda(ones({2}, ScalarType::Int64))); }),
+            error_of([&] { mean(ones({2}, ScalarType::Int64)); }));
   Tensor n = random_cpu({4, 6}, ScalarType::Float32);
   n.select(0, 2).select(0, 3).fill_(Scalar(std::numeric_limits<double>::quiet_NaN()));
   EXPECT_TRUE(matches(amax(on_cuda(n), IntArrayRef(d1)), amax(n, IntArrayRef(d1)), 0));

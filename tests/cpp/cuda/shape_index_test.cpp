@@ -40,11 +40,11 @@ Pair random_index(IntArrayRef shape, int64_t size, ScalarType t = ScalarType::In
 double sum_rtol(ScalarType t) { return is_floating_point(t) ? 2 * tolerance(t).rtol : 0; }
 double sum_atol(ScalarType t) { return is_floating_point(t) ? 8 * tolerance(t).rtol : 0; }
 // Errors are compared whole: the CUDA kernel must name the problem as the CPU one does.
-#define EXPECT_SAME_ERROR(cuda_call, cpu_call, needle)                                    \
-  do {                                                                                    \
-    const std::string gpu_error = error_of([&] { cuda_call; });                           \
-    EXPECT_NE(gpu_error.find(needle), std::string::npos) << gpu_error;                    \
-    EXPECT_EQ(gpu_error, error_of([&] { cpu_call; }));                                    \
+#define EXPECT_SAME_ERROR(cuda_call, cpu_call, needle)                 \
+  do {                                                                 \
+    const std::string gpu_error = error_of([&] { cuda_call; });        \
+    EXPECT_NE(gpu_error.find(needle), std::string::npos) << gpu_error; \
+    EXPECT_EQ(gpu_error, error_of([&] { cpu_call; }));                 \
   } while (0)
 }  // namespace
 
@@ -52,7 +52,8 @@ TEST(CudaShape, CatMatchesTheCpu) {
   GB_REQUIRE_GPU();
   for (ScalarType t : all_types()) {
     const Pair a = make({3, 4}, t), b = make({5, 4}, t, true), skip = make({0}, t), none = make({0, 4}, t);
-    EXPECT_TRUE(matches(cat({a.cuda, b.cuda, skip.cuda, none.cuda}), cat({a.cpu, b.cpu, skip.cpu, none.cpu}))) << to_string(t);
+    EXPECT_TRUE(matches(cat({a.cuda, b.cuda, skip.cuda, none.cuda}), cat({a.cpu, b.cpu, skip.cpu, none.cpu})))
+        << to_string(t);
     const Pair c = make({3, 2}, t);
     EXPECT_TRUE(matches(cat({a.cuda, c.cuda}, 1), cat({a.cpu, c.cpu}, 1))) << to_string(t);
     Tensor out = empty({3, 6}, t, kCuda);
@@ -76,7 +77,8 @@ TEST(CudaShape, FlipAndRollMatchTheCpu) {
       EXPECT_TRUE(matches(roll(x.cuda, {2}, {0}), roll(x.cpu, {2}, {0}), 0)) << "roll " << to_string(t);
       EXPECT_TRUE(matches(roll(x.cuda, {-7, 4}, {1, 2}), roll(x.cpu, {-7, 4}, {1, 2}), 0)) << "roll " << to_string(t);
       EXPECT_TRUE(matches(roll(x.cuda, {11}), roll(x.cpu, {11}), 0)) << "roll flattened " << to_string(t);
-      EXPECT_TRUE(matches(roll(x.cuda, {1, 2}, {0, 0}), roll(x.cpu, {1, 2}, {0, 0}), 0)) << "roll repeated " << to_string(t);
+      EXPECT_TRUE(matches(roll(x.cuda, {1, 2}, {0, 0}), roll(x.cpu, {1, 2}, {0, 0}), 0))
+          << "roll repeated " << to_string(t);
     }
   }
   const Pair empty_x = make({0, 3}, ScalarType::Float32), scalar = make({}, ScalarType::Float32);
@@ -118,7 +120,8 @@ TEST(CudaShape, GradientsMatchTheCpu) {
     a.requires_grad_(true);
     b.requires_grad_(true);
     const Tensor joined = cat({a, b});
-    const Tensor y = mul(add(add(flip(joined, {0}), roll(joined, {3}, {1})), add(tril(joined, 1), triu(joined))), w0.to(d));
+    const Tensor y =
+        mul(add(add(flip(joined, {0}), roll(joined, {3}, {1})), add(tril(joined, 1), triu(joined))), w0.to(d));
     y.sum().backward();
     return std::vector<Tensor>{a.grad(), b.grad()};
   };
@@ -134,11 +137,13 @@ TEST(CudaIndex, IndexMatchesTheCpu) {
       const Pair x = make({5, 6, 4}, t, transpose);
       const Pair rows = ints({4, -1, 0, 2, 4}), cols = ints({1, 5, -6, 0, 3}, ScalarType::Int32);
       EXPECT_TRUE(matches(index(x.cuda, {rows.cuda}), index(x.cpu, {rows.cpu}), 0)) << to_string(t);
-      EXPECT_TRUE(matches(index(x.cuda, {rows.cuda, cols.cuda}), index(x.cpu, {rows.cpu, cols.cpu}), 0)) << to_string(t);
+      EXPECT_TRUE(matches(index(x.cuda, {rows.cuda, cols.cuda}), index(x.cpu, {rows.cpu, cols.cpu}), 0))
+          << to_string(t);
       EXPECT_TRUE(matches(index(x.cuda, {none, cols.cuda}), index(x.cpu, {none, cols.cpu}), 0)) << to_string(t);
       // Separated by a None: the index dims go first. Broadcast index tensors.
       const Pair r2 = random_index({3, 1}, 5), c2 = random_index({2}, 4);
-      EXPECT_TRUE(matches(index(x.cuda, {r2.cuda, none, c2.cuda}), index(x.cpu, {r2.cpu, none, c2.cpu}), 0)) << to_string(t);
+      EXPECT_TRUE(matches(index(x.cuda, {r2.cuda, none, c2.cuda}), index(x.cpu, {r2.cpu, none, c2.cpu}), 0))
+          << to_string(t);
       // Bool masks, over one dim and over two.
       const Pair m1 = make({6}, ScalarType::Bool), m2 = make({5, 6}, ScalarType::Bool);
       EXPECT_TRUE(matches(index(x.cuda, {none, m1.cuda}), index(x.cpu, {none, m1.cpu}), 0)) << to_string(t);
@@ -148,9 +153,11 @@ TEST(CudaIndex, IndexMatchesTheCpu) {
   const Pair x = make({5, 6}, ScalarType::Float32), e = ints({});
   EXPECT_TRUE(matches(index(x.cuda, {e.cuda}), index(x.cpu, {e.cpu})));
   const Pair bad = ints({1, 7, 2});
-  EXPECT_SAME_ERROR(index(x.cuda, {bad.cuda}), index(x.cpu, {bad.cpu}), "index 7 is out of bounds for dimension 0 with size 5");
+  EXPECT_SAME_ERROR(index(x.cuda, {bad.cuda}), index(x.cpu, {bad.cpu}),
+                    "index 7 is out of bounds for dimension 0 with size 5");
   const Pair bad_neg = ints({-7}, ScalarType::Int32);
-  EXPECT_SAME_ERROR(index(x.cuda, {std::optional<Tensor>(), bad_neg.cuda}), index(x.cpu, {std::optional<Tensor>(), bad_neg.cpu}),
+  EXPECT_SAME_ERROR(index(x.cuda, {std::optional<Tensor>(), bad_neg.cuda}),
+                    index(x.cpu, {std::optional<Tensor>(), bad_neg.cpu}),
                     "index -7 is out of bounds for dimension 1 with size 6");
 }
 
@@ -162,10 +169,13 @@ TEST(CudaIndex, IndexPutMatchesTheCpu) {
       const Pair x = make({5, 6}, t, transpose);
       // Without accumulate: distinct positions (which of two writes wins is unspecified on the GPU).
       const Pair rows = ints({4, 0, -3}), values = make({3, 6}, t), row_values = make({6}, t);
-      EXPECT_TRUE(matches(index_put(x.cuda, {rows.cuda}, values.cuda), index_put(x.cpu, {rows.cpu}, values.cpu), 0)) << to_string(t);
-      EXPECT_TRUE(matches(index_put(x.cuda, {rows.cuda}, row_values.cuda), index_put(x.cpu, {rows.cpu}, row_values.cpu), 0));
+      EXPECT_TRUE(matches(index_put(x.cuda, {rows.cuda}, values.cuda), index_put(x.cpu, {rows.cpu}, values.cpu), 0))
+          << to_string(t);
+      EXPECT_TRUE(
+          matches(index_put(x.cuda, {rows.cuda}, row_values.cuda), index_put(x.cpu, {rows.cpu}, row_values.cpu), 0));
       // Accumulate: repeated positions add up (integers exactly; floats to rounding).
-      const Pair dup_r = ints({1, 1, 3, 1, -1, 0, 1}), dup_c = ints({2, 2, 0, 2, 5, 5, -4}, ScalarType::Int32), adds = make({7}, t);
+      const Pair dup_r = ints({1, 1, 3, 1, -1, 0, 1}), dup_c = ints({2, 2, 0, 2, 5, 5, -4}, ScalarType::Int32),
+                 adds = make({7}, t);
       Tensor g = x.cuda.clone(), c = x.cpu.clone();
       g.index_put_({dup_r.cuda, dup_c.cuda}, adds.cuda, true);
       c.index_put_({dup_r.cpu, dup_c.cpu}, adds.cpu, true);
@@ -178,13 +188,15 @@ TEST(CudaIndex, IndexPutMatchesTheCpu) {
       EXPECT_TRUE(matches(gm, cm, 0)) << "mask " << to_string(t);
       const Pair col_mask = make({6}, ScalarType::Bool);
       EXPECT_TRUE(matches(index_put(x.cuda, {none, col_mask.cuda}, scalar.cuda, true),
-                          index_put(x.cpu, {none, col_mask.cpu}, scalar.cpu, true), 0)) << "column mask " << to_string(t);
+                          index_put(x.cpu, {none, col_mask.cpu}, scalar.cpu, true), 0))
+          << "column mask " << to_string(t);
     }
   }
   // Errors: an out-of-range index writes nothing; values of the wrong dtype are refused as on the CPU.
   const Pair x = make({5, 6}, ScalarType::Float32), bad = ints({0, 5}), v = make({2, 6}, ScalarType::Float32);
   Tensor g = x.cuda.clone(), c = x.cpu.clone();
-  EXPECT_SAME_ERROR(g.index_put_({bad.cuda}, v.cuda), c.index_put_({bad.cpu}, v.cpu), "index 5 is out of bounds for dimension 0 with size 5");
+  EXPECT_SAME_ERROR(g.index_put_({bad.cuda}, v.cuda), c.index_put_({bad.cpu}, v.cpu),
+                    "index 5 is out of bounds for dimension 0 with size 5");
   EXPECT_TRUE(matches(g, x.cpu, 0)) << "nothing written";
   const Pair vd = make({2, 6}, ScalarType::Float64), ok = ints({0, 1});
   EXPECT_SAME_ERROR(g.index_put_({ok.cuda}, vd.cuda), c.index_put_({ok.cpu}, vd.cpu), "index_put_");
@@ -201,21 +213,24 @@ TEST(CudaIndex, SelectGatherScatterMatchTheCpu) {
         const Pair idx = random_index({9}, size, dim == 0 ? ScalarType::Int64 : ScalarType::Int32);
         EXPECT_TRUE(matches(index_select(x.cuda, dim, idx.cuda), index_select(x.cpu, dim, idx.cpu), 0)) << to_string(t);
         const Pair gidx = random_index({4, 3}, size);
-        EXPECT_TRUE(matches(gather(x.cuda, dim, gidx.cuda), gather(x.cpu, dim, gidx.cpu), 0)) << "gather " << to_string(t);
+        EXPECT_TRUE(matches(gather(x.cuda, dim, gidx.cuda), gather(x.cpu, dim, gidx.cpu), 0))
+            << "gather " << to_string(t);
         // index_add_ and scatter_add with repeated indices: they add up.
         std::vector<int64_t> src_shape{5, 7};
         src_shape[dim < 0 ? dim + 2 : dim] = 9;
         const Pair source = make(src_shape, t, transpose);
         if (t != ScalarType::Bool) {
           EXPECT_TRUE(matches(index_add(x.cuda, dim, idx.cuda, source.cuda, Scalar(int64_t{2})),
-                              index_add(x.cpu, dim, idx.cpu, source.cpu, Scalar(int64_t{2})), rtol, atol)) << "index_add " << to_string(t);
+                              index_add(x.cpu, dim, idx.cpu, source.cpu, Scalar(int64_t{2})), rtol, atol))
+              << "index_add " << to_string(t);
         }
         Tensor in_place = x.cuda.clone(), in_place_cpu = x.cpu.clone();
         in_place.index_add_(dim, idx.cuda, source.cuda);
         in_place_cpu.index_add_(dim, idx.cpu, source.cpu);
         EXPECT_TRUE(matches(in_place, in_place_cpu, rtol, atol)) << "index_add_ " << to_string(t);
         const Pair src = make({4, 3}, t);
-        EXPECT_TRUE(matches(scatter_add(x.cuda, dim, gidx.cuda, src.cuda), scatter_add(x.cpu, dim, gidx.cpu, src.cpu), rtol, atol))
+        EXPECT_TRUE(matches(scatter_add(x.cuda, dim, gidx.cuda, src.cuda), scatter_add(x.cpu, dim, gidx.cpu, src.cpu),
+                            rtol, atol))
             << "scatter_add " << to_string(t);
       }
       // scatter: distinct positions along dim in every column / row.
@@ -224,8 +239,10 @@ TEST(CudaIndex, SelectGatherScatterMatchTheCpu) {
         for (int64_t j = 0; j < 7; ++j) perm.cpu.data<int64_t>()[i * 7 + j] = (i * 3 + j) % 5;
       perm.cuda = on_cuda(perm.cpu);
       const Pair src = make({4, 7}, t);
-      EXPECT_TRUE(matches(scatter(x.cuda, 0, perm.cuda, src.cuda), scatter(x.cpu, 0, perm.cpu, src.cpu), 0)) << "scatter " << to_string(t);
-      EXPECT_TRUE(matches(scatter(x.cuda, 0, perm.cuda, Scalar(int64_t{1})), scatter(x.cpu, 0, perm.cpu, Scalar(int64_t{1})), 0));
+      EXPECT_TRUE(matches(scatter(x.cuda, 0, perm.cuda, src.cuda), scatter(x.cpu, 0, perm.cpu, src.cpu), 0))
+          << "scatter " << to_string(t);
+      EXPECT_TRUE(matches(scatter(x.cuda, 0, perm.cuda, Scalar(int64_t{1})),
+                          scatter(x.cpu, 0, perm.cpu, Scalar(int64_t{1})), 0));
       Tensor s = x.cuda.clone(), sc = x.cpu.clone();
       s.scatter_(0, perm.cuda, src.cuda);
       sc.scatter_(0, perm.cpu, src.cpu);
@@ -246,31 +263,40 @@ TEST(CudaIndex, SelectGatherScatterMatchTheCpu) {
   EXPECT_TRUE(matches(gather(s0.cuda, 0, i0.cuda), gather(s0.cpu, 0, i0.cpu)));
   EXPECT_TRUE(matches(scatter_add(s0.cuda, 0, i0.cuda, s0.cuda), scatter_add(s0.cpu, 0, i0.cpu, s0.cpu)));
   // Out-of-range indices name the index, the dim and its size, and nothing is written.
-  const Pair bad = ints({0, 3, -6}), bad2 = both(full({2, 2}, Scalar(int64_t{9}), ScalarType::Int64)), src = make({2, 2}, ScalarType::Float32);
-  EXPECT_SAME_ERROR(index_select(x.cuda, 0, bad.cuda), index_select(x.cpu, 0, bad.cpu), "index -6 is out of bounds for dimension 0 with size 5");
-  EXPECT_SAME_ERROR(gather(x.cuda, 1, bad2.cuda), gather(x.cpu, 1, bad2.cpu), "index 9 is out of bounds for dimension 1 with size 7");
+  const Pair bad = ints({0, 3, -6}), bad2 = both(full({2, 2}, Scalar(int64_t{9}), ScalarType::Int64)),
+             src = make({2, 2}, ScalarType::Float32);
+  EXPECT_SAME_ERROR(index_select(x.cuda, 0, bad.cuda), index_select(x.cpu, 0, bad.cpu),
+                    "index -6 is out of bounds for dimension 0 with size 5");
+  EXPECT_SAME_ERROR(gather(x.cuda, 1, bad2.cuda), gather(x.cpu, 1, bad2.cpu),
+                    "index 9 is out of bounds for dimension 1 with size 7");
   Tensor g = x.cuda.clone(), c = x.cpu.clone();
   EXPECT_SAME_ERROR(g.scatter_(0, bad2.cuda, src.cuda), c.scatter_(0, bad2.cpu, src.cpu), "index 9 is out of bounds");
-  EXPECT_SAME_ERROR(g.scatter_add_(0, bad2.cuda, src.cuda), c.scatter_add_(0, bad2.cpu, src.cpu), "index 9 is out of bounds");
+  EXPECT_SAME_ERROR(g.scatter_add_(0, bad2.cuda, src.cuda), c.scatter_add_(0, bad2.cpu, src.cpu),
+                    "index 9 is out of bounds");
   const Pair rows = make({3, 7}, ScalarType::Float32);
-  EXPECT_SAME_ERROR(g.index_add_(0, bad.cuda, rows.cuda), c.index_add_(0, bad.cpu, rows.cpu), "index -6 is out of bounds");
+  EXPECT_SAME_ERROR(g.index_add_(0, bad.cuda, rows.cuda), c.index_add_(0, bad.cpu, rows.cpu),
+                    "index -6 is out of bounds");
   EXPECT_TRUE(matches(g, x.cpu, 0)) << "nothing written";
   const Pair fidx = make({2, 2}, ScalarType::Float32);
   EXPECT_SAME_ERROR(gather(x.cuda, 0, fidx.cuda), gather(x.cpu, 0, fidx.cpu), "gather");
   const Pair ii = make({3, 7}, ScalarType::Int64), ok = ints({0, 1, 2});
-  EXPECT_SAME_ERROR(g.index_add_(0, ok.cuda, ii.cuda, Scalar(0.5)), c.index_add_(0, ok.cpu, ii.cpu, Scalar(0.5)), "index_add_");
+  EXPECT_SAME_ERROR(g.index_add_(0, ok.cuda, ii.cuda, Scalar(0.5)), c.index_add_(0, ok.cpu, ii.cpu, Scalar(0.5)),
+                    "index_add_");
 }
 
 TEST(CudaIndex, MaskedFillOneHotEmbeddingMatchTheCpu) {
   GB_REQUIRE_GPU();
   for (ScalarType t : all_types()) {
     for (bool transpose : {false, true}) {
-      const Pair x = make({6, 5}, t, transpose), m = make({6, 5}, ScalarType::Bool, transpose), row = make({5}, ScalarType::Bool);
-      EXPECT_TRUE(matches(masked_fill(x.cuda, m.cuda, Scalar(int64_t{3})), masked_fill(x.cpu, m.cpu, Scalar(int64_t{3})), 0));
+      const Pair x = make({6, 5}, t, transpose), m = make({6, 5}, ScalarType::Bool, transpose),
+                 row = make({5}, ScalarType::Bool);
+      EXPECT_TRUE(
+          matches(masked_fill(x.cuda, m.cuda, Scalar(int64_t{3})), masked_fill(x.cpu, m.cpu, Scalar(int64_t{3})), 0));
       EXPECT_TRUE(matches(masked_fill(x.cuda, row.cuda, Scalar(true)), masked_fill(x.cpu, row.cpu, Scalar(true)), 0));
       const Pair v = make({}, t);
       EXPECT_TRUE(matches(masked_fill(x.cuda, m.cuda, v.cuda), masked_fill(x.cpu, m.cpu, v.cpu), 0)) << to_string(t);
-      EXPECT_TRUE(matches(masked_fill(x.cuda, m.cuda, v.cpu), masked_fill(x.cpu, m.cpu, v.cpu), 0)) << "cpu value " << to_string(t);
+      EXPECT_TRUE(matches(masked_fill(x.cuda, m.cuda, v.cpu), masked_fill(x.cpu, m.cpu, v.cpu), 0))
+          << "cpu value " << to_string(t);
       Tensor g = x.cuda.clone(), c = x.cpu.clone();
       g.masked_fill_(row.cuda, Scalar(int64_t{1}));
       c.masked_fill_(row.cpu, Scalar(int64_t{1}));
@@ -282,18 +308,22 @@ TEST(CudaIndex, MaskedFillOneHotEmbeddingMatchTheCpu) {
   }
   // A mask that grows self (out of place only), and the in-place refusal.
   const Pair small = make({5}, ScalarType::Float32), big_mask = make({3, 5}, ScalarType::Bool);
-  EXPECT_TRUE(matches(masked_fill(small.cuda, big_mask.cuda, Scalar(2.5)), masked_fill(small.cpu, big_mask.cpu, Scalar(2.5))));
+  EXPECT_TRUE(
+      matches(masked_fill(small.cuda, big_mask.cuda, Scalar(2.5)), masked_fill(small.cpu, big_mask.cpu, Scalar(2.5))));
   Tensor sg = small.cuda.clone(), sc = small.cpu.clone();
-  EXPECT_SAME_ERROR(sg.masked_fill_(big_mask.cuda, Scalar(1.0)), sc.masked_fill_(big_mask.cpu, Scalar(1.0)), "masked_fill_");
+  EXPECT_SAME_ERROR(sg.masked_fill_(big_mask.cuda, Scalar(1.0)), sc.masked_fill_(big_mask.cpu, Scalar(1.0)),
+                    "masked_fill_");
 
   for (ScalarType t : kIntTypes) {
     const Pair classes = both(randint(0, 6, {4, 7}, t));
     EXPECT_TRUE(matches(one_hot(classes.cuda, 9), one_hot(classes.cpu, 9), 0)) << "one_hot " << to_string(t);
     EXPECT_TRUE(matches(one_hot(classes.cuda), one_hot(classes.cpu), 0)) << "one_hot inferred " << to_string(t);
-    EXPECT_TRUE(matches(one_hot(classes.cuda.t(), 6), one_hot(classes.cpu.t(), 6), 0)) << "one_hot transposed " << to_string(t);
+    EXPECT_TRUE(matches(one_hot(classes.cuda.t(), 6), one_hot(classes.cpu.t(), 6), 0))
+        << "one_hot transposed " << to_string(t);
   }
   const Pair bad_class = ints({0, 2, 7, 1}), no_classes = ints({});
-  EXPECT_SAME_ERROR(one_hot(bad_class.cuda, 4), one_hot(bad_class.cpu, 4), "class value 7 is out of range for num_classes 4");
+  EXPECT_SAME_ERROR(one_hot(bad_class.cuda, 4), one_hot(bad_class.cpu, 4),
+                    "class value 7 is out of range for num_classes 4");
   EXPECT_SAME_ERROR(one_hot(no_classes.cuda), one_hot(no_classes.cpu), "one_hot");
   EXPECT_TRUE(matches(one_hot(no_classes.cuda, 3), one_hot(no_classes.cpu, 3)));
 
@@ -348,11 +378,12 @@ TEST(CudaIndex, DeepAndEmptyOperandsMatchTheCpu) {
     index_shape[6] = 3;
     const Pair gidx = random_index(index_shape, 4), src = make(index_shape, t);
     EXPECT_TRUE(matches(gather(x.cuda, 6, gidx.cuda), gather(x.cpu, 6, gidx.cpu), 0)) << "gather " << to_string(t);
-    EXPECT_TRUE(matches(scatter_add(x.cuda, 6, gidx.cuda, src.cuda), scatter_add(x.cpu, 6, gidx.cpu, src.cpu), sum_rtol(t),
-                        sum_atol(t)))
+    EXPECT_TRUE(matches(scatter_add(x.cuda, 6, gidx.cuda, src.cuda), scatter_add(x.cpu, 6, gidx.cpu, src.cpu),
+                        sum_rtol(t), sum_atol(t)))
         << "scatter_add " << to_string(t);
     const Pair m = make(deep, ScalarType::Bool, true);
-    EXPECT_TRUE(matches(masked_fill(x.cuda, m.cuda, Scalar(int64_t{7})), masked_fill(x.cpu, m.cpu, Scalar(int64_t{7})), 0));
+    EXPECT_TRUE(
+        matches(masked_fill(x.cuda, m.cuda, Scalar(int64_t{7})), masked_fill(x.cpu, m.cpu, Scalar(int64_t{7})), 0));
     const Pair rows = ints({1, 0, 1});
     EXPECT_TRUE(matches(index(x.cuda, {std::nullopt, rows.cuda}), index(x.cpu, {std::nullopt, rows.cpu}), 0));
     EXPECT_TRUE(matches(flip(x.cuda, {0, 3, 6}), flip(x.cpu, {0, 3, 6}), 0)) << "flip " << to_string(t);

@@ -15,9 +15,9 @@ GLASSBOX_LIBRARY_IMPL(gdbt, CPU, m) { m.impl("probe", &gdb_probe_cpu); }
 
 // Not optimised, so every argument can be printed at the breakpoint.
 [[gnu::noinline, gnu::optimize("O0")]] void inspect(const Tensor& tensor, DispatchKeySet keys, const OperatorHandle& op,
-                                                   const KernelFunction& kernel, const FunctionSchema& schema,
-                                                   const OperatorName& name, const Tensor& strided,
-                                                   const autograd::Node& node) {
+                                                    const KernelFunction& kernel, const FunctionSchema& schema,
+                                                    const OperatorName& name, const Tensor& strided,
+                                                    const autograd::Node& node) {
   asm volatile("" ::: "memory");
 }
 

@@ -15,23 +15,18 @@ using Strings = std::vector<std::string>;
 
 TEST(GraphCollapse, ObjectsFoldIntoTheirTarget) {
   Graph g = collapse_objects_into_targets(small_build_graph());
-  EXPECT_EQ(node_ids(g), (Strings{"lib/libcore.so", "lib/libcpu.so", "bin/app", "/p/core/a.cpp",
-                                  "/p/core/b.cpp", "/p/core/a.h", "/p/core/b.h", "/p/cpu/c.cpp",
-                                  "/p/app/main.cpp", "/usr/lib/libm.so"}));
+  EXPECT_EQ(node_ids(g),
+            (Strings{"lib/libcore.so", "lib/libcpu.so", "bin/app", "/p/core/a.cpp", "/p/core/b.cpp", "/p/core/a.h",
+                     "/p/core/b.h", "/p/cpu/c.cpp", "/p/app/main.cpp", "/usr/lib/libm.so"}));
   // libcore -> a.o and libcore -> b.o became self-loops and are gone; a.cpp -> a.o would have
   // been a.cpp -> libcore, the reverse of libcore -> a.cpp, and is gone too.
-  EXPECT_EQ(edge_list(g), (Strings{"lib/libcore.so -compiles-> /p/core/a.cpp",
-                                   "lib/libcore.so -compiles-> /p/core/b.cpp",
-                                   "/p/core/a.cpp -includes-> /p/core/a.h",
-                                   "/p/core/b.cpp -includes-> /p/core/b.h",
-                                   "/p/core/b.h -includes-> /p/core/a.h",
-                                   "/p/cpu/c.cpp -includes-> /p/core/a.h",
-                                   "lib/libcpu.so -compiles-> /p/cpu/c.cpp",
-                                   "lib/libcpu.so -links-> lib/libcore.so",
-                                   "lib/libcpu.so -depends-> lib/libcore.so",
-                                   "lib/libcpu.so -links-> /usr/lib/libm.so",
-                                   "bin/app -compiles-> /p/app/main.cpp",
-                                   "bin/app -links-> lib/libcpu.so"}));
+  EXPECT_EQ(edge_list(g),
+            (Strings{"lib/libcore.so -compiles-> /p/core/a.cpp", "lib/libcore.so -compiles-> /p/core/b.cpp",
+                     "/p/core/a.cpp -includes-> /p/core/a.h", "/p/core/b.cpp -includes-> /p/core/b.h",
+                     "/p/core/b.h -includes-> /p/core/a.h", "/p/cpu/c.cpp -includes-> /p/core/a.h",
+                     "lib/libcpu.so -compiles-> /p/cpu/c.cpp", "lib/libcpu.so -links-> lib/libcore.so",
+                     "lib/libcpu.so -depends-> lib/libcore.so", "lib/libcpu.so -links-> /usr/lib/libm.so",
+                     "bin/app -compiles-> /p/app/main.cpp", "bin/app -links-> lib/libcpu.so"}));
   // The surviving target is unchanged.
   EXPECT_EQ(g.node("lib/libcore.so").attributes, (Attributes{{"directory", "/p/core"}}));
 }
@@ -65,28 +60,22 @@ TEST(GraphCollapse, SourceToObjectEdgesTurnAroundWhenTheTargetLacksThem) {
 
 TEST(GraphCollapse, SourcesFoldIntoDirectories) {
   Graph g = collapse_sources_into_directories(small_build_graph());
-  EXPECT_EQ(node_ids(g), (Strings{"lib/libcore.so", "lib/libcpu.so", "bin/app", "dir:/p/core", "/p/core/a.h",
-                                  "/p/core/b.h", "dir:/p/cpu", "dir:/p/app", "core/a.o", "core/b.o",
-                                  "/usr/lib/libm.so"}));
-  EXPECT_EQ(edge_list(g), (Strings{"lib/libcore.so -compiles-> dir:/p/core",
-                                   "dir:/p/core -compiles-> core/a.o",
-                                   "dir:/p/core -compiles-> core/b.o",
-                                   "lib/libcore.so -compiles-> core/a.o",
-                                   "lib/libcore.so -compiles-> core/b.o",
-                                   "dir:/p/core -includes-> /p/core/a.h",
-                                   "dir:/p/core -includes-> /p/core/b.h",
-                                   "/p/core/b.h -includes-> /p/core/a.h",
-                                   "dir:/p/cpu -includes-> /p/core/a.h",
-                                   "lib/libcpu.so -compiles-> dir:/p/cpu",
-                                   "lib/libcpu.so -links-> lib/libcore.so",
-                                   "lib/libcpu.so -depends-> lib/libcore.so",
-                                   "lib/libcpu.so -links-> /usr/lib/libm.so",
-                                   "bin/app -compiles-> dir:/p/app",
+  EXPECT_EQ(node_ids(g),
+            (Strings{"lib/libcore.so", "lib/libcpu.so", "bin/app", "dir:/p/core", "/p/core/a.h", "/p/core/b.h",
+                     "dir:/p/cpu", "dir:/p/app", "core/a.o", "core/b.o", "/usr/lib/libm.so"}));
+  EXPECT_EQ(edge_list(g), (Strings{"lib/libcore.so -compiles-> dir:/p/core", "dir:/p/core -compiles-> core/a.o",
+                                   "dir:/p/core -compiles-> core/b.o", "lib/libcore.so -compiles-> core/a.o",
+                                   "lib/libcore.so -compiles-> core/b.o", "dir:/p/core -includes-> /p/core/a.h",
+                                   "dir:/p/core -includes-> /p/core/b.h", "/p/core/b.h -includes-> /p/core/a.h",
+                                   "dir:/p/cpu -includes-> /p/core/a.h", "lib/libcpu.so -compiles-> dir:/p/cpu",
+                                   "lib/libcpu.so -links-> lib/libcore.so", "lib/libcpu.so -depends-> lib/libcore.so",
+                                   "lib/libcpu.so -links-> /usr/lib/libm.so", "bin/app -compiles-> dir:/p/app",
                                    "bin/app -links-> lib/libcpu.so"}));
   const Node& core = g.node("dir:/p/core");
   EXPECT_EQ(core.kind, NodeKind::Directory);
   EXPECT_EQ(core.label, "core/");  // relative to the graph's source_root
-  EXPECT_EQ(core.attributes, (Attributes{{"count", "2"}, {"directory", "/p/core"}, {"path", "/p/core"}, {"size", "300"}}));
+  EXPECT_EQ(core.attributes,
+            (Attributes{{"count", "2"}, {"directory", "/p/core"}, {"path", "/p/core"}, {"size", "300"}}));
   // The two compiles edges into the folded sources became one, counting both.
   EdgeIndex merged = *g.find_edge(g.index_of("lib/libcore.so"), g.index_of("dir:/p/core"), EdgeKind::Compiles);
   EXPECT_EQ(g.edge(merged).attribute("count"), "2");
@@ -98,18 +87,12 @@ TEST(GraphCollapse, HeadersFoldTooWhenAsked) {
   EXPECT_EQ(node_ids(g), (Strings{"lib/libcore.so", "lib/libcpu.so", "bin/app", "dir:/p/core", "dir:/p/cpu",
                                   "dir:/p/app", "core/a.o", "core/b.o", "/usr/lib/libm.so"}));
   // Includes inside core/ became self-loops and are gone; cpu/c.cpp -> core/a.h is now dir to dir.
-  EXPECT_EQ(edge_list(g), (Strings{"lib/libcore.so -compiles-> dir:/p/core",
-                                   "dir:/p/core -compiles-> core/a.o",
-                                   "dir:/p/core -compiles-> core/b.o",
-                                   "lib/libcore.so -compiles-> core/a.o",
-                                   "lib/libcore.so -compiles-> core/b.o",
-                                   "dir:/p/cpu -includes-> dir:/p/core",
-                                   "lib/libcpu.so -compiles-> dir:/p/cpu",
-                                   "lib/libcpu.so -links-> lib/libcore.so",
-                                   "lib/libcpu.so -depends-> lib/libcore.so",
-                                   "lib/libcpu.so -links-> /usr/lib/libm.so",
-                                   "bin/app -compiles-> dir:/p/app",
-                                   "bin/app -links-> lib/libcpu.so"}));
+  EXPECT_EQ(edge_list(g), (Strings{"lib/libcore.so -compiles-> dir:/p/core", "dir:/p/core -compiles-> core/a.o",
+                                   "dir:/p/core -compiles-> core/b.o", "lib/libcore.so -compiles-> core/a.o",
+                                   "lib/libcore.so -compiles-> core/b.o", "dir:/p/cpu -includes-> dir:/p/core",
+                                   "lib/libcpu.so -compiles-> dir:/p/cpu", "lib/libcpu.so -links-> lib/libcore.so",
+                                   "lib/libcpu.so -depends-> lib/libcore.so", "lib/libcpu.so -links-> /usr/lib/libm.so",
+                                   "bin/app -compiles-> dir:/p/app", "bin/app -links-> lib/libcpu.so"}));
   EXPECT_EQ(g.node("dir:/p/core").attribute("count"), "4");
   EXPECT_EQ(g.node("dir:/p/core").attribute("size"), "330");
 }
@@ -118,8 +101,10 @@ TEST(GraphCollapse, SourcesWithoutDirectoryAreKept) {
   Graph g;
   g.add_node("t", NodeKind::Target);
   g.add_node("floating.cpp", NodeKind::Source);
-  g.add_node("gen/ops.cpp", NodeKind::GeneratedSource, "", {{"path", "/b/gen/ops.cpp"}, {"target", "t"}, {"compile_ms", "1500"}});
-  g.add_node("gen/more.cpp", NodeKind::GeneratedSource, "", {{"path", "/b/gen/more.cpp"}, {"target", "t"}, {"compile_ms", "500"}});
+  g.add_node("gen/ops.cpp", NodeKind::GeneratedSource, "",
+             {{"path", "/b/gen/ops.cpp"}, {"target", "t"}, {"compile_ms", "1500"}});
+  g.add_node("gen/more.cpp", NodeKind::GeneratedSource, "",
+             {{"path", "/b/gen/more.cpp"}, {"target", "t"}, {"compile_ms", "500"}});
   g.add_edge("t", "floating.cpp", EdgeKind::Compiles);
   g.add_edge("t", "gen/ops.cpp", EdgeKind::Compiles);
   Graph result = collapse_sources_into_directories(g);
@@ -127,7 +112,8 @@ TEST(GraphCollapse, SourcesWithoutDirectoryAreKept) {
   EXPECT_EQ(edge_list(result), (Strings{"t -compiles-> floating.cpp", "t -compiles-> dir:/b/gen"}));
   // Attributes every member agrees on survive; sums are added up; no source root: full label.
   EXPECT_EQ(result.node("dir:/b/gen").attributes,
-            (Attributes{{"compile_ms", "2000"}, {"count", "2"}, {"directory", "/b/gen"}, {"path", "/b/gen"}, {"target", "t"}}));
+            (Attributes{
+                {"compile_ms", "2000"}, {"count", "2"}, {"directory", "/b/gen"}, {"path", "/b/gen"}, {"target", "t"}}));
   EXPECT_EQ(result.node("dir:/b/gen").label, "/b/gen/");
 }
 
@@ -158,7 +144,8 @@ TEST(GraphCollapse, ContractCreatesNewNodesWithGivenKindAndLabel) {
   g.add_node("op", NodeKind::Operator);
   g.add_edge("op", "k1", EdgeKind::DispatchesTo);
   g.add_edge("op", "k2", EdgeKind::DispatchesTo, "CPU");
-  Contraction contraction{{"kernels", "kernels", ""}, {NodeKind::Directory, NodeKind::Directory, NodeKind::Target},
+  Contraction contraction{{"kernels", "kernels", ""},
+                          {NodeKind::Directory, NodeKind::Directory, NodeKind::Target},
                           {"all kernels", "ignored", ""}};
   Graph result = contract(g, contraction);
   EXPECT_EQ(node_ids(result), (Strings{"kernels", "op"}));

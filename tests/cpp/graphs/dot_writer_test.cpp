@@ -14,8 +14,8 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 TEST(GraphDotWriter, IdsAreQuotedAndEscaped) {
   EXPECT_EQ(dot_id("plain"), "\"plain\"");
   EXPECT_EQ(dot_id("say \"hi\""), "\"say \\\"hi\\\"\"");
-  EXPECT_EQ(dot_id("a\\b"), "\"a\\b\"");            // a lone backslash reads back as itself
-  EXPECT_EQ(dot_id("a\\\\\"b"), "\"a\\\\\\\"b\"");  // an even run before a quote too
+  EXPECT_EQ(dot_id("a\\b"), "\"a\\b\"");                // a lone backslash reads back as itself
+  EXPECT_EQ(dot_id("a\\\\\"b"), "\"a\\\\\\\"b\"");      // an even run before a quote too
   EXPECT_EQ(dot_id("trailing\\"), "\"trailing\\\\\"");  // an odd run at the end gains one
   EXPECT_EQ(dot_id("bad\xff"), "\"bad\xEF\xBF\xBD\"");  // invalid UTF-8 -> U+FFFD
   EXPECT_EQ(dot_id(""), "\"\"");
@@ -61,8 +61,10 @@ TEST(GraphDotWriter, WritesNodesWithKindStylesAndEdgesWithKindStyles) {
 TEST(GraphDotWriter, TooltipsAndFileLinks) {
   std::string dot = to_dot(testing::small_build_graph());
   // Absolute path: linked as is; tooltip with kind, path and size.
-  EXPECT_TRUE(contains(dot, "tooltip=\"a.cpp\\nsource\\nid: /p/core/a.cpp\\npath: /p/core/a.cpp\\nsize: 100 B\", "
-                            "URL=\"file:///p/core/a.cpp\"")) << dot;
+  EXPECT_TRUE(contains(dot,
+                       "tooltip=\"a.cpp\\nsource\\nid: /p/core/a.cpp\\npath: /p/core/a.cpp\\nsize: 100 B\", "
+                       "URL=\"file:///p/core/a.cpp\""))
+      << dot;
   // No path: no link.
   auto target_line = dot.substr(dot.find("\"lib/libcore.so\" [label"));
   target_line = target_line.substr(0, target_line.find('\n'));
@@ -76,8 +78,11 @@ TEST(GraphDotWriter, TooltipsAndFileLinks) {
 }
 
 TEST(GraphDotWriter, NodeTooltipAndUrlHelpers) {
-  Node node{"gen/x.cpp", NodeKind::GeneratedSource, "x.cpp",
-            {{"path", "gen dir/x#1.cpp"}, {"size", "2048"}, {"compile_ms", "1500"}, {"file", "ops.yaml"}, {"line", "12"}}};
+  Node node{
+      "gen/x.cpp",
+      NodeKind::GeneratedSource,
+      "x.cpp",
+      {{"path", "gen dir/x#1.cpp"}, {"size", "2048"}, {"compile_ms", "1500"}, {"file", "ops.yaml"}, {"line", "12"}}};
   EXPECT_EQ(node_tooltip(node),
             "x.cpp\ngenerated_source\nid: gen/x.cpp\npath: gen dir/x#1.cpp\nsize: 2.0 KiB\ncompile: 1.50 s\n"
             "defined at: ops.yaml:12");
@@ -108,26 +113,35 @@ TEST(GraphDotWriter, NestedClustersFromTheClusterAttribute) {
   std::string dot = to_dot(g, DotOptions{.tooltips = false});
   std::string expected_body =
       "  subgraph \"cluster_engine\" {\n"
-      "    graph [label=\"engine\", labeljust=l, style=\"rounded,filled\", fillcolor=\"#f8f8f8\", color=\"#bbbbbb\", tooltip=\"engine\"];\n"
-      "    \"b\" [label=\"b\", shape=note, style=\"filled\", fillcolor=\"#fff2cc\", color=\"#bf9000\", fontcolor=\"black\"];\n"
+      "    graph [label=\"engine\", labeljust=l, style=\"rounded,filled\", fillcolor=\"#f8f8f8\", color=\"#bbbbbb\", "
+      "tooltip=\"engine\"];\n"
+      "    \"b\" [label=\"b\", shape=note, style=\"filled\", fillcolor=\"#fff2cc\", color=\"#bf9000\", "
+      "fontcolor=\"black\"];\n"
       "    subgraph \"cluster_engine/cpu\" {\n"
-      "      graph [label=\"cpu\", labeljust=l, style=\"rounded,filled\", fillcolor=\"#ffffff\", color=\"#bbbbbb\", tooltip=\"engine/cpu\"];\n"
-      "      \"a\" [label=\"a\", shape=note, style=\"filled\", fillcolor=\"#fff2cc\", color=\"#bf9000\", fontcolor=\"black\"];\n"
+      "      graph [label=\"cpu\", labeljust=l, style=\"rounded,filled\", fillcolor=\"#ffffff\", color=\"#bbbbbb\", "
+      "tooltip=\"engine/cpu\"];\n"
+      "      \"a\" [label=\"a\", shape=note, style=\"filled\", fillcolor=\"#fff2cc\", color=\"#bf9000\", "
+      "fontcolor=\"black\"];\n"
       "    }\n"
       "    subgraph \"cluster_engine/ops\" {\n"
-      "      graph [label=\"ops\", labeljust=l, style=\"rounded,filled\", fillcolor=\"#ffffff\", color=\"#bbbbbb\", tooltip=\"engine/ops\"];\n"
-      "      \"c\" [label=\"c\", shape=note, style=\"filled\", fillcolor=\"#fff2cc\", color=\"#bf9000\", fontcolor=\"black\"];\n"
+      "      graph [label=\"ops\", labeljust=l, style=\"rounded,filled\", fillcolor=\"#ffffff\", color=\"#bbbbbb\", "
+      "tooltip=\"engine/ops\"];\n"
+      "      \"c\" [label=\"c\", shape=note, style=\"filled\", fillcolor=\"#fff2cc\", color=\"#bf9000\", "
+      "fontcolor=\"black\"];\n"
       "    }\n"
       "  }\n"
       // "/usr" and "/usr/include" hold nothing but the next box, so only the innermost is drawn.
       "  subgraph \"cluster_/usr/include/sys\" {\n"
-      "    graph [label=\"/usr/include/sys\", labeljust=l, style=\"rounded,filled\", fillcolor=\"#f8f8f8\", color=\"#bbbbbb\", tooltip=\"/usr/include/sys\"];\n"
-      "    \"e\" [label=\"e\", shape=note, style=\"filled\", fillcolor=\"#fff2cc\", color=\"#bf9000\", fontcolor=\"black\"];\n"
+      "    graph [label=\"/usr/include/sys\", labeljust=l, style=\"rounded,filled\", fillcolor=\"#f8f8f8\", "
+      "color=\"#bbbbbb\", tooltip=\"/usr/include/sys\"];\n"
+      "    \"e\" [label=\"e\", shape=note, style=\"filled\", fillcolor=\"#fff2cc\", color=\"#bf9000\", "
+      "fontcolor=\"black\"];\n"
       "  }\n"
       "  \"a\" -> \"c\" [style=dotted, color=\"#999999\", arrowhead=normal];\n"
       "}\n";
   std::string unclustered_d =
-      "  \"d\" [label=\"d\", shape=note, style=\"filled\", fillcolor=\"#fff2cc\", color=\"#bf9000\", fontcolor=\"black\"];\n";
+      "  \"d\" [label=\"d\", shape=note, style=\"filled\", fillcolor=\"#fff2cc\", color=\"#bf9000\", "
+      "fontcolor=\"black\"];\n";
   ASSERT_TRUE(contains(dot, unclustered_d)) << dot;
   EXPECT_TRUE(dot.ends_with(unclustered_d + expected_body)) << dot;
 }
@@ -155,7 +169,8 @@ TEST(GraphDotWriter, LegendListsTheKindsPresent) {
   std::string dot = to_dot(testing::small_build_graph(), DotOptions{.legend = true});
   EXPECT_TRUE(contains(dot, "subgraph \"cluster_legend\" {")) << dot;
   EXPECT_TRUE(contains(dot, "\"legend:library\" [label=\"library\"")) << dot;
-  EXPECT_TRUE(contains(dot, "\"legend:edge:depends:from\" -> \"legend:edge:depends:to\" [label=\"depends\", style=dashed"))
+  EXPECT_TRUE(
+      contains(dot, "\"legend:edge:depends:from\" -> \"legend:edge:depends:to\" [label=\"depends\", style=dashed"))
       << dot;
   EXPECT_FALSE(contains(dot, "legend:kernel"));
   EXPECT_FALSE(contains(dot, "legend:edge:registers"));
@@ -166,8 +181,10 @@ TEST(GraphDotWriter, TitleRankdirAndGraphAttributes) {
   g.set_attribute("title", "Module \"deps\"");
   g.add_node("a", NodeKind::Target);
   std::string dot = to_dot(g, DotOptions{.rankdir = "TB", .graph_attributes = {{"splines", "ortho"}}});
-  EXPECT_TRUE(contains(dot, "graph [rankdir=TB, fontname=\"Helvetica\", fontsize=11, newrank=true, compound=true, "
-                            "label=\"Module \\\"deps\\\"\", labelloc=t, splines=\"ortho\"];")) << dot;
+  EXPECT_TRUE(contains(dot,
+                       "graph [rankdir=TB, fontname=\"Helvetica\", fontsize=11, newrank=true, compound=true, "
+                       "label=\"Module \\\"deps\\\"\", labelloc=t, splines=\"ortho\"];"))
+      << dot;
   try {
     to_dot(g, DotOptions{.rankdir = "sideways"});
     FAIL() << "expected an error";

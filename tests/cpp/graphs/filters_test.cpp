@@ -29,7 +29,8 @@ TEST(GraphFilters, InducedSubgraphKeepsOrderAttributesAndInnerEdges) {
 TEST(GraphFilters, IncludeMatchingById) {
   Graph g = include_matching(small_build_graph(), "^lib/");
   EXPECT_EQ(node_ids(g), (Strings{"lib/libcore.so", "lib/libcpu.so"}));
-  EXPECT_EQ(edge_list(g), (Strings{"lib/libcpu.so -links-> lib/libcore.so", "lib/libcpu.so -depends-> lib/libcore.so"}));
+  EXPECT_EQ(edge_list(g),
+            (Strings{"lib/libcpu.so -links-> lib/libcore.so", "lib/libcpu.so -depends-> lib/libcore.so"}));
 }
 
 TEST(GraphFilters, IncludeMatchingHeaders) {
@@ -47,16 +48,13 @@ TEST(GraphFilters, IncludeMatchesLabelsToo) {
 
 TEST(GraphFilters, ExcludeMatching) {
   Graph g = exclude_matching(small_build_graph(), "\\.(o|h)$");
-  EXPECT_EQ(node_ids(g), (Strings{"lib/libcore.so", "lib/libcpu.so", "bin/app", "/p/core/a.cpp",
-                                  "/p/core/b.cpp", "/p/cpu/c.cpp", "/p/app/main.cpp", "/usr/lib/libm.so"}));
-  EXPECT_EQ(edge_list(g), (Strings{"lib/libcore.so -compiles-> /p/core/a.cpp",
-                                   "lib/libcore.so -compiles-> /p/core/b.cpp",
-                                   "lib/libcpu.so -compiles-> /p/cpu/c.cpp",
-                                   "lib/libcpu.so -links-> lib/libcore.so",
-                                   "lib/libcpu.so -depends-> lib/libcore.so",
-                                   "lib/libcpu.so -links-> /usr/lib/libm.so",
-                                   "bin/app -compiles-> /p/app/main.cpp",
-                                   "bin/app -links-> lib/libcpu.so"}));
+  EXPECT_EQ(node_ids(g), (Strings{"lib/libcore.so", "lib/libcpu.so", "bin/app", "/p/core/a.cpp", "/p/core/b.cpp",
+                                  "/p/cpu/c.cpp", "/p/app/main.cpp", "/usr/lib/libm.so"}));
+  EXPECT_EQ(edge_list(g),
+            (Strings{"lib/libcore.so -compiles-> /p/core/a.cpp", "lib/libcore.so -compiles-> /p/core/b.cpp",
+                     "lib/libcpu.so -compiles-> /p/cpu/c.cpp", "lib/libcpu.so -links-> lib/libcore.so",
+                     "lib/libcpu.so -depends-> lib/libcore.so", "lib/libcpu.so -links-> /usr/lib/libm.so",
+                     "bin/app -compiles-> /p/app/main.cpp", "bin/app -links-> lib/libcpu.so"}));
 }
 
 TEST(GraphFilters, InvalidRegexNamesThePattern) {
@@ -83,14 +81,11 @@ TEST(GraphFilters, ReachableDepthOne) {
 
 TEST(GraphFilters, ReachableDepthTwo) {
   Graph g = reachable_from(small_build_graph(), {"bin/app"}, 2);
-  EXPECT_EQ(node_ids(g), (Strings{"lib/libcore.so", "lib/libcpu.so", "bin/app", "/p/cpu/c.cpp",
-                                  "/p/app/main.cpp", "/usr/lib/libm.so"}));
-  EXPECT_EQ(edge_list(g), (Strings{"lib/libcpu.so -compiles-> /p/cpu/c.cpp",
-                                   "lib/libcpu.so -links-> lib/libcore.so",
-                                   "lib/libcpu.so -depends-> lib/libcore.so",
-                                   "lib/libcpu.so -links-> /usr/lib/libm.so",
-                                   "bin/app -compiles-> /p/app/main.cpp",
-                                   "bin/app -links-> lib/libcpu.so"}));
+  EXPECT_EQ(node_ids(g), (Strings{"lib/libcore.so", "lib/libcpu.so", "bin/app", "/p/cpu/c.cpp", "/p/app/main.cpp",
+                                  "/usr/lib/libm.so"}));
+  EXPECT_EQ(edge_list(g), (Strings{"lib/libcpu.so -compiles-> /p/cpu/c.cpp", "lib/libcpu.so -links-> lib/libcore.so",
+                                   "lib/libcpu.so -depends-> lib/libcore.so", "lib/libcpu.so -links-> /usr/lib/libm.so",
+                                   "bin/app -compiles-> /p/app/main.cpp", "bin/app -links-> lib/libcpu.so"}));
 }
 
 TEST(GraphFilters, ReachableUnlimitedFromSeveralRoots) {
@@ -108,8 +103,7 @@ TEST(GraphFilters, ReachableInBothDirections) {
   EXPECT_EQ(node_ids(out), (Strings{"/p/core/a.h"}));
   Graph both = reachable_from(small_build_graph(), {"/p/core/a.h"}, 1, Direction::Both);
   EXPECT_EQ(node_ids(both), (Strings{"/p/core/a.cpp", "/p/core/a.h", "/p/core/b.h", "/p/cpu/c.cpp"}));
-  EXPECT_EQ(edge_list(both), (Strings{"/p/core/a.cpp -includes-> /p/core/a.h",
-                                      "/p/core/b.h -includes-> /p/core/a.h",
+  EXPECT_EQ(edge_list(both), (Strings{"/p/core/a.cpp -includes-> /p/core/a.h", "/p/core/b.h -includes-> /p/core/a.h",
                                       "/p/cpu/c.cpp -includes-> /p/core/a.h"}));
 }
 
@@ -144,10 +138,8 @@ TEST(GraphFilters, ApplyFiltersRunsThePipelineInOrder) {
   options.cluster_by_directory = true;
   Graph g = apply_filters(small_build_graph(), options);
   EXPECT_EQ(node_ids(g), (Strings{"lib/libcore.so", "lib/libcpu.so", "bin/app", "dir:/p/cpu", "dir:/p/app"}));
-  EXPECT_EQ(edge_list(g), (Strings{"lib/libcpu.so -compiles-> dir:/p/cpu",
-                                   "lib/libcpu.so -links-> lib/libcore.so",
-                                   "lib/libcpu.so -depends-> lib/libcore.so",
-                                   "bin/app -compiles-> dir:/p/app",
+  EXPECT_EQ(edge_list(g), (Strings{"lib/libcpu.so -compiles-> dir:/p/cpu", "lib/libcpu.so -links-> lib/libcore.so",
+                                   "lib/libcpu.so -depends-> lib/libcore.so", "bin/app -compiles-> dir:/p/app",
                                    "bin/app -links-> lib/libcpu.so"}));
   EXPECT_EQ(g.node("lib/libcore.so").attribute("cluster"), "core");
   EXPECT_EQ(g.node("lib/libcpu.so").attribute("cluster"), "cpu");

@@ -32,11 +32,13 @@ TEST(GraphJsonWriter, CompactLayout) {
             "{\"name\": \"g\", \"attributes\": {},\"nodes\": ["
             "{\"id\": \"a\", \"kind\": \"library\", \"label\": \"A\", \"attributes\": {\"size\": \"1\"}},"
             "{\"id\": \"b\", \"kind\": \"library\", \"label\": \"b\", \"attributes\": {}}],"
-            "\"edges\": [{\"from\": \"a\", \"to\": \"b\", \"kind\": \"links\", \"label\": \"\", \"attributes\": {\"count\": \"2\"}}]}");
+            "\"edges\": [{\"from\": \"a\", \"to\": \"b\", \"kind\": \"links\", \"label\": \"\", \"attributes\": "
+            "{\"count\": \"2\"}}]}");
 }
 
 TEST(GraphJsonWriter, EmptyGraph) {
-  EXPECT_EQ(to_json(Graph("e")), "{\n  \"name\": \"e\", \"attributes\": {},\n  \"nodes\": [\n  ],\n  \"edges\": [\n  ]\n}\n");
+  EXPECT_EQ(to_json(Graph("e")),
+            "{\n  \"name\": \"e\", \"attributes\": {},\n  \"nodes\": [\n  ],\n  \"edges\": [\n  ]\n}\n");
 }
 
 #if GLASSBOX_TEST_HAVE_NLOHMANN_JSON
@@ -73,7 +75,8 @@ TEST(GraphJsonWriter, ParsesBackToTheSameGraph) {
 #else
 TEST(GraphJsonWriter, StructureWithoutAParser) {
   std::string json = to_json(testing::small_build_graph());
-  EXPECT_TRUE(json.starts_with("{\n  \"name\": \"small\", \"attributes\": {\"source_root\": \"/p\"},\n  \"nodes\": [\n"));
+  EXPECT_TRUE(
+      json.starts_with("{\n  \"name\": \"small\", \"attributes\": {\"source_root\": \"/p\"},\n  \"nodes\": [\n"));
   EXPECT_TRUE(json.ends_with("\"attributes\": {}}\n  ]\n}\n"));
   std::size_t ids = 0, froms = 0;
   for (std::size_t at = 0; (at = json.find("{\"id\": ", at)) != std::string::npos; ++at) ++ids;

@@ -16,7 +16,7 @@ Graph chain_with_shortcuts() {
   g.add_edge("app", "core", EdgeKind::Links);
   g.add_edge("app", "base", EdgeKind::Links);  // app -> core -> base
   g.add_edge("core", "base", EdgeKind::Links);
-  g.add_edge("app", "m", EdgeKind::Links);     // app -> core -> base -> m
+  g.add_edge("app", "m", EdgeKind::Links);  // app -> core -> base -> m
   g.add_edge("base", "m", EdgeKind::Links);
   g.add_edge("app", "base", EdgeKind::Depends);
   return g;
@@ -24,8 +24,8 @@ Graph chain_with_shortcuts() {
 
 TEST(GraphReduction, ShortcutsGoOtherKindsStay) {
   const Graph g = transitive_reduction(chain_with_shortcuts(), EdgeKind::Links);
-  EXPECT_EQ(edge_list(g), (Strings{"app -links-> core", "core -links-> base", "base -links-> m",
-                                   "app -depends-> base"}));
+  EXPECT_EQ(edge_list(g),
+            (Strings{"app -links-> core", "core -links-> base", "base -links-> m", "app -depends-> base"}));
   EXPECT_EQ(g.node_count(), 4u);
 }
 

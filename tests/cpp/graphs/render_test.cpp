@@ -55,7 +55,8 @@ TEST(GraphRender, SvgCarriesTitlesLinksAndTooltips) {
   ASSERT_TRUE(contains(svg, "<svg")) << svg.substr(0, 200);
   EXPECT_TRUE(contains(svg, "<title>/p/core/a.cpp</title>")) << svg;
   EXPECT_TRUE(contains(svg, "xlink:href=\"file:///p/core/a.cpp\"")) << svg;
-  EXPECT_TRUE(contains(svg, "xlink:title=\"a.cpp&#10;source&#10;id: /p/core/a.cpp&#10;path: /p/core/a.cpp&#10;size: 100 B\""))
+  EXPECT_TRUE(
+      contains(svg, "xlink:title=\"a.cpp&#10;source&#10;id: /p/core/a.cpp&#10;path: /p/core/a.cpp&#10;size: 100 B\""))
       << svg;
   EXPECT_TRUE(contains(svg, "<title>cluster_core</title>")) << svg;
   // Quotes, ampersands and angle brackets come through as text, escaped once for XML.

@@ -13,7 +13,8 @@ TEST(GraphSynthetic, HasTheRequestedSizeAndEveryKindOfBuildNode) {
   EXPECT_GE(g.edge_count(), 1900u);
   EXPECT_LE(g.edge_count(), 2000u);
   auto counts = g.node_counts_by_kind();
-  for (NodeKind kind : {NodeKind::Library, NodeKind::Executable, NodeKind::Source, NodeKind::Header, NodeKind::External})
+  for (NodeKind kind :
+       {NodeKind::Library, NodeKind::Executable, NodeKind::Source, NodeKind::Header, NodeKind::External})
     EXPECT_GT(counts[static_cast<std::size_t>(kind)], 0u) << to_string(kind);
   auto edges = g.edge_counts_by_kind();
   for (EdgeKind kind : {EdgeKind::Links, EdgeKind::Depends, EdgeKind::Compiles, EdgeKind::Includes})

@@ -85,10 +85,12 @@ TEST(BinaryRegistrations, FragmentBlock) {
 TEST(BinaryRegistrations, StrippedCopyHasNoBlocks) {
   testing::TempDir dir("regstrip");
   const auto copy = dir / "lib.so";
-  ASSERT_TRUE(testing::run_tool({testing::strip_program(), "--strip-all", "-o", copy.string(), testing::dlopen_library().string()}));
+  ASSERT_TRUE(testing::run_tool(
+      {testing::strip_program(), "--strip-all", "-o", copy.string(), testing::dlopen_library().string()}));
   EXPECT_TRUE(find_binary_registrations(copy).empty());
   // With only the debug info removed, the blocks are found, without lines.
-  ASSERT_TRUE(testing::run_tool({testing::objcopy_program(), "--strip-debug", testing::dlopen_library().string(), copy.string()}));
+  ASSERT_TRUE(testing::run_tool(
+      {testing::objcopy_program(), "--strip-debug", testing::dlopen_library().string(), copy.string()}));
   DwarfOptions o;
   o.debug_dirs = {dir.path().string()};
   const auto found = find_binary_registrations(copy, o);
@@ -108,12 +110,14 @@ TEST(BinaryRegistrations, PyTorchNamePatterns) {
     auto r = classify_registration_symbol(s);
     return r ? std::string(to_string(r->kind)) + " " + r->ns + " " + r->dispatch_key + " " + r->op : std::string("-");
   };
-  EXPECT_EQ(kind_of(function("_ZL23TORCH_LIBRARY_init_atenRN5torch7LibraryE", "TORCH_LIBRARY_init_aten(torch::Library&)")),
-            "TORCH_LIBRARY aten  ");
+  EXPECT_EQ(
+      kind_of(function("_ZL23TORCH_LIBRARY_init_atenRN5torch7LibraryE", "TORCH_LIBRARY_init_aten(torch::Library&)")),
+      "TORCH_LIBRARY aten  ");
   EXPECT_EQ(kind_of(function("_ZN2at12_GLOBAL__N_139TORCH_LIBRARY_IMPL_init_aten_CPU_3RN5torch7LibraryE",
                              "at::(anonymous namespace)::TORCH_LIBRARY_IMPL_init_aten_CPU_3(torch::Library&)")),
             "TORCH_LIBRARY_IMPL aten CPU ");
-  EXPECT_EQ(kind_of(function("x", "TORCH_LIBRARY_IMPL_init___Autograd_12(torch::Library&)")), "TORCH_LIBRARY_IMPL _ Autograd ");
+  EXPECT_EQ(kind_of(function("x", "TORCH_LIBRARY_IMPL_init___Autograd_12(torch::Library&)")),
+            "TORCH_LIBRARY_IMPL _ Autograd ");
   EXPECT_EQ(kind_of(function("x", "TORCH_LIBRARY_FRAGMENT_init_quantized_7(torch::Library&)")),
             "TORCH_LIBRARY_FRAGMENT quantized  ");
   EXPECT_EQ(kind_of(function("_ZN2at4_ops10add_Tensor4callERKNS_6TensorES5_RKN3c106ScalarE",
@@ -126,7 +130,9 @@ TEST(BinaryRegistrations, PyTorchNamePatterns) {
             "op_call glassbox  matmul");
   // Not registrations: other members, clones, objects, undefined references, broken names.
   EXPECT_EQ(kind_of(function("w", "at::_ops::add_Tensor::schema()")), "-");
-  EXPECT_EQ(kind_of(function("_ZL23TORCH_LIBRARY_init_atenRN5torch7LibraryE.cold", "TORCH_LIBRARY_init_aten(torch::Library&) [clone .cold]")), "-");
+  EXPECT_EQ(kind_of(function("_ZL23TORCH_LIBRARY_init_atenRN5torch7LibraryE.cold",
+                             "TORCH_LIBRARY_init_aten(torch::Library&) [clone .cold]")),
+            "-");
   ElfSymbol object = function("v", "TORCH_LIBRARY_static_init_aten");
   object.type = SymbolType::Object;
   EXPECT_EQ(kind_of(object), "-");

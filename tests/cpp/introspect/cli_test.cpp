@@ -113,7 +113,8 @@ TEST(Cli, DepsRendersFiles) {
   testing::TempDir out("clirender");
   for (const char* name : {"g.svg", "g.png", "g.dot", "g.json"}) {
     const CliRun r = run({"deps", build, "--cluster", "--collapse-sources", "-o", (out / name).string()});
-    if (r.status == 1 && contains(r.err, "Graphviz") && (std::string(name) == "g.svg" || std::string(name) == "g.png")) {
+    if (r.status == 1 && contains(r.err, "Graphviz") &&
+        (std::string(name) == "g.svg" || std::string(name) == "g.png")) {
       continue;  // built without Graphviz: rendering says so
     }
     ASSERT_EQ(r.status, 0) << name << ": " << r.err;

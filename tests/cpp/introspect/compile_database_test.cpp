@@ -16,7 +16,8 @@ TEST(CompileDatabase, CommandFormWithShellQuoting) {
     "directory": "/b",
     "command": "/usr/bin/c++ -DMSG=\"\\\"hi there\\\"\" -I../inc -I /abs/inc -isystem/sys -iquote q -std=c++20 -O2 -o obj/a.o -c ../src/a.cpp",
     "file": "../src/a.cpp"
-  }])", "test.json");
+  }])",
+                                         "test.json");
   ASSERT_EQ(db.commands.size(), 1u);
   const auto& c = db.commands[0];
   EXPECT_EQ(c.file, "/src/a.cpp");
@@ -38,7 +39,8 @@ TEST(CompileDatabase, ArgumentsFormAndOutputField) {
     "arguments": ["clang++", "-D", "A=1", "-UB", "-isystem", "/x y/z", "--std=gnu++17", "-fPIC", "-MF", "a.d", "-c", "/s/a.cpp"],
     "file": "/s/a.cpp",
     "output": "CMakeFiles/t.dir/a.cpp.o"
-  }])", "test.json");
+  }])",
+                                         "test.json");
   const auto& c = db.commands.at(0);
   EXPECT_EQ(c.arguments.size(), 12u);
   EXPECT_EQ(c.output, "/b/CMakeFiles/t.dir/a.cpp.o");
@@ -70,7 +72,8 @@ TEST(CompileDatabase, ResponseFilesRelativeToDirectory) {
 TEST(CompileDatabase, FindSource) {
   const auto db = parse_compile_database(
       R"([{"directory": "/b", "arguments": ["cc", "-c", "x.c"], "file": "/s/x.c"},
-          {"directory": "/s", "arguments": ["cc", "-c", "y.c"], "file": "y.c"}])", "t.json");
+          {"directory": "/s", "arguments": ["cc", "-c", "y.c"], "file": "y.c"}])",
+      "t.json");
   EXPECT_EQ(db.find_source("/s/x.c").size(), 1u);
   EXPECT_EQ(db.find_source("/s/y.c").size(), 1u);
   EXPECT_TRUE(db.find_source("/s/z.c").empty());

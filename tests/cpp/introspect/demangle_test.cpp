@@ -39,7 +39,8 @@ TEST(Demangle, AsBinutilsDoes) {
   EXPECT_EQ(demangle("_ZTSN3c1015AutogradContextE"), "typeinfo name for c10::AutogradContext");
   EXPECT_EQ(demangle("._Z3foov"), ".foo()");  // leading dots set aside, as bfd_demangle does
   EXPECT_EQ(demangle("_ZN3foo3barEv@@VERS_1"), "foo::bar()@@VERS_1");
-  EXPECT_EQ(demangle("_ZN2at6native12_GLOBAL__N_1L8kernel_aE.lto_priv.0"), "_ZN2at6native12_GLOBAL__N_1L8kernel_aE.lto_priv.0");
+  EXPECT_EQ(demangle("_ZN2at6native12_GLOBAL__N_1L8kernel_aE.lto_priv.0"),
+            "_ZN2at6native12_GLOBAL__N_1L8kernel_aE.lto_priv.0");
   // A name that only looks like legacy Rust (no hash) is C++.
   EXPECT_EQ(demangle("_ZN4core3fmt3padE"), "core::fmt::pad");
 }
@@ -81,10 +82,22 @@ TEST(Demangle, CloneSuffixesAsBinutilsSplitsThem) {
 // Functions with clones are demangled once for all their names; every name must still come out as
 // demangle() gives it, including where binutils takes no clone suffix (a variable's) or fails.
 TEST(Demangle, SharedCloneNamesAreDemangleOfEachName) {
-  const std::vector<std::string_view> names = {
-      "_Z3foov.cold", "_Z3foov", "_Z3foov.part.0.cold", "_ZN1a1bE.cold", "_ZN1a1bE", "_ZN1a1bE.lto_priv.0",
-      "_Z3barii.isra.0", "_Z3bazv.Cold", "_Z3bazv", "main", "_Z3quxv@@VERS_1", "_Z3quxv.cold@@VERS_1",
-      "_ZN4core3fmt9Formatter3pad17h0123456789abcdefE.llvm.42", "_Z3bazv.cold-1", "", "_Z3foov.cold"};
+  const std::vector<std::string_view> names = {"_Z3foov.cold",
+                                               "_Z3foov",
+                                               "_Z3foov.part.0.cold",
+                                               "_ZN1a1bE.cold",
+                                               "_ZN1a1bE",
+                                               "_ZN1a1bE.lto_priv.0",
+                                               "_Z3barii.isra.0",
+                                               "_Z3bazv.Cold",
+                                               "_Z3bazv",
+                                               "main",
+                                               "_Z3quxv@@VERS_1",
+                                               "_Z3quxv.cold@@VERS_1",
+                                               "_ZN4core3fmt9Formatter3pad17h0123456789abcdefE.llvm.42",
+                                               "_Z3bazv.cold-1",
+                                               "",
+                                               "_Z3foov.cold"};
   const SharedCloneNames shared(names, 2);
   EXPECT_EQ(shared.shared(), 3u);  // foo, a::b (a variable: not shared after all), bar
   Demangler d;

@@ -43,7 +43,8 @@ TEST(DwarfLines, CoreLibraryUnitsAndLines) {
   EXPECT_TRUE(lines.errors().empty());
   EXPECT_GT(lines.row_count(), 1000u);
   const auto& units = lines.units();
-  const auto library = std::find_if(units.begin(), units.end(), [](const CompileUnit& u) { return ends_with(u.name, "registry/library.cpp"); });
+  const auto library = std::find_if(units.begin(), units.end(),
+                                    [](const CompileUnit& u) { return ends_with(u.name, "registry/library.cpp"); });
   ASSERT_NE(library, units.end());
   EXPECT_GE(library->version, 4);
   EXPECT_NE(library->producer.find("GNU C++"), std::string::npos) << library->producer;
@@ -76,7 +77,8 @@ TEST(DwarfLines, Dwarf4AndDwarf5) {
     EXPECT_EQ(code.front(), at.line) << path;
     EXPECT_TRUE(std::is_sorted(code.begin(), code.end()));
     EXPECT_LE(code.back(), testing::line_containing(source, "}  // namespace dwarf_fixture")) << path;
-    EXPECT_NE(std::find(code.begin(), code.end(), testing::line_containing(source, "return 2 * x;")), code.end()) << path;
+    EXPECT_NE(std::find(code.begin(), code.end(), testing::line_containing(source, "return 2 * x;")), code.end())
+        << path;
     EXPECT_TRUE(lines.lines_in(twice.address, twice.address + twice.size, "/elsewhere.cpp").empty());
     EXPECT_TRUE(lines.lines_in(twice.address, twice.address, at.file).empty());
   }
@@ -85,14 +87,16 @@ TEST(DwarfLines, Dwarf4AndDwarf5) {
 TEST(DwarfLines, StrippedCopySaysLinesAreMissing) {
   testing::TempDir dir("dwarfstrip");
   const auto copy = dir / "libstripped.so";
-  ASSERT_TRUE(testing::run_tool({testing::objcopy_program(), "--strip-debug", testing::core_library().string(), copy.string()}));
+  ASSERT_TRUE(testing::run_tool(
+      {testing::objcopy_program(), "--strip-debug", testing::core_library().string(), copy.string()}));
   const ElfFile elf = ElfFile::read(copy);
   EXPECT_FALSE(elf.has_debug_info());
   EXPECT_NO_THROW(symbol(elf, "glassbox::Library::def("));  // .symtab kept
   const DwarfLines lines = DwarfLines::read(elf, only_in(dir.path()));
   EXPECT_EQ(lines.status(), DwarfLines::Status::Missing);
   EXPECT_NE(lines.message().find("no DWARF line information"), std::string::npos) << lines.message();
-  EXPECT_NE(lines.message().find("no separate debug file for build id " + elf.build_id()), std::string::npos) << lines.message();
+  EXPECT_NE(lines.message().find("no separate debug file for build id " + elf.build_id()), std::string::npos)
+      << lines.message();
   EXPECT_FALSE(lines.lookup(symbol(elf, "glassbox::Library::def(").address).valid());
 }
 
@@ -103,8 +107,10 @@ TEST(DwarfLines, SeparateDebugFileByBuildId) {
   const std::string id = original.build_id();
   const auto debug = dir / "debug" / ".build-id" / id.substr(0, 2) / (id.substr(2) + ".debug");
   std::filesystem::create_directories(debug.parent_path());
-  ASSERT_TRUE(testing::run_tool({testing::objcopy_program(), "--only-keep-debug", testing::core_library().string(), debug.string()}));
-  ASSERT_TRUE(testing::run_tool({testing::objcopy_program(), "--strip-debug", testing::core_library().string(), stripped.string()}));
+  ASSERT_TRUE(testing::run_tool(
+      {testing::objcopy_program(), "--only-keep-debug", testing::core_library().string(), debug.string()}));
+  ASSERT_TRUE(testing::run_tool(
+      {testing::objcopy_program(), "--strip-debug", testing::core_library().string(), stripped.string()}));
   const ElfFile elf = ElfFile::read(stripped);
   EXPECT_EQ(find_separate_debug_file(elf, {(dir / "debug").string()}), debug);
   const DwarfLines lines = DwarfLines::read(elf, only_in(dir / "debug"));
@@ -121,7 +127,8 @@ TEST(DwarfLines, SeparateDebugFileByDebuglink) {
   testing::TempDir dir("dwarflink");
   const auto debug = dir / "libcore.debug";
   const auto stripped = dir / "libcore.so";
-  ASSERT_TRUE(testing::run_tool({testing::objcopy_program(), "--only-keep-debug", testing::core_library().string(), debug.string()}));
+  ASSERT_TRUE(testing::run_tool(
+      {testing::objcopy_program(), "--only-keep-debug", testing::core_library().string(), debug.string()}));
   ASSERT_TRUE(testing::run_tool({testing::objcopy_program(), "--strip-debug", "--add-gnu-debuglink=" + debug.string(),
                                  testing::core_library().string(), stripped.string()}));
   const ElfFile elf = ElfFile::read(stripped);

@@ -20,7 +20,8 @@ using testing::ends_with;
 
 const ElfSymbol* find_symbol(const ElfFile& elf, std::string_view demangled_prefix, SymbolTable table) {
   for (const auto& s : elf.symbols())
-    if (s.table == table && s.demangled.rfind(demangled_prefix, 0) == 0 && s.name.find('.') == std::string::npos) return &s;
+    if (s.table == table && s.demangled.rfind(demangled_prefix, 0) == 0 && s.name.find('.') == std::string::npos)
+      return &s;
   return nullptr;
 }
 
@@ -91,7 +92,8 @@ TEST(ElfFile, SameSymbolsAsNm) {
     if (s.type == SymbolType::Section || s.type == SymbolType::File || s.name.empty()) continue;
     char address[17];
     std::snprintf(address, sizeof address, "%016llx", static_cast<unsigned long long>(s.address));
-    ours.insert((s.defined() ? std::string(address) : std::string(16, ' ')) + " " + nm_letter(s, elf.sections()) + " " + s.demangled);
+    ours.insert((s.defined() ? std::string(address) : std::string(16, ' ')) + " " + nm_letter(s, elf.sections()) + " " +
+                s.demangled);
   }
   EXPECT_EQ(ours.size(), expected.size());
   std::vector<std::string> missing, extra;
@@ -106,10 +108,12 @@ TEST(ElfFile, TablesToRead) {
   o.tables = SymbolTables::Dynsym;
   const ElfFile dyn = ElfFile::read(testing::core_library(), o);
   EXPECT_FALSE(dyn.symbols().empty());
-  EXPECT_TRUE(std::all_of(dyn.symbols().begin(), dyn.symbols().end(), [](auto& s) { return s.table == SymbolTable::Dynsym; }));
+  EXPECT_TRUE(
+      std::all_of(dyn.symbols().begin(), dyn.symbols().end(), [](auto& s) { return s.table == SymbolTable::Dynsym; }));
   o.tables = SymbolTables::Preferred;
   const ElfFile pref = ElfFile::read(testing::core_library(), o);
-  EXPECT_TRUE(std::all_of(pref.symbols().begin(), pref.symbols().end(), [](auto& s) { return s.table == SymbolTable::Symtab; }));
+  EXPECT_TRUE(std::all_of(pref.symbols().begin(), pref.symbols().end(),
+                          [](auto& s) { return s.table == SymbolTable::Symtab; }));
   o.demangle = false;
   const ElfFile raw = ElfFile::read(testing::core_library(), o);
   EXPECT_TRUE(std::all_of(raw.symbols().begin(), raw.symbols().end(), [](auto& s) { return s.demangled == s.name; }));
@@ -124,7 +128,8 @@ TEST(ElfFile, ModuleLibraryNeedsCore) {
 TEST(ElfFile, FullyStrippedCopyStillListsDynamicSymbols) {
   testing::TempDir dir("elfstrip");
   const auto copy = dir / "libstripped.so";
-  ASSERT_TRUE(testing::run_tool({testing::strip_program(), "--strip-all", "-o", copy.string(), testing::core_library().string()}));
+  ASSERT_TRUE(testing::run_tool(
+      {testing::strip_program(), "--strip-all", "-o", copy.string(), testing::core_library().string()}));
   const ElfFile elf = ElfFile::read(copy);
   EXPECT_FALSE(elf.has_symtab());
   EXPECT_FALSE(elf.has_debug_info());
@@ -184,7 +189,8 @@ TEST(ElfFile, DamagedSymbolTableIsAnError) {
   ASSERT_LT(index, good.sections().size());
   testing::patch_file(copy, shoff + index * 64 + 40, std::string(4, '\0'));
   const std::string e = error_of(copy);
-  EXPECT_TRUE(contains(e, "lib.so: corrupt symbol table .symtab: its string table (section 0) is not a string table")) << e;
+  EXPECT_TRUE(contains(e, "lib.so: corrupt symbol table .symtab: its string table (section 0) is not a string table"))
+      << e;
 }
 
 }  // namespace

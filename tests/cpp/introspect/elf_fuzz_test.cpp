@@ -39,7 +39,8 @@ class ElfMutator {
     for (int r = 0, rounds = 1 + static_cast<int>(pick(3)); r < rounds && !s.empty(); ++r) {
       switch (pick(7)) {
         case 0:  // flip bits anywhere
-          for (int i = 0, n = 1 + static_cast<int>(pick(16)); i < n; ++i) s[pick(s.size())] ^= static_cast<char>(1u << pick(8));
+          for (int i = 0, n = 1 + static_cast<int>(pick(16)); i < n; ++i)
+            s[pick(s.size())] ^= static_cast<char>(1u << pick(8));
           break;
         case 1:  // truncate
           s.resize(pick(s.size()));
@@ -55,7 +56,8 @@ class ElfMutator {
           put_field(s, s.size() / 2 + pick(s.size() / 2), 1 << pick(4));
           break;
         case 5:  // a run of bytes set to one value
-          for (std::size_t at = pick(s.size()), n = 1 + pick(256); n-- && at < s.size(); ++at) s[at] = interesting_byte();
+          for (std::size_t at = pick(s.size()), n = 1 + pick(256); n-- && at < s.size(); ++at)
+            s[at] = interesting_byte();
           break;
         case 6:  // a chunk copied over another place
           if (s.size() > 64) {
@@ -138,7 +140,8 @@ void fuzz(const std::string& name, const std::filesystem::path& seed_file) {
     } catch (const std::exception& e) {
       const auto kept = testing::work_dir() / "elf-fuzz-failure.so";
       testing::write_file(kept, mutant);
-      FAIL() << name << ": threw " << typeid(e).name() << " (not glassbox::Error): " << e.what() << "; input kept as " << kept;
+      FAIL() << name << ": threw " << typeid(e).name() << " (not glassbox::Error): " << e.what() << "; input kept as "
+             << kept;
     }
   }
   std::printf("[ fuzz     ] %s: %zu inputs in %.0f s (%zu read, %zu rejected with glassbox::Error)\n", name.c_str(),

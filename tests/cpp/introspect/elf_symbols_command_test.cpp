@@ -6,8 +6,8 @@
 
 #include "introspect/cli/commands.h"
 #include "introspect/support/process.h"
-#include "tests/cpp/introspect/elf_test_support.h"
 #include "tests/cpp/introspect/cli_run.h"
+#include "tests/cpp/introspect/elf_test_support.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect::cli {
@@ -21,7 +21,8 @@ TEST(SymbolsCommand, GrepWithLines) {
   std::string line;
   ASSERT_TRUE(std::getline(lines, line)) << r.out;
   EXPECT_TRUE(contains(line, " T glassbox::Library::def(std::basic_string_view<char")) << line;
-  const std::string at = "/registry/library.cpp:" + std::to_string(testing::line_containing("registry/library.cpp", "Library& Library::def("));
+  const std::string at = "/registry/library.cpp:" +
+                         std::to_string(testing::line_containing("registry/library.cpp", "Library& Library::def("));
   EXPECT_TRUE(contains(line, "\t") && contains(line, at)) << line;
   EXPECT_FALSE(std::getline(lines, line)) << "one symbol expected, also got: " << line;
 }
@@ -71,7 +72,8 @@ TEST(SymbolsCommand, SizesBySectionAndSource) {
 }
 
 TEST(SymbolsCommand, Json) {
-  const CliRun r = run({"symbols", testing::core_library().string(), "--json", "--lines", "--grep", "Library::def\\(.*location\\)$"});
+  const CliRun r = run(
+      {"symbols", testing::core_library().string(), "--json", "--lines", "--grep", "Library::def\\(.*location\\)$"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["soname"], "libglassbox_core.so");
@@ -109,8 +111,10 @@ TEST(SymbolsCommand, BadInputAndStrippedFiles) {
   EXPECT_EQ(run({"symbols", testing::core_library().string(), "--grep", "("}).status, 1);
   // A stripped copy lists its symbols and says on stderr that line info is missing.
   const auto stripped = dir / "libstripped.so";
-  ASSERT_TRUE(testing::run_tool({testing::objcopy_program(), "--strip-debug", testing::core_library().string(), stripped.string()}));
-  const ProcessResult p = run_process({GLASSBOX_TEST_CLI, "symbols", stripped.string(), "--lines", "--grep", "Library::def"});
+  ASSERT_TRUE(testing::run_tool(
+      {testing::objcopy_program(), "--strip-debug", testing::core_library().string(), stripped.string()}));
+  const ProcessResult p =
+      run_process({GLASSBOX_TEST_CLI, "symbols", stripped.string(), "--lines", "--grep", "Library::def"});
   EXPECT_EQ(p.exit_code, 0) << p.error_output;
   EXPECT_TRUE(contains(p.output, "glassbox::Library::def(")) << p.output;
   EXPECT_FALSE(contains(p.output, "library.cpp:")) << p.output;

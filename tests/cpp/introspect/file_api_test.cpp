@@ -14,13 +14,15 @@ using testing::write_file;
 
 // A hand-written reply: one configuration, a shared library and an executable linking it.
 // `minor` sets the codemodel's minor version; 2.x replies may carry members glassbox does not know.
-void write_reply(const std::filesystem::path& build, int major, int minor, const std::string& index_name = "index-2026-01-01T00-00-00-0000.json") {
+void write_reply(const std::filesystem::path& build, int major, int minor,
+                 const std::string& index_name = "index-2026-01-01T00-00-00-0000.json") {
   const auto reply = build / ".cmake/api/v1/reply";
   const std::string version = R"({"major": )" + std::to_string(major) + R"(, "minor": )" + std::to_string(minor) + "}";
   write_file(reply / index_name, R"({
     "cmake": {"version": {"string": "3.30.0"}, "generator": {"name": "Ninja", "multiConfig": false}},
     "objects": [
-      {"kind": "codemodel", "version": )" + version + R"(, "jsonFile": "codemodel.json"},
+      {"kind": "codemodel", "version": )" +
+                                     version + R"(, "jsonFile": "codemodel.json"},
       {"kind": "cache", "version": {"major": 2, "minor": 0}, "jsonFile": "cache.json"},
       {"kind": "toolchains", "version": {"major": 1, "minor": 0}, "jsonFile": "toolchains.json"},
       {"kind": "cmakeFiles", "version": {"major": 1, "minor": 1}, "jsonFile": "files.json"}
@@ -28,7 +30,8 @@ void write_reply(const std::filesystem::path& build, int major, int minor, const
     "reply": {}
   })");
   write_file(reply / "codemodel.json", R"({
-    "kind": "codemodel", "version": )" + version + R"(,
+    "kind": "codemodel", "version": )" + version +
+                                           R"(,
     "paths": {"source": "/src", "build": "/src/build"},
     "futureMember": [1, 2, 3],
     "configurations": [{

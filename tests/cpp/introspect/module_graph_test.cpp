@@ -46,8 +46,8 @@ std::filesystem::path* ModuleGraphTest::build_ = nullptr;
 
 TEST_F(ModuleGraphTest, ExactNodes) {
   const graphs::Graph g = module_graph_of(*build_);
-  EXPECT_EQ(nodes_of(g), (Set{"target api", "executable app", "library base", "library core",
-                              "library objects", "header include/api.h", "source src/main.cpp", "source src/base.cpp",
+  EXPECT_EQ(nodes_of(g), (Set{"target api", "executable app", "library base", "library core", "library objects",
+                              "header include/api.h", "source src/main.cpp", "source src/base.cpp",
                               "generated_source <build>/generated_table.cpp", "source src/core.cpp",
                               "source src/object_part.cpp", "external external:m"}));
 }
@@ -57,11 +57,11 @@ TEST_F(ModuleGraphTest, ExactNodes) {
 TEST_F(ModuleGraphTest, DirectLinkEdges) {
   const graphs::Graph g = module_graph_of(*build_);
   EXPECT_EQ(g.attributes().at("link_edges"), kLinkEdgesFromGraphviz);
-  EXPECT_EQ(edges_of(g, graphs::EdgeKind::Links),
-            (Set{"app -> core", "app -> api", "base -> api", "core -> base", "core -> objects", "core -> external:m",
-                 "objects -> api"}));
+  EXPECT_EQ(edges_of(g, graphs::EdgeKind::Links), (Set{"app -> core", "app -> api", "base -> api", "core -> base",
+                                                       "core -> objects", "core -> external:m", "objects -> api"}));
   const auto via = [&](std::string_view from, std::string_view to) {
-    return std::string(g.edge(*g.find_edge(g.index_of(from), g.index_of(to), graphs::EdgeKind::Links)).attribute("via"));
+    return std::string(
+        g.edge(*g.find_edge(g.index_of(from), g.index_of(to), graphs::EdgeKind::Links)).attribute("via"));
   };
   EXPECT_EQ(via("base", "api"), "public");
   EXPECT_EQ(via("core", "base"), "private");
@@ -77,7 +77,8 @@ TEST_F(ModuleGraphTest, LinkEdgesFromLinkCommandsOnRequest) {
   EXPECT_EQ(edges_of(g, graphs::EdgeKind::Links),
             (Set{"app -> core", "core -> base", "core -> objects", "core -> external:m"}));
   const auto via = [&](std::string_view from, std::string_view to) {
-    return std::string(g.edge(*g.find_edge(g.index_of(from), g.index_of(to), graphs::EdgeKind::Links)).attribute("via"));
+    return std::string(
+        g.edge(*g.find_edge(g.index_of(from), g.index_of(to), graphs::EdgeKind::Links)).attribute("via"));
   };
   EXPECT_EQ(via("core", "objects"), "objects");
   EXPECT_EQ(via("core", "external:m"), "-lm");
@@ -86,9 +87,8 @@ TEST_F(ModuleGraphTest, LinkEdgesFromLinkCommandsOnRequest) {
 
 TEST_F(ModuleGraphTest, BuildOrderEdgesAreKeptApart) {
   const graphs::Graph g = module_graph_of(*build_);
-  EXPECT_EQ(edges_of(g, graphs::EdgeKind::Depends),
-            (Set{"app -> core", "app -> api", "base -> api", "core -> api", "core -> objects", "core -> base",
-                 "objects -> api"}));
+  EXPECT_EQ(edges_of(g, graphs::EdgeKind::Depends), (Set{"app -> core", "app -> api", "base -> api", "core -> api",
+                                                         "core -> objects", "core -> base", "objects -> api"}));
   ModuleGraphOptions options;
   options.redundant_build_order = false;
   const graphs::Graph lean = module_graph_of(*build_, options);
@@ -150,11 +150,10 @@ TEST_F(ModuleGraphTest, PictureReducesEdgesAndGroupsSources) {
   const graphs::Graph g = module_picture(module_graph_of(*build_));
   EXPECT_EQ(edges_of(g, graphs::EdgeKind::Links),
             (Set{"app -> core", "base -> api", "core -> base", "core -> objects", "core -> external:m",
-                 "objects -> api"}));  // app -> api is implied by app -> core -> base -> api
+                 "objects -> api"}));                           // app -> api is implied by app -> core -> base -> api
   EXPECT_TRUE(edges_of(g, graphs::EdgeKind::Depends).empty());  // all implied by links
-  EXPECT_EQ(edges_of(g, graphs::EdgeKind::Compiles),
-            (Set{"api -> files:api", "app -> files:app", "base -> files:base", "core -> files:core",
-                 "objects -> files:objects"}));
+  EXPECT_EQ(edges_of(g, graphs::EdgeKind::Compiles), (Set{"api -> files:api", "app -> files:app", "base -> files:base",
+                                                          "core -> files:core", "objects -> files:objects"}));
   const auto& base_files = g.node("files:base");
   EXPECT_EQ(base_files.attribute("count"), "2");
   EXPECT_EQ(base_files.attribute("cluster"), "base");
@@ -175,7 +174,8 @@ TEST_F(ModuleGraphTest, PictureReducesEdgesAndGroupsSources) {
 TEST(ModulePicture, ManyExecutablesFoldPerTopLevelDirectory) {
   graphs::Graph g;
   g.set_attribute("source_root", "/p");
-  g.add_node("core", graphs::NodeKind::Library, "lib/libcore.so", {{"directory", "/p/core"}, {"path", "/b/lib/libcore.so"}});
+  g.add_node("core", graphs::NodeKind::Library, "lib/libcore.so",
+             {{"directory", "/p/core"}, {"path", "/b/lib/libcore.so"}});
   for (const char* t : {"a_test", "b_test", "c_test"}) {
     g.add_node(t, graphs::NodeKind::Executable, std::string("bin/") + t, {{"directory", "/p/tests/unit"}});
     g.add_edge(t, "core", graphs::EdgeKind::Links);

@@ -61,8 +61,8 @@ TEST(NinjaLog, LaterEntriesReplaceEarlierOnesAndStartNewRuns) {
 // CMake recompacts the log after a (re)configure: one line per output, in hash order. The runs are
 // then told apart by each output's mtime minus its end time (when the run started, wall clock).
 TEST(NinjaLog, RecompactedLogRunsComeFromMtimes) {
-  const int64_t first = 1'700'000'000'000;   // ms: the full build started here
-  const int64_t second = first + 60'000;     // a rebuild one minute later
+  const int64_t first = 1'700'000'000'000;  // ms: the full build started here
+  const int64_t second = first + 60'000;    // a rebuild one minute later
   auto line = [](int64_t run_start_ms, int start, int end, const char* out, const char* hash) {
     return std::to_string(start) + "\t" + std::to_string(end) + "\t" +
            std::to_string((run_start_ms + end) * 1'000'000 - 3) + "\t" + out + "\t" + hash + "\n";
@@ -78,8 +78,9 @@ TEST(NinjaLog, RecompactedLogRunsComeFromMtimes) {
   EXPECT_EQ(log.runs, 2);
   std::map<std::string, int> run;
   for (const auto& e : log.entries) run[e.output] = e.run;
-  EXPECT_EQ(run, (std::map<std::string, int>{
-                     {"a.o", 0}, {"b.o", 1}, {"c.o", 0}, {"gen.h", 0}, {"gen.cpp", 0}, {"app", 1}, {"deleted.txt", 1}}));
+  EXPECT_EQ(run,
+            (std::map<std::string, int>{
+                {"a.o", 0}, {"b.o", 1}, {"c.o", 0}, {"gen.h", 0}, {"gen.cpp", 0}, {"app", 1}, {"deleted.txt", 1}}));
   // gen.h and gen.cpp are still one command
   size_t jobs_with_two = 0;
   for (const auto& j : log.jobs) jobs_with_two += j.outputs.size() == 2;
@@ -110,9 +111,7 @@ TEST(NinjaLog, InterruptedLastLineIsSkipped) {
   EXPECT_EQ(log.entries.size(), 1u);
 }
 
-TEST(NinjaLog, EmptyLogHasNoEntries) {
-  EXPECT_TRUE(parse_ninja_log("# ninja log v5\n", "l").entries.empty());
-}
+TEST(NinjaLog, EmptyLogHasNoEntries) { EXPECT_TRUE(parse_ninja_log("# ninja log v5\n", "l").entries.empty()); }
 
 void expect_error(std::string_view text, std::string_view expected) {
   try {
@@ -165,9 +164,9 @@ TEST(NinjaManifest, OutputsWithEscapesVariablesImplicitOutputsAndIncludes) {
                       "    continued.o: CC c.c\n"
                       "build $workdir/var.o: phony\n");
   const auto outputs = read_ninja_manifest_outputs(dir / "build.ninja", dir.path());
-  const std::unordered_set<std::string> expected = {"from/include.o", "a.o", "with space.o", "implicit.stamp",
-                                                    "/abs/build/gen.cpp", "colon:name.o", "continued.o",
-                                                    "/abs/build/var.o"};
+  const std::unordered_set<std::string> expected = {
+      "from/include.o",     "a.o",          "with space.o", "implicit.stamp",
+      "/abs/build/gen.cpp", "colon:name.o", "continued.o",  "/abs/build/var.o"};
   EXPECT_EQ(outputs, expected);
 }
 
@@ -202,8 +201,8 @@ TEST(NinjaLog, OutputsTheManifestNoLongerHasAreLeftOut) {
 TEST(NinjaManifest, ARealCMakeBuild) {
   const auto build = testing::fixture_build("modules");
   const auto outputs = read_ninja_manifest_outputs(build / "build.ninja", build);
-  for (const std::string o : {"lib/libcore.so", "lib/libbase.a", "bin/app", "CMakeFiles/core.dir/src/core.cpp.o",
-                              "generated_table.cpp"})
+  for (const std::string o :
+       {"lib/libcore.so", "lib/libbase.a", "bin/app", "CMakeFiles/core.dir/src/core.cpp.o", "generated_table.cpp"})
     EXPECT_TRUE(outputs.count(o)) << o;
   EXPECT_TRUE(outputs.count((build / "generated_table.cpp").string()));
   // Every output of the fixture's real log is one the manifest declares.

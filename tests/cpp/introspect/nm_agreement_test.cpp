@@ -47,7 +47,8 @@ std::vector<std::string> glassbox_names(const std::filesystem::path& file, Symbo
 }
 
 // Equal sorted lists, or the first differences each way.
-void expect_same_names(const std::vector<std::string>& nm, const std::vector<std::string>& ours, const std::string& what) {
+void expect_same_names(const std::vector<std::string>& nm, const std::vector<std::string>& ours,
+                       const std::string& what) {
   EXPECT_EQ(ours.size(), nm.size()) << what << ": symbol counts";
   std::vector<std::string> only_nm, only_ours;
   std::set_difference(nm.begin(), nm.end(), ours.begin(), ours.end(), std::back_inserter(only_nm));
@@ -55,12 +56,13 @@ void expect_same_names(const std::vector<std::string>& nm, const std::vector<std
   std::ostringstream diff;
   for (std::size_t i = 0; i < only_nm.size() && i < 8; ++i) diff << "\n  nm only:       " << only_nm[i];
   for (std::size_t i = 0; i < only_ours.size() && i < 8; ++i) diff << "\n  glassbox only: " << only_ours[i];
-  EXPECT_TRUE(only_nm.empty() && only_ours.empty())
-      << what << ": " << only_nm.size() << " names only in nm -C, " << only_ours.size() << " only in glassbox" << diff.str();
+  EXPECT_TRUE(only_nm.empty() && only_ours.empty()) << what << ": " << only_nm.size() << " names only in nm -C, "
+                                                    << only_ours.size() << " only in glassbox" << diff.str();
 }
 
 std::size_t count_mangled(const std::vector<std::string>& names) {
-  return static_cast<std::size_t>(std::count_if(names.begin(), names.end(), [](const std::string& n) { return is_mangled(n); }));
+  return static_cast<std::size_t>(
+      std::count_if(names.begin(), names.end(), [](const std::string& n) { return is_mangled(n); }));
 }
 
 class DebianLibrary : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
@@ -80,10 +82,11 @@ INSTANTIATE_TEST_SUITE_P(Packages, DebianLibrary,
                                            std::make_pair("libclang-cpp14", "/libclang-cpp.so.14"),
                                            std::make_pair("libdw1", ".so"), std::make_pair("cmake", "/bin/cmake")),
                          [](const auto& info) {
-                           std::string n = info.param.first;
-                           std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
-                           return n;
-                         });
+  std::string n = info.param.first;
+  std::replace_if(
+      n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  return n;
+});
 
 TEST(DebianLibraryVersions, DefaultAndHiddenVersionsAsNmPrintsThem) {
   const FetchedFile lib = testing::debian_package_file("libstdc++6", "/libstdc++.so.6.0.30");
@@ -157,7 +160,7 @@ Lines nm_lines(const std::filesystem::path& file) {
   std::istringstream lines(nm.output);
   for (std::string line; std::getline(lines, line);) {
     if (line.size() < 19 || line[17] == 'U' || line[17] == 'w' || line[17] == 'v') continue;  // undefined
-    const std::string rest = line.substr(17);  // "T name\tfile:line"
+    const std::string rest = line.substr(17);                                                 // "T name\tfile:line"
     const auto tab = rest.find('\t');
     out[rest.substr(0, tab)].push_back(tab == std::string::npos ? "" : normalized(rest.substr(tab + 1)));
   }

@@ -44,11 +44,13 @@ class Mutator {
           s.resize(pick(s.size() + 1));
           break;
         case 1:  // flip bytes
-          for (int i = 0, n = 1 + static_cast<int>(pick(8)); i < n && !s.empty(); ++i) s[pick(s.size())] ^= static_cast<char>(1 + pick(255));
+          for (int i = 0, n = 1 + static_cast<int>(pick(8)); i < n && !s.empty(); ++i)
+            s[pick(s.size())] ^= static_cast<char>(1 + pick(255));
           break;
         case 2: {  // insert interesting bytes
-          static const char* const kTokens[] = {"\"", "{", "}", "[", "]", ",", ":", "\\", "\t", "\n", "-1",
-                                                "99999999999999999999", "null", "true", "\"x\"", "'", "@", "\0"};
+          static const char* const kTokens[] = {"\"",   "{",    "}",     "[",  "]",  ",",
+                                                ":",    "\\",   "\t",    "\n", "-1", "99999999999999999999",
+                                                "null", "true", "\"x\"", "'",  "@",  "\0"};
           const std::string token = kTokens[pick(std::size(kTokens))];
           s.insert(pick(s.size() + 1), token.empty() ? std::string(1, '\0') : token);
           break;
@@ -72,7 +74,8 @@ class Mutator {
           break;
         }
         case 6:  // random garbage bytes
-          for (int i = 0, n = 1 + static_cast<int>(pick(16)); i < n; ++i) s.insert(pick(s.size() + 1), 1, static_cast<char>(pick(256)));
+          for (int i = 0, n = 1 + static_cast<int>(pick(16)); i < n; ++i)
+            s.insert(pick(s.size() + 1), 1, static_cast<char>(pick(256)));
           break;
       }
     }
@@ -107,7 +110,7 @@ size_t fuzz(const std::string& name, const std::vector<std::string>& corpus,
     } catch (const std::exception& e) {
       testing::write_file(testing::work_dir() / ("fuzz-failure-" + name), input);
       ADD_FAILURE() << name << ": threw " << typeid(e).name() << " (not glassbox::Error): " << e.what()
-             << "; input saved to " << (testing::work_dir() / ("fuzz-failure-" + name));
+                    << "; input saved to " << (testing::work_dir() / ("fuzz-failure-" + name));
       return tried;
     }
   }
@@ -178,18 +181,19 @@ TEST(ReaderFuzz, FileApiReply) {
 
   Mutator chooser(fuzz_seed());
   size_t which = 0;
-  EXPECT_GT(fuzz("file_api", corpus,
-                 [&](const std::string& s) {
-                   which = chooser.pick(files.size());
-                   testing::write_file(files[which], s);
-                   struct Restore {
-                     const std::string& file;
-                     const std::string& original;
-                     ~Restore() { testing::write_file(file, original); }
-                   } restore{files[which], corpus[which]};
-                   read_file_api_index(copied_index);
-                 },
-                 /*seeds_must_parse=*/false),
+  EXPECT_GT(fuzz(
+                "file_api", corpus,
+                [&](const std::string& s) {
+    which = chooser.pick(files.size());
+    testing::write_file(files[which], s);
+    struct Restore {
+      const std::string& file;
+      const std::string& original;
+      ~Restore() { testing::write_file(file, original); }
+    } restore{files[which], corpus[which]};
+    read_file_api_index(copied_index);
+                },
+                /*seeds_must_parse=*/false),
             0u);
 }
 

@@ -22,7 +22,8 @@ fs::path newest_torch_wheel(const fs::path& dir) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind("torch-", 0) == 0 && e.path().extension() == ".whl" && (best.empty() || name > best.filename().string()))
+    if (name.rfind("torch-", 0) == 0 && e.path().extension() == ".whl" &&
+        (best.empty() || name > best.filename().string()))
       best = e.path();
   }
   return best;
@@ -39,8 +40,9 @@ FetchedFile torch_wheel() {
                                            "--only-binary=:all:", "-d", wheels.string()});
     wheel = newest_torch_wheel(wheels);
     if (pip.exit_code != 0 || wheel.empty()) {
-      return {{}, "pip download torch --no-deps failed (exit " + std::to_string(pip.exit_code) + "): " +
-                      pip.error_output.substr(pip.error_output.size() > 600 ? pip.error_output.size() - 600 : 0)};
+      return {{},
+              "pip download torch --no-deps failed (exit " + std::to_string(pip.exit_code) +
+                  "): " + pip.error_output.substr(pip.error_output.size() > 600 ? pip.error_output.size() - 600 : 0)};
     }
   }
   return {wheel, ""};
@@ -84,7 +86,8 @@ FetchedFile torch_wheel_library(const std::string& library) {
 
 FetchedFile debian_package_file(const std::string& package, const std::string& suffix) {
   const ProcessResult dpkg = run_process({"dpkg", "-L", package});
-  if (dpkg.exit_code != 0) return {{}, "Debian package " + package + " is not installed (apt-get install " + package + ")"};
+  if (dpkg.exit_code != 0)
+    return {{}, "Debian package " + package + " is not installed (apt-get install " + package + ")"};
   std::istringstream lines(dpkg.output);
   for (std::string line; std::getline(lines, line);) {
     if (line.size() >= suffix.size() && line.compare(line.size() - suffix.size(), suffix.size(), suffix) == 0 &&

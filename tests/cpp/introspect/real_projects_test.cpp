@@ -60,7 +60,13 @@ std::filesystem::path configure(const Project& p, bool shared) {
   std::filesystem::remove_all(build);
   std::filesystem::create_directories(build);
   write_file_api_query(build);
-  std::vector<std::string> argv = {testing::cmake_program(), "-S", p.source.string(), "-B", build.string(), "-G", "Ninja",
+  std::vector<std::string> argv = {testing::cmake_program(),
+                                   "-S",
+                                   p.source.string(),
+                                   "-B",
+                                   build.string(),
+                                   "-G",
+                                   "Ninja",
                                    "-DCMAKE_MAKE_PROGRAM=" + std::string(testing::ninja_program()),
                                    std::string("-DBUILD_SHARED_LIBS=") + (shared ? "ON" : "OFF")};
   argv.insert(argv.end(), p.cmake_args.begin(), p.cmake_args.end());
@@ -126,9 +132,9 @@ void expect_graphviz_edges(const Project& p, bool shared) {
   for (const auto& n : all.nodes()) drawn_utilities += n.attribute("type") == "UTILITY";
   EXPECT_EQ(drawn_utilities, utilities);
   ::testing::Test::RecordProperty(p.name + (shared ? "_shared" : "_static"),
-                 std::to_string(reply.configuration().targets.size()) + " targets, " + std::to_string(ours.size()) +
-                     " direct link edges, " + std::to_string(utilities) + " utility, " + std::to_string(interfaces) +
-                     " interface");
+                                  std::to_string(reply.configuration().targets.size()) + " targets, " +
+                                      std::to_string(ours.size()) + " direct link edges, " + std::to_string(utilities) +
+                                      " utility, " + std::to_string(interfaces) + " interface");
 }
 
 TEST(RealCMakeProjects, GoogletestDirectLinkEdgesEqualCMakeGraphviz) {

@@ -13,10 +13,10 @@
 
 #include "introspect/buildtree/compile_database.h"
 #include "introspect/buildtree/file_api.h"
-#include "introspect/support/process.h"
 #include "introspect/registry/registration_graph.h"
 #include "introspect/registry/registration_inputs.h"
 #include "introspect/source/source_scan.h"
+#include "introspect/support/process.h"
 #include "tests/cpp/introspect/cli_run.h"
 #include "tests/cpp/introspect/elf_test_support.h"
 #include "tests/cpp/introspect/test_support.h"
@@ -136,7 +136,8 @@ TEST(RegistrationAgreement, EveryOperatorAndKernelOfGlassboxIsFoundByAllThreeSou
   for (const auto& [op, entry] : declared) {
     const auto s = schemas.find(op);
     if (s == schemas.end()) {
-      mismatches.push_back(op + ": declared at " + yaml + ":" + std::to_string(entry.line) + " but defined by no source");
+      mismatches.push_back(op + ": declared at " + yaml + ":" + std::to_string(entry.line) +
+                           " but defined by no source");
       continue;
     }
     check_row(*s->second, mismatches);
@@ -148,11 +149,13 @@ TEST(RegistrationAgreement, EveryOperatorAndKernelOfGlassboxIsFoundByAllThreeSou
     for (const auto& key : keys) {
       // CUDA kernels are registered by glassbox_cuda only when CUDA is built; here it is the stub.
       if (key == "CUDA" && !GLASSBOX_TEST_CUDA_ENABLED) continue;
-      if (!kernels.count({op, key})) mismatches.push_back(op + " [" + key + "]: in ops.yaml's dispatch, registered nowhere");
+      if (!kernels.count({op, key}))
+        mismatches.push_back(op + " [" + key + "]: in ops.yaml's dispatch, registered nowhere");
     }
   }
   for (const auto& s : v.schemas)
-    if (s.op.starts_with("glassbox::") && !declared.count(s.op)) mismatches.push_back(s.op + ": defined, but not in " + yaml);
+    if (s.op.starts_with("glassbox::") && !declared.count(s.op))
+      mismatches.push_back(s.op + ": defined, but not in " + yaml);
 
   // Every kernel and fallback registration of every key, the generated autograd kernels included.
   for (const auto& r : v.rows) check_row(r, mismatches);
@@ -160,8 +163,10 @@ TEST(RegistrationAgreement, EveryOperatorAndKernelOfGlassboxIsFoundByAllThreeSou
     EXPECT_GT(per_key[key], 0) << "no " << key << " registration was compared";
   EXPECT_GT(per_key["Autograd"], 150) << "the generated autograd kernels";
   for (const char* key : {"AutogradCPU", "AutogradCUDA"})  // glassbox_core's built-in fallbacks
-    EXPECT_NE(std::find_if(v.rows.begin(), v.rows.end(), [&](const RegistrationRow& r) { return r.op == "(fallback)" && r.key == key; }),
-              v.rows.end()) << key;
+    EXPECT_NE(std::find_if(v.rows.begin(), v.rows.end(),
+                           [&](const RegistrationRow& r) { return r.op == "(fallback)" && r.key == key; }),
+              v.rows.end())
+        << key;
 
   EXPECT_TRUE(mismatches.empty()) << mismatches.size() << " mismatches:" << listed(mismatches);
   EXPECT_LT(seconds, 120.0) << "the scan is meant to stay well under a minute on 2 cores";
@@ -172,8 +177,8 @@ const char* kTestLibrarySource = "tests/cpp/registry/dlopen_test_library.cpp";
 const char* kTestLibraryUnits = R"(tests/cpp/registry/dlopen_test_library\.cpp$)";
 
 std::vector<std::string> ops_on(const std::string& library, const std::string& format) {
-  return {"ops", "--load", library, "--build", GLASSBOX_TEST_BUILD_DIR, "--units", kTestLibraryUnits,
-          "-j", "1", "--op", "^t_dl::", "--format", format};
+  return {"ops",  "--load",  library,    "--build", GLASSBOX_TEST_BUILD_DIR, "--units", kTestLibraryUnits, "-j", "1",
+          "--op", "^t_dl::", "--format", format};
 }
 
 TEST(RegistrationAgreement, HandWrittenBlocksOfATestLibrary) {
@@ -210,10 +215,10 @@ TEST(RegistrationAgreement, StrippedCopiesSayWhatTheyCannotShow) {
   const auto name = testing::dlopen_library().filename().string();
   const auto no_debug = dir / ("no-debug/" + name);
   const auto no_symtab = dir / ("no-symtab/" + name);
-  ASSERT_TRUE(testing::run_tool({testing::objcopy_program(), "--strip-debug", testing::dlopen_library().string(),
-                                 no_debug.string()}));
-  ASSERT_TRUE(testing::run_tool({testing::strip_program(), "--strip-all", "-o", no_symtab.string(),
-                                 testing::dlopen_library().string()}));
+  ASSERT_TRUE(testing::run_tool(
+      {testing::objcopy_program(), "--strip-debug", testing::dlopen_library().string(), no_debug.string()}));
+  ASSERT_TRUE(testing::run_tool(
+      {testing::strip_program(), "--strip-all", "-o", no_symtab.string(), testing::dlopen_library().string()}));
   auto program = [](std::vector<std::string> argv) {
     argv.insert(argv.begin(), GLASSBOX_TEST_CLI);
     return run_process(argv);

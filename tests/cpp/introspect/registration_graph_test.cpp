@@ -4,16 +4,16 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "engine/core/error.h"
 
 #include "graphs/dot_writer.h"
 #include "graphs/render.h"
-#include "introspect/cli/commands.h"
 #include "introspect/buildtree/file_api.h"
+#include "introspect/cli/commands.h"
 #include "tests/cpp/introspect/test_support.h"
 
 namespace glassbox::introspect {
@@ -54,7 +54,19 @@ TEST(RegistrationGraph, MarksWhereTheSourcesOfTruthDisagree) {
   scan.registrations.push_back(cpu);
   scan.registrations.push_back(source("def", "g", "", "a.cpp", 9));
   std::vector<BinaryRegistrationRecord> binary = {
-      {"impl", "", "demo", "CPU", "f", "_ZN4demo8other_cpuEv", "demo::other_cpu()", "a.cpp", 5, "libdemo.so", {}, false, ""},
+      {"impl",
+       "",
+       "demo",
+       "CPU",
+       "f",
+       "_ZN4demo8other_cpuEv",
+       "demo::other_cpu()",
+       "a.cpp",
+       5,
+       "libdemo.so",
+       {},
+       false,
+       ""},
       {"def", "", "demo", "", "g", "", "", "a.cpp", 9, "libdemo.so", {}, false, ""}};
 
   RegistrationInputs in;
@@ -67,7 +79,8 @@ TEST(RegistrationGraph, MarksWhereTheSourcesOfTruthDisagree) {
   EXPECT_EQ(f_cpu->found_in, "registry,sources,binary");
   EXPECT_EQ(f_cpu->serves, "CPU");
   EXPECT_NE(f_cpu->agreement().find("file:line differs: binary a.cpp:5, registry a.cpp:5, sources a.cpp:6"),
-            std::string::npos) << f_cpu->agreement();
+            std::string::npos)
+      << f_cpu->agreement();
   EXPECT_NE(f_cpu->agreement().find("kernel differs"), std::string::npos);
   const RegistrationRow* f_meta = row_for(v, "demo::f", "Meta");
   ASSERT_NE(f_meta, nullptr);
@@ -136,10 +149,28 @@ TEST(RegistrationGraph, BinaryBlocksMarkTheirRegistrations) {
     std::vector<uint32_t> code_lines;
     std::string library;
   };
-  const std::vector<ReaderRecord> theirs = {
-      {ReaderKind::Impl, "demo", "CPU", "", "_ZL30glassbox_library_impl_init_demo_CPU_0RN8glassbox7LibraryE",
-       "glassbox_library_impl_init_demo_CPU_0(glassbox::Library&)", 0x1000, "/src/b.cpp", 4, {4, 5}, "/build/libdemo.so"},
-      {ReaderKind::Call, "demo", "", "f", "_ZN4demo3ops1f4callEv", "demo::ops::f::call()", 0x2000, "", 0, {}, "/build/libdemo.so"}};
+  const std::vector<ReaderRecord> theirs = {{ReaderKind::Impl,
+                                             "demo",
+                                             "CPU",
+                                             "",
+                                             "_ZL30glassbox_library_impl_init_demo_CPU_0RN8glassbox7LibraryE",
+                                             "glassbox_library_impl_init_demo_CPU_0(glassbox::Library&)",
+                                             0x1000,
+                                             "/src/b.cpp",
+                                             4,
+                                             {4, 5},
+                                             "/build/libdemo.so"},
+                                            {ReaderKind::Call,
+                                             "demo",
+                                             "",
+                                             "f",
+                                             "_ZN4demo3ops1f4callEv",
+                                             "demo::ops::f::call()",
+                                             0x2000,
+                                             "",
+                                             0,
+                                             {},
+                                             "/build/libdemo.so"}};
   const auto ours = binary_registration_records_from(theirs);
   ASSERT_EQ(ours.size(), 2u);
   EXPECT_EQ(ours[0].kind, "block");
@@ -184,14 +215,16 @@ struct ThreeSources {
   ThreeSources() {
     scan.units = {"a.cpp"};
     auto f = source("def", "f", "", "a.cpp", 3);
-    scan.registrations = {f, source("def", "g", "", "a.cpp", 3), source("impl", "f", "CompositeImplicitAutograd", "a.cpp", 4),
+    scan.registrations = {f, source("def", "g", "", "a.cpp", 3),
+                          source("impl", "f", "CompositeImplicitAutograd", "a.cpp", 4),
                           source("impl", "f", "CPU", "a.cpp", 6), source("impl", "f", "Meta", "a.cpp", 9)};
     auto fallback = source("fallback", "", "AutogradCPU", "a.cpp", 12);
     fallback.ns = "_";
     scan.registrations.push_back(fallback);
     auto block = [](std::string macro, std::string ns, std::string key, int line, std::vector<int> code) {
-      return BinaryRegistrationRecord{"block", std::move(macro), std::move(ns), std::move(key), "", "sym", "sym()",
-                                      "/src/a.cpp", line, "/build/libdemo.so", std::move(code), false, ""};
+      return BinaryRegistrationRecord{
+          "block", std::move(macro),    std::move(ns),   std::move(key), "", "sym", "sym()", "/src/a.cpp",
+          line,    "/build/libdemo.so", std::move(code), false,          ""};
     };
     blocks = {block("GLASSBOX_LIBRARY", "demo", "", 2, {2, 3, 4}),
               block("GLASSBOX_LIBRARY_IMPL", "demo", "CPU", 5, {5, 6}),
@@ -240,7 +273,8 @@ TEST(RegistrationGraph, BinaryPlacesRegistrationsAtTheirBlocksCodeLines) {
   EXPECT_EQ(meta->found_in, "registry,sources");
   EXPECT_EQ(meta->binary_at, "");
   EXPECT_EQ(meta->agreement(),
-            "not found in the binary: /build/libdemo.so is built from a.cpp but no registration block of it has code at line 9");
+            "not found in the binary: /build/libdemo.so is built from a.cpp but no registration block of it has code "
+            "at line 9");
   EXPECT_EQ(v.disagreements.size(), 1u);
   EXPECT_TRUE(v.notes.empty());
   const auto j = nlohmann::json::parse(registration_view_to_json(v));
@@ -269,8 +303,9 @@ TEST(RegistrationGraph, StrippedBinariesAreNotesNotDisagreements) {
     EXPECT_EQ(r.binary_at, "") << r.op << " " << r.key;
   }
   ASSERT_EQ(v.notes.size(), 1u);
-  EXPECT_EQ(v.notes[0], "/build/libdemo.so: no DWARF line information (the file is stripped or was built without -g): "
-                        "its registration blocks are matched by namespace and key, without file:line");
+  EXPECT_EQ(v.notes[0],
+            "/build/libdemo.so: no DWARF line information (the file is stripped or was built without -g): "
+            "its registration blocks are matched by namespace and key, without file:line");
 
   // --strip-all: no blocks at all.
   ThreeSources no_symtab = no_lines;
@@ -305,8 +340,10 @@ TEST(RegistrationGraph, KeyFilterKeepsWhatFillsTheKeysSlot) {
     build_registration_view(three.inputs(), {"", "Cpu"});
     ADD_FAILURE() << "no error for an unknown key";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("\"Cpu\" (keys registered: AutogradCPU, CPU, CompositeImplicitAutograd, Meta)"),
-              std::string::npos) << e.what();
+    EXPECT_NE(
+        std::string(e.what()).find("\"Cpu\" (keys registered: AutogradCPU, CPU, CompositeImplicitAutograd, Meta)"),
+        std::string::npos)
+        << e.what();
   }
 }
 
@@ -319,7 +356,8 @@ int yaml_line(const std::string& op) {
   return 0;
 }
 
-const char* kAddUnits = R"(generated/glassbox/ops/Register(Schema|CPU|Meta)\.cpp$|generated/glassbox/ops/StructuredCPU\.cpp$)";
+const char* kAddUnits =
+    R"(generated/glassbox/ops/Register(Schema|CPU|Meta)\.cpp$|generated/glassbox/ops/StructuredCPU\.cpp$)";
 const char* kCpuUnits = R"(generated/glassbox/ops/RegisterCPU\.cpp$|generated/glassbox/ops/StructuredCPU\.cpp$)";
 
 // glassbox's own add.Tensor: registry (the engine library, loaded), sources and the File API agree.
@@ -354,11 +392,13 @@ TEST(RegistrationGraph, GlassboxAddTensor) {
   const graphs::Graph& g = v.graph;
   const std::string reg = "site:" + cpu->registered_at;
   EXPECT_TRUE(has_edge(g, "op:glassbox::add.Tensor", "schema:glassbox::add.Tensor", graphs::EdgeKind::Defines));
-  EXPECT_EQ(g.node("schema:glassbox::add.Tensor").label, "ops.yaml:" + cpu->schema_at.substr(cpu->schema_at.find(':') + 1));
+  EXPECT_EQ(g.node("schema:glassbox::add.Tensor").label,
+            "ops.yaml:" + cpu->schema_at.substr(cpu->schema_at.find(':') + 1));
   EXPECT_TRUE(has_edge(g, "schema:glassbox::add.Tensor", reg, graphs::EdgeKind::Registers));
   EXPECT_EQ(g.node(reg).kind, graphs::NodeKind::GeneratedSource);
   EXPECT_TRUE(has_edge(g, reg, "key:glassbox::add.Tensor:CPU", graphs::EdgeKind::Registers));
-  EXPECT_TRUE(has_edge(g, "key:glassbox::add.Tensor:CPU", "kernel:glassbox::native::add_cpu", graphs::EdgeKind::DispatchesTo));
+  EXPECT_TRUE(
+      has_edge(g, "key:glassbox::add.Tensor:CPU", "kernel:glassbox::native::add_cpu", graphs::EdgeKind::DispatchesTo));
   EXPECT_TRUE(has_edge(g, "kernel:glassbox::native::add_cpu", "src:" + cpu->kernel_at, graphs::EdgeKind::Defines));
   EXPECT_TRUE(has_edge(g, "src:" + cpu->kernel_at, "lib:lib/libglassbox_cpu.so", graphs::EdgeKind::Compiles));
   EXPECT_TRUE(has_edge(g, "lib:lib/libglassbox_cpu.so", "target:glassbox_cpu", graphs::EdgeKind::Depends));
@@ -376,8 +416,8 @@ TEST(RegistrationGraph, OpsCommand) {
     EXPECT_EQ(status, 0) << err.str();
     return out.str();
   };
-  const std::vector<std::string> base = {"ops", "--build", GLASSBOX_TEST_BUILD_DIR, "--units", kCpuUnits, "-j", "2",
-                                         "--op", R"(^glassbox::add\.Tensor$)"};
+  const std::vector<std::string> base = {"ops", "--build", GLASSBOX_TEST_BUILD_DIR,     "--units", kCpuUnits, "-j",
+                                         "2",   "--op",    R"(^glassbox::add\.Tensor$)"};
   auto with = [&](std::vector<std::string> extra) {
     auto argv = base;
     argv.insert(argv.end(), extra.begin(), extra.end());
@@ -426,7 +466,8 @@ TEST(RegistrationGraph, OpsCommand) {
   EXPECT_NE(err.str().find("/nonexistent/libx.so"), std::string::npos);
   std::ostringstream out2, err2;
   EXPECT_EQ(cli::run_cli(with({"--key", "Cpu"}), out2, err2), 1);
-  EXPECT_NE(err2.str().find("no registration is for or serves the dispatch key \"Cpu\""), std::string::npos) << err2.str();
+  EXPECT_NE(err2.str().find("no registration is for or serves the dispatch key \"Cpu\""), std::string::npos)
+      << err2.str();
   std::ostringstream out3, err3;
   EXPECT_EQ(cli::run_cli(with({"--binary", "/nonexistent/liby.so"}), out3, err3), 1);
   EXPECT_NE(err3.str().find("/nonexistent/liby.so"), std::string::npos) << err3.str();

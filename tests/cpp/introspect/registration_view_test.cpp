@@ -57,7 +57,8 @@ TEST(RegistrationView, KernelTheSourcesDefineKeepsTheSourcesLine) {
   RegistrationInputs in;
   in.registry_json = registry_with_mm();
   in.sources = &scan;
-  in.kernel_definitions.push_back({"glassbox::native::mm_cpu", "_Z1f", 8, "/src/engine/cpu/matmul_kernels.cpp", 90, "l.so"});
+  in.kernel_definitions.push_back(
+      {"glassbox::native::mm_cpu", "_Z1f", 8, "/src/engine/cpu/matmul_kernels.cpp", 90, "l.so"});
   const RegistrationView view = build_registration_view(in);
   ASSERT_EQ(view.rows.size(), 1u);
   EXPECT_EQ(view.rows[0].kernel_at, "engine/cpu/matmul_kernels.cpp:11");
@@ -79,7 +80,8 @@ TEST(FunctionDefinitions, AFunctionOfThisBinaryIsPlacedAtItsDefinitionLine) {
   ASSERT_EQ(registration_view_test_kernel(2), 7);
   const ElfFile elf = ElfFile::read("/proc/self/exe");
   const DwarfLines lines = DwarfLines::read(elf);
-  if (lines.status() != DwarfLines::Status::Present) GTEST_SKIP() << "this test binary has no DWARF: " << lines.message();
+  if (lines.status() != DwarfLines::Status::Present)
+    GTEST_SKIP() << "this test binary has no DWARF: " << lines.message();
   const auto found = find_function_definitions(elf, &lines, {"glassbox::introspect::registration_view_test_kernel"});
   ASSERT_EQ(found.size(), 1u);
   EXPECT_TRUE(found[0].file.ends_with("registration_view_test.cpp")) << found[0].file;
@@ -89,10 +91,12 @@ TEST(FunctionDefinitions, AFunctionOfThisBinaryIsPlacedAtItsDefinitionLine) {
 }
 
 TEST(TorchRegistrations, KernelFamilyOfARegistrationUnit) {
-  EXPECT_EQ(torch_kernel_family("/w/build/aten/src/ATen/RegisterCPU_0.cpp:1309"), "at::(anonymous namespace)::wrapper_CPU_");
+  EXPECT_EQ(torch_kernel_family("/w/build/aten/src/ATen/RegisterCPU_0.cpp:1309"),
+            "at::(anonymous namespace)::wrapper_CPU_");
   EXPECT_EQ(torch_kernel_family("/w/build/aten/src/ATen/RegisterCompositeExplicitAutogradNonFunctional_0.cpp:1"),
             "at::(anonymous namespace)::wrapper_CompositeExplicitAutogradNonFunctional_");
-  EXPECT_EQ(torch_kernel_family("/w/torch/csrc/autograd/generated/VariableType_2.cpp:11000"), "torch::autograd::VariableType::");
+  EXPECT_EQ(torch_kernel_family("/w/torch/csrc/autograd/generated/VariableType_2.cpp:11000"),
+            "torch::autograd::VariableType::");
   EXPECT_EQ(torch_kernel_family("x/RegisterFunctionalization_3.cpp:5"), "at::functionalization::");
   EXPECT_EQ(torch_kernel_family("x/RegisterSchema.cpp:6"), "");
   EXPECT_EQ(torch_kernel_family("/w/aten/src/ATen/functorch/BatchRulesBinaryOps.cpp:472"), "");
@@ -113,13 +117,16 @@ TEST(TorchRegistrations, DispatchTableTextIsPyTorchs) {
 
 TEST(TorchRegistrations, AgreementCountsTriplesPairsAndPythonApart) {
   RegistrationView view;
-  auto row = [&](std::string op, std::string key, std::string found, std::string at, std::string kernel, std::string unit = "") {
+  auto row = [&](std::string op, std::string key, std::string found, std::string at, std::string kernel,
+                 std::string unit = "") {
     RegistrationRow r;
     r.op = op, r.key = key, r.found_in = found, r.registry_at = at, r.kernel = kernel, r.binary_unit = unit;
     view.rows.push_back(r);
   };
-  row("aten::add.Tensor", "CPU", "registry,binary", "/w/RegisterCPU_0.cpp:1", "at::(anonymous namespace)::wrapper_CPU_add_Tensor");
-  row("aten::add.Tensor", "Meta", "registry,binary", "/w/RegisterCPU_0.cpp:2", "at::(anonymous namespace)::wrapper_Meta_add_Tensor");
+  row("aten::add.Tensor", "CPU", "registry,binary", "/w/RegisterCPU_0.cpp:1",
+      "at::(anonymous namespace)::wrapper_CPU_add_Tensor");
+  row("aten::add.Tensor", "Meta", "registry,binary", "/w/RegisterCPU_0.cpp:2",
+      "at::(anonymous namespace)::wrapper_Meta_add_Tensor");
   row("aten::rot90.out", "Autograd", "registry,binary", "/w/VariableType_6.cpp:9", "", "VariableType_6.cpp");
   row("aten::rot90", "Batched", "registry,binary", "/w/Batching.cpp:9", "");
   row("aten::add.Tensor", "Lazy", "binary", "", "at::wrapper_Lazy_add_Tensor");

@@ -23,7 +23,8 @@ nlohmann::json entry(const TempDir& dir, const std::string& file, const std::str
   return {{"directory", dir.path().string()}, {"file", file}, {"command", "c++ " + flags + " -c " + file + " -o x.o"}};
 }
 
-const SourceRegistration* find(const SourceScan& scan, std::string_view kind, std::string_view op, std::string_view key) {
+const SourceRegistration* find(const SourceScan& scan, std::string_view kind, std::string_view op,
+                               std::string_view key) {
   for (const auto& r : scan.registrations)
     if (r.kind == kind && r.qualified_op() == op && r.dispatch_key == key) return &r;
   return nullptr;
@@ -99,14 +100,14 @@ TEST(SourceScanPartial, TorchWheelHeadersResolveTheWrappedKernels) {
   const testing::FetchedFile include = testing::torch_wheel_include_dir();
   if (include.path.empty()) GTEST_SKIP() << "the torch wheel cannot be downloaded here: " << include.why_not;
   TempDir dir("source_scan_torch_wheel");
-  const std::string flags = "-std=c++20 -I" + include.path.string() + " -I" + (include.path / "torch/csrc/api/include").string();
+  const std::string flags =
+      "-std=c++20 -I" + include.path.string() + " -I" + (include.path / "torch/csrc/api/include").string();
   write_file(dir / "compile_commands.json",
              nlohmann::json::array({entry(dir, kPartial + "/torch_wheel_registrations.cpp", flags)}).dump());
   SourceScanOptions options;
   options.source_root = kPartial;
   const SourceScan scan = scan_build_dir(dir.path(), options);
-  for (const auto& e : scan.errors)
-    ADD_FAILURE() << e.file << " has errors against the wheel's headers: " << e.message;
+  for (const auto& e : scan.errors) ADD_FAILURE() << e.file << " has errors against the wheel's headers: " << e.message;
 
   EXPECT_NE(find(scan, "def", "wheel_fixture::scale", ""), nullptr);
   const SourceRegistration* cpu = find(scan, "impl", "wheel_fixture::scale", "CPU");

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "engine/core/error.h"
@@ -24,15 +24,15 @@ const std::string kFixture = std::string(GLASSBOX_TEST_FIXTURES) + "/registratio
 // A compile database for the fixture sources (the glassbox block needs glassbox's own headers).
 CompileDatabase fixture_database(const TempDir& dir) {
   nlohmann::json entries = nlohmann::json::array();
-  const std::string glassbox_includes = std::string(" -I") + GLASSBOX_TEST_SOURCE_DIR + " -I" +
-                                        GLASSBOX_TEST_BUILD_DIR + "/generated";
+  const std::string glassbox_includes =
+      std::string(" -I") + GLASSBOX_TEST_SOURCE_DIR + " -I" + GLASSBOX_TEST_BUILD_DIR + "/generated";
   for (const char* file : {"aten_ops.cpp", "glassbox_block.cpp", "glassbox_kernels.cpp", "broken.cpp"}) {
     const bool glassbox = std::string(file).starts_with("glassbox");
-    entries.push_back({{"directory", dir.path().string()},
-                       {"file", kFixture + "/" + file},
-                       {"command", std::string("c++ -std=") + (glassbox ? "c++20" : "c++17") + " -I" + kFixture +
-                                       (glassbox ? glassbox_includes : "") + " -c " + kFixture + "/" + file +
-                                       " -o " + file + ".o"}});
+    entries.push_back(
+        {{"directory", dir.path().string()},
+         {"file", kFixture + "/" + file},
+         {"command", std::string("c++ -std=") + (glassbox ? "c++20" : "c++17") + " -I" + kFixture +
+                         (glassbox ? glassbox_includes : "") + " -c " + kFixture + "/" + file + " -o " + file + ".o"}});
   }
   write_file(dir / "compile_commands.json", entries.dump());
   return read_compile_database(dir.path());
@@ -142,7 +142,8 @@ TEST(SourceScan, GlassboxBuildMatchesTheRegistry) {
 
   const auto registry = nlohmann::json::parse(
       // glassbox_cuda registers the kernels of RegisterCUDA.cpp (none when it is the stub).
-      registry_json_from_libraries({GLASSBOX_TEST_ENGINE_LIBRARY, GLASSBOX_TEST_CUDA_LIBRARY, GLASSBOX_TEST_DLOPEN_LIBRARY}));
+      registry_json_from_libraries(
+          {GLASSBOX_TEST_ENGINE_LIBRARY, GLASSBOX_TEST_CUDA_LIBRARY, GLASSBOX_TEST_DLOPEN_LIBRARY}));
   // __FILE__ is spelled relative to where the compiler ran: compare sites with same_site().
   auto scanned = [&](const std::string& at) {
     return at.find("generated/glassbox/ops/Register") != std::string::npos ||
@@ -157,7 +158,8 @@ TEST(SourceScan, GlassboxBuildMatchesTheRegistry) {
       registry_sites["def " + name] = op["defined_at"];
       const SourceRegistration* r = find(scan, "def", name);
       ASSERT_NE(r, nullptr) << name;
-      EXPECT_TRUE(same_site(at(*r), op["defined_at"].get<std::string>())) << name << ": " << at(*r) << " vs " << op["defined_at"];
+      EXPECT_TRUE(same_site(at(*r), op["defined_at"].get<std::string>()))
+          << name << ": " << at(*r) << " vs " << op["defined_at"];
       ++compared;
     }
     for (const auto& k : op["kernels"]) {
@@ -166,7 +168,8 @@ TEST(SourceScan, GlassboxBuildMatchesTheRegistry) {
       registry_sites["impl " + name + " " + key] = k["registered_at"];
       const SourceRegistration* r = find(scan, "impl", name, key);
       ASSERT_NE(r, nullptr) << name << " " << key;
-      EXPECT_TRUE(same_site(at(*r), k["registered_at"].get<std::string>())) << name << ": " << at(*r) << " vs " << k["registered_at"];
+      EXPECT_TRUE(same_site(at(*r), k["registered_at"].get<std::string>()))
+          << name << ": " << at(*r) << " vs " << k["registered_at"];
       EXPECT_FALSE(r->kernel.empty()) << name;
       ++compared;
     }
@@ -177,7 +180,8 @@ TEST(SourceScan, GlassboxBuildMatchesTheRegistry) {
       EXPECT_EQ(r.yaml_file, "engine/ops/ops.yaml") << r.qualified_op();
       EXPECT_GT(r.yaml_line, 0) << r.qualified_op();
     }
-    const std::string id = r.kind == "def" ? "def " + r.qualified_op() : r.kind + " " + r.qualified_op() + " " + r.dispatch_key;
+    const std::string id =
+        r.kind == "def" ? "def " + r.qualified_op() : r.kind + " " + r.qualified_op() + " " + r.dispatch_key;
     ASSERT_TRUE(registry_sites.count(id)) << id << " at " << at(r) << " is not in the registry";
     EXPECT_TRUE(same_site(registry_sites[id], at(r))) << id;
   }

@@ -64,9 +64,9 @@ std::filesystem::path fixture_build(const std::string& name) {
   if (!std::filesystem::exists(build / "CMakeCache.txt") || !find_reply_index(build)) {
     std::filesystem::create_directories(build);
     write_file_api_query(build);
-    const auto r = run_process({cmake_program(), "-S", fixture_source(name).string(), "-B", build.string(), "-G",
-                                "Ninja", "-DCMAKE_MAKE_PROGRAM=" + std::string(ninja_program()),
-                                "-DCMAKE_BUILD_TYPE=Debug"});
+    const auto r =
+        run_process({cmake_program(), "-S", fixture_source(name).string(), "-B", build.string(), "-G", "Ninja",
+                     "-DCMAKE_MAKE_PROGRAM=" + std::string(ninja_program()), "-DCMAKE_BUILD_TYPE=Debug"});
     if (r.exit_code != 0) throw Error("configuring fixture " + name + " failed:\n" + r.output + r.error_output);
   }
   const auto r = run_process({cmake_program(), "--build", build.string()});

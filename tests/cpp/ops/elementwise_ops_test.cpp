@@ -65,7 +65,8 @@ TEST(Arithmetic, PromotionAndScalars) {
   EXPECT_EQ(values<float>(add(i, Scalar(0.5))), (std::vector<float>{0.5f, 1.5f, 2.5f, 3.5f}));
   EXPECT_EQ(div(i, i).dtype(), ScalarType::Float32);  // true division
   EXPECT_EQ(mul(iota({2}, ScalarType::Float16), Scalar(2.0)).dtype(), ScalarType::Float16);
-  EXPECT_EQ(values<int32_t>(mul(iota({3}, ScalarType::Int32), iota({3}, ScalarType::Int32))), (std::vector<int32_t>{0, 1, 4}));
+  EXPECT_EQ(values<int32_t>(mul(iota({3}, ScalarType::Int32), iota({3}, ScalarType::Int32))),
+            (std::vector<int32_t>{0, 1, 4}));
   EXPECT_EQ(add(iota({2}, ScalarType::Int8), iota({2}, ScalarType::UInt8)).dtype(), ScalarType::Int16);
   EXPECT_EQ(values<double>(mul(iota({2}, ScalarType::Float64), Scalar(3))), (std::vector<double>{0, 3}));
 }
@@ -194,12 +195,12 @@ TEST(Arithmetic, StreamedOutputsMatchTheOrdinaryLoop) {
 // Small same-shape contiguous operands skip TensorIterator; a given output (out=) always takes it.
 // Both must give the same dtype and values, for every dtype, alpha, 0-d and empty shapes.
 TEST(Arithmetic, SmallSameShapeOperandsMatchTheIteratorPath) {
-  const std::vector<ScalarType> dtypes = {ScalarType::Float32, ScalarType::Float64, ScalarType::Float16,
-                                          ScalarType::BFloat16, ScalarType::Int64, ScalarType::Int32,
-                                          ScalarType::Int8, ScalarType::UInt8, ScalarType::Bool};
+  const std::vector<ScalarType> dtypes = {ScalarType::Float32,  ScalarType::Float64, ScalarType::Float16,
+                                          ScalarType::BFloat16, ScalarType::Int64,   ScalarType::Int32,
+                                          ScalarType::Int8,     ScalarType::UInt8,   ScalarType::Bool};
   for (ScalarType dt : dtypes) {
-    for (const std::vector<int64_t>& shape : {std::vector<int64_t>{7, 5}, std::vector<int64_t>{}, std::vector<int64_t>{0, 3},
-                                              std::vector<int64_t>{1}}) {
+    for (const std::vector<int64_t>& shape :
+         {std::vector<int64_t>{7, 5}, std::vector<int64_t>{}, std::vector<int64_t>{0, 3}, std::vector<int64_t>{1}}) {
       const Tensor a = iota(shape, dt), b = add(iota(shape, dt), ones(shape, dt));
       const Scalar alpha = is_floating_point(dt) ? Scalar(2.5) : Scalar(int64_t{3});
       auto check = [&](const char* what, const Tensor& direct, Tensor via_out) {

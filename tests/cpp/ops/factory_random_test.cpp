@@ -51,7 +51,9 @@ TEST(EmptyStrided, GeometryMetaAndErrors) {
   EXPECT_EQ(m.device(), kMeta);
   EXPECT_EQ(m.strides(), DimVector({2}));
   EXPECT_EQ(m.data_ptr(), nullptr);
-  EXPECT_EQ(error_of([] { empty_strided({2, 3}, {1}); }),
+  EXPECT_EQ(error_of([] {
+              empty_strided({2, 3}, {1});
+            }),
             "empty_strided: size [2, 3] and stride [1] must have the same length");
   EXPECT_THROW(empty_strided({-1}, {1}), Error);
   EXPECT_THROW(empty_strided({2}, {-1}, std::nullopt, kMeta), Error);
@@ -152,8 +154,8 @@ TEST(Philox, KnownAnswerVectors) {
   const PhiloxWords ones = philox4x32_10(PhiloxWords{{~0u, ~0u, ~0u, ~0u}}, ~0u, ~0u);
   EXPECT_EQ(ones.w[0], 0x408f276du);
   EXPECT_EQ(ones.w[3], 0x6d5451fdu);
-  const PhiloxWords pi = philox4x32_10(PhiloxWords{{0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}},
-                                       0xa4093822u, 0x299f31d0u);
+  const PhiloxWords pi =
+      philox4x32_10(PhiloxWords{{0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}}, 0xa4093822u, 0x299f31d0u);
   EXPECT_EQ(pi.w[0], 0xd16cfe09u);
   EXPECT_EQ(pi.w[1], 0x94fdccebu);
   EXPECT_EQ(pi.w[2], 0x5001e420u);
@@ -349,6 +351,8 @@ TEST(ToDevice, CopiesConvertsAndRefuses) {
   }
   if (!has_cuda_allocator) {
     const std::string e = error_of([&] { a.to(Device::parse("cuda")); });
-    EXPECT_EQ(e.rfind("to: cannot move a tensor of shape [2, 3] (float32) to cuda: no allocator for device type cuda", 0), 0u) << e;
+    EXPECT_EQ(
+        e.rfind("to: cannot move a tensor of shape [2, 3] (float32) to cuda: no allocator for device type cuda", 0), 0u)
+        << e;
   }
 }

@@ -49,23 +49,22 @@ V values(const Tensor& t) {
       for (int64_t d = 0; d < t.dim(); ++d) off += idx[d] * t.strides()[d];
       if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
         out.push_back(static_cast<double>(static_cast<float>(t.data<T>()[off])));
-      else
-        out.push_back(static_cast<double>(t.data<T>()[off]));
+      else out.push_back(static_cast<double>(t.data<T>()[off]));
       for (int64_t d = t.dim() - 1; d >= 0 && ++idx[d] == t.sizes()[d]; --d) idx[d] = 0;
     }
   });
   return out;
 }
-#define EXPECT_ERROR(expr, Type, text)                                                                  \
-  do {                                                                                                  \
-    EXPECT_THROW(expr, Type);                                                                           \
-    const std::string message = error_of([&] { expr; });                                                \
-    EXPECT_NE(message.find(text), std::string::npos) << "message: " << message;                         \
+#define EXPECT_ERROR(expr, Type, text)                                          \
+  do {                                                                          \
+    EXPECT_THROW(expr, Type);                                                   \
+    const std::string message = error_of([&] { expr; });                        \
+    EXPECT_NE(message.find(text), std::string::npos) << "message: " << message; \
   } while (0)
-#define EXPECT_TENSOR(t, sizes_, values_)       \
-  do {                                          \
-    EXPECT_EQ((t).sizes(), DimVector(sizes_));  \
-    EXPECT_EQ(values(t), V(values_));           \
+#define EXPECT_TENSOR(t, sizes_, values_)      \
+  do {                                         \
+    EXPECT_EQ((t).sizes(), DimVector(sizes_)); \
+    EXPECT_EQ(values(t), V(values_));          \
   } while (0)
 const Device kMeta = Device(DeviceType::Meta);
 bool shares_storage(const Tensor& a, const Tensor& b) {
@@ -157,7 +156,8 @@ TEST(GatherScatter, AlongEachDim) {
   Tensor sa = ones({1, 3}, ScalarType::Int32);
   sa.scatter_add_(1, dup, make({1, 4}, {1, 2, 3, 4}, ScalarType::Int32));
   EXPECT_TENSOR(sa, S({1, 3}), V({8, 1, 4}));
-  EXPECT_ERROR(gather(x, 1, ints({1, 1}, {3})), IndexError, "gather: index 3 is out of bounds for dimension 1 with size 3");
+  EXPECT_ERROR(gather(x, 1, ints({1, 1}, {3})), IndexError,
+               "gather: index 3 is out of bounds for dimension 1 with size 3");
   EXPECT_ERROR(gather(x, 1, ints({2}, {0, 0})), Error, "index must have as many dimensions as self");
   EXPECT_ERROR(gather(x, 1, ints({3, 1}, {0, 0, 0})), Error, "is larger than self [2, 3] float32 at dimension 0");
   EXPECT_ERROR(gather(x, 1, ints({2, 1}, {0, 0}, ScalarType::Int32)), Error, "expected index of dtype int64");
@@ -179,7 +179,8 @@ TEST(IndexSelectAdd, RowsAndColumns) {
   acc.index_add_(0, ints({3}, {2, 2, 0}), iota({3, 2}), Scalar(2));
   EXPECT_TENSOR(acc, S({3, 2}), V({8, 10, 0, 0, 4, 8}));
   EXPECT_TENSOR(index_add(zeros({2}), 0, ints({2}, {1, 1}), make({2}, {1, 2})), S({2}), V({0, 3}));
-  EXPECT_ERROR(index_select(x, 0, ints({1}, {3})), IndexError, "index_select: index 3 is out of bounds for dimension 0");
+  EXPECT_ERROR(index_select(x, 0, ints({1}, {3})), IndexError,
+               "index_select: index 3 is out of bounds for dimension 0");
   EXPECT_ERROR(index_select(x, 0, ints({1, 1}, {0})), Error, "index must be 0-d or 1-d");
   EXPECT_ERROR(acc.index_add_(0, ints({2}, {0, 5}), iota({2, 2})), IndexError, "index_add_: index 5");
   EXPECT_ERROR(acc.index_add_(0, ints({2}, {0, 1}), iota({2, 3})), Error, "must have self's shape");

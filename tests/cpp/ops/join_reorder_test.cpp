@@ -52,7 +52,9 @@ TEST(Cat, EmptyTensorsOutAndMeta) {
   cat_out(out, {iota({1}, ScalarType::Int64), iota({3}, ScalarType::Float32)});
   EXPECT_EQ(values<double>(out), (std::vector<double>{0, 0, 1, 2}));
   Tensor narrow_out = empty({4}, ScalarType::Int32);
-  EXPECT_EQ(error_of([&] { cat_out(narrow_out, {iota({2}), iota({2})}); }),
+  EXPECT_EQ(error_of([&] {
+              cat_out(narrow_out, {iota({2}), iota({2})});
+            }),
             "cat.out: the result type float32 cannot be cast to out's dtype int32");
   Tensor resized = empty({5});  // an out of another shape is resized, as in PyTorch
   cat_out(resized, {iota({2}), iota({2})});
@@ -66,14 +68,27 @@ TEST(Cat, EmptyTensorsOutAndMeta) {
 
 TEST(Cat, Errors) {
   // An empty list carries no tensor to dispatch on: the dispatcher refuses it, naming the operator.
-  EXPECT_EQ(error_of([] { cat(std::vector<Tensor>{}); }).rfind("cannot dispatch glassbox::cat: the call has no dispatch key", 0), 0u);
-  EXPECT_EQ(error_of([] { cat({iota({2}), iota({})}); }), "cat: zero-dimensional tensor (at position 1) cannot be concatenated");
-  EXPECT_EQ(error_of([] { cat({iota({2, 3}), iota({3})}); }),
-            "cat: tensors must have the same number of dimensions, but got [2, 3] (float32) and [3] (float32) at position 1");
-  EXPECT_EQ(error_of([] { cat({iota({2, 3}), iota({2, 4})}); }),
+  EXPECT_EQ(error_of([] {
+              cat(std::vector<Tensor>{});
+            }).rfind("cannot dispatch glassbox::cat: the call has no dispatch key", 0),
+            0u);
+  EXPECT_EQ(error_of([] {
+              cat({iota({2}), iota({})});
+            }),
+            "cat: zero-dimensional tensor (at position 1) cannot be concatenated");
+  EXPECT_EQ(
+      error_of([] {
+        cat({iota({2, 3}), iota({3})});
+      }),
+      "cat: tensors must have the same number of dimensions, but got [2, 3] (float32) and [3] (float32) at position 1");
+  EXPECT_EQ(error_of([] {
+              cat({iota({2, 3}), iota({2, 4})});
+            }),
             "cat: sizes of tensors must match except in dimension 0: expected size 3 but got size 4 in dimension 1 "
             "for tensor [2, 4] (float32) at position 1");
-  EXPECT_EQ(error_of([] { cat({iota({2}), empty({2}, ScalarType::Float32, kMeta)}); }),
+  EXPECT_EQ(error_of([] {
+              cat({iota({2}), empty({2}, ScalarType::Float32, kMeta)});
+            }),
             "cat: expected all tensors on the same device, but got cpu at position 0 and meta at position 1");
   EXPECT_THROW(cat({iota({2, 3})}, 2), IndexError);
 }
@@ -90,8 +105,11 @@ TEST(Stack, NewDimensionAndErrors) {
   EXPECT_EQ(stack({iota({}), iota({})}).sizes(), DimVector({2}));
   EXPECT_EQ(stack({empty({0}), empty({0})}).sizes(), DimVector({2, 0}));
   EXPECT_EQ(stack({empty({3}, ScalarType::Float32, kMeta)}, 1).sizes(), DimVector({3, 1}));
-  EXPECT_EQ(error_of([] { stack({iota({2, 3}), iota({3, 2})}); }),
-            "stack: expects every tensor to have the same shape, but got [2, 3] at position 0 and [3, 2] at position 1");
+  EXPECT_EQ(
+      error_of([] {
+        stack({iota({2, 3}), iota({3, 2})});
+      }),
+      "stack: expects every tensor to have the same shape, but got [2, 3] at position 0 and [3, 2] at position 1");
   EXPECT_EQ(error_of([] { stack(std::vector<Tensor>{}); }).rfind("cannot dispatch glassbox::stack", 0), 0u);
 }
 
@@ -128,9 +146,12 @@ TEST(Split, ChunkAndErrors) {
   EXPECT_EQ(chunk(empty({0}), 3).size(), 3u);
   EXPECT_EQ(iota({2, 6}).chunk(2, 1)[1].sizes(), DimVector({2, 3}));
   EXPECT_EQ(error_of([&] { split(a, 0); }),
-            "split: split_size must be positive (0 only for an empty dimension), but got 0 for dimension 0 of size 7 in shape [7]");
+            "split: split_size must be positive (0 only for an empty dimension), but got 0 for dimension 0 of size 7 "
+            "in shape [7]");
   EXPECT_EQ(error_of([] { split(iota({}), 1); }), "split: cannot split a 0-dim tensor (float32)");
-  EXPECT_EQ(error_of([&] { split_with_sizes(a, {3, 3}); }),
+  EXPECT_EQ(error_of([&] {
+              split_with_sizes(a, {3, 3});
+            }),
             "split_with_sizes: split_sizes [3, 3] sum to 6 but dimension 0 of the input [7] has size 7");
   EXPECT_THROW(split_with_sizes(a, {8, -1}), Error);
   EXPECT_EQ(error_of([&] { chunk(a, 0); }), "chunk: the number of chunks must be greater than 0, but got 0");
@@ -149,7 +170,9 @@ TEST(Flip, DimsDtypesNonContiguous) {
   EXPECT_EQ(ints(flip(iota({}, ScalarType::Float64), {0})), std::vector<int64_t>{0});
   EXPECT_EQ(flip(empty({0, 3}), {1}).sizes(), DimVector({0, 3}));
   EXPECT_EQ(flip(empty({2, 5}, ScalarType::Int16, kMeta), {1}).dtype(), ScalarType::Int16);
-  EXPECT_EQ(error_of([&] { flip(a, {1, -1}); }),
+  EXPECT_EQ(error_of([&] {
+              flip(a, {1, -1});
+            }),
             "flip: dim 1 appears more than once in dims [1, -1] (input [2, 3] (float32))");
   EXPECT_THROW(flip(a, {2}), IndexError);
 }
@@ -159,16 +182,21 @@ TEST(Roll, DimsFlattenedAndErrors) {
   EXPECT_EQ(ints(roll(a, {1}, {1})), (std::vector<int64_t>{2, 0, 1, 5, 3, 4}));
   EXPECT_EQ(ints(roll(a, {-1}, {1})), (std::vector<int64_t>{1, 2, 0, 4, 5, 3}));
   EXPECT_EQ(ints(roll(a, {1, 4}, {0, 1})), (std::vector<int64_t>{5, 3, 4, 2, 0, 1}));
-  EXPECT_EQ(ints(roll(a, {1, 1}, {1, 1})), ints(roll(a, {2}, {1})));  // a repeated dim accumulates
+  EXPECT_EQ(ints(roll(a, {1, 1}, {1, 1})), ints(roll(a, {2}, {1})));       // a repeated dim accumulates
   EXPECT_EQ(ints(a.roll({2})), (std::vector<int64_t>{4, 5, 0, 1, 2, 3}));  // no dims: flattened
   EXPECT_EQ(ints(roll(a.t(), {1})), (std::vector<int64_t>{5, 0, 3, 1, 4, 2}));
   EXPECT_EQ(ints(roll(iota({}), {3})), std::vector<int64_t>{0});
   EXPECT_EQ(roll(empty({0, 2}), {1}, {0}).sizes(), DimVector({0, 2}));
   EXPECT_EQ(roll(empty({4}, ScalarType::Float32, kMeta), {1}).device(), kMeta);
-  EXPECT_EQ(error_of([&] { roll(a, {1, 2}); }),
+  EXPECT_EQ(error_of([&] {
+              roll(a, {1, 2});
+            }),
             "roll: without dims, shifts must hold exactly one value, but got [1, 2] (input [2, 3] (float32))");
-  EXPECT_EQ(error_of([&] { roll(a, {1}, {0, 1}); }),
-            "roll: shifts and dims must have the same length, but got shifts [1] and dims [0, 1] (input [2, 3] (float32))");
+  EXPECT_EQ(
+      error_of([&] {
+        roll(a, {1}, {0, 1});
+      }),
+      "roll: shifts and dims must have the same length, but got shifts [1] and dims [0, 1] (input [2, 3] (float32))");
 }
 
 TEST(Triangle, TrilTriuDiagonalsBatchesInPlace) {
@@ -193,7 +221,8 @@ TEST(Triangle, TrilTriuDiagonalsBatchesInPlace) {
   EXPECT_EQ(ints(c), (std::vector<int64_t>{0, 0, 0, 4, 0, 0, 7, 8, 0}));
   EXPECT_EQ(tril(empty({0, 3})).sizes(), DimVector({0, 3}));
   EXPECT_EQ(triu(empty({2, 3, 3}, ScalarType::Bool, kMeta)).sizes(), DimVector({2, 3, 3}));
-  EXPECT_EQ(error_of([] { tril(iota({3})); }), "tril: the input must have at least 2 dimensions, but got [3] (float32)");
+  EXPECT_EQ(error_of([] { tril(iota({3})); }),
+            "tril: the input must have at least 2 dimensions, but got [3] (float32)");
   Tensor m = empty({4}, ScalarType::Float32, kMeta);
   EXPECT_EQ(error_of([&] { m.triu_(); }), "triu_: the input must have at least 2 dimensions, but got [4] (float32)");
 }

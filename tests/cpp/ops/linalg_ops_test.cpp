@@ -63,7 +63,8 @@ TEST(Mm, EveryDtypeAgainstLoops) {
     std::vector<double> want = naive_mm(a, b);
     if (dt == ScalarType::Int8 || dt == ScalarType::UInt8) {  // wrap around as NumPy's do
       for (double& w : want)
-        w = dt == ScalarType::Int8 ? static_cast<int8_t>(static_cast<int64_t>(w)) : static_cast<uint8_t>(static_cast<int64_t>(w));
+        w = dt == ScalarType::Int8 ? static_cast<int8_t>(static_cast<int64_t>(w))
+                                   : static_cast<uint8_t>(static_cast<int64_t>(w));
     }
     const double tol = dt == ScalarType::BFloat16 ? 1e-2 : dt == ScalarType::Float16 ? 2e-3 : 1e-6;
     expect_near(values(c), want, tol);
@@ -134,7 +135,8 @@ TEST(Bmm, BatchesAgainstLoopsAllDtypes) {
 }
 
 TEST(Addmm, BetaAlphaBroadcastAndNaN) {
-  const Tensor m1 = random({3, 4}), m2 = random({4, 5}, ScalarType::Float64, 2), bias = random({5}, ScalarType::Float64, 3);
+  const Tensor m1 = random({3, 4}), m2 = random({4, 5}, ScalarType::Float64, 2),
+               bias = random({5}, ScalarType::Float64, 3);
   const Tensor r = addmm(bias, m1, m2, Scalar(0.5), Scalar(2));
   const auto p = naive_mm(m1, m2), bv = values(bias);
   std::vector<double> want(15);
@@ -149,7 +151,9 @@ TEST(Addmm, BetaAlphaBroadcastAndNaN) {
   const Tensor ir = addmm(ones({2, 2}, ScalarType::Int64), i1, i2, Scalar(int64_t{3}), Scalar(int64_t{2}));
   const auto ip = naive_mm(i1, i2);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(values(ir)[i], 3 + 2 * ip[i]);
-  EXPECT_EQ(error_of([&] { addmm(ones({2, 2}, ScalarType::Int64), i1, i2, Scalar(0.5)); }),
+  EXPECT_EQ(error_of([&] {
+              addmm(ones({2, 2}, ScalarType::Int64), i1, i2, Scalar(0.5));
+            }),
             "addmm: beta must be an integer for integer tensors, got 0.500000");
   EXPECT_EQ(error_of([&] { addmm(random({4}), m1, m2); }),
             "addmm: self of shape [4] cannot be broadcast to the product's shape [3, 5]");
@@ -179,9 +183,9 @@ TEST(Dot, StridedAndIntegers) {
 TEST(Matmul, EveryRankCombination) {
   const Tensor v3 = random({3}), v4 = random({4}, ScalarType::Float64, 2), m34 = random({3, 4}, ScalarType::Float64, 3);
   const Tensor m43 = random({4, 3}, ScalarType::Float64, 4);
-  EXPECT_EQ(matmul(v3, v3).dim(), 0);                                      // 1-D . 1-D
-  expect_near(values(matmul(m34, v4)), naive_mm(m34, v4.unsqueeze(1)), 1e-12);   // 2-D . 1-D
-  expect_near(values(matmul(v3, m34)), naive_mm(v3.unsqueeze(0), m34), 1e-12);   // 1-D . 2-D
+  EXPECT_EQ(matmul(v3, v3).dim(), 0);                                           // 1-D . 1-D
+  expect_near(values(matmul(m34, v4)), naive_mm(m34, v4.unsqueeze(1)), 1e-12);  // 2-D . 1-D
+  expect_near(values(matmul(v3, m34)), naive_mm(v3.unsqueeze(0), m34), 1e-12);  // 1-D . 2-D
   EXPECT_EQ(matmul(m34, m43).sizes(), DimVector({3, 3}));
   // Batched with broadcast batch dims: [2, 1, 3, 4] @ [5, 4, 3] -> [2, 5, 3, 3].
   const Tensor a = random({2, 1, 3, 4}, ScalarType::Float64, 5), b = random({5, 4, 3}, ScalarType::Float64, 6);
@@ -197,9 +201,13 @@ TEST(Matmul, EveryRankCombination) {
   EXPECT_EQ(matmul(m34, b).sizes(), DimVector({5, 3, 3}));
   EXPECT_EQ(v3.matmul(m34).sizes(), DimVector({4}));
   EXPECT_EQ(matmul(empty({0, 2, 3}), empty({3, 4})).sizes(), DimVector({0, 2, 4}));
-  EXPECT_EQ(error_of([&] { matmul(random({2, 3}), random({4, 5})); }),
+  EXPECT_EQ(error_of([&] {
+              matmul(random({2, 3}), random({4, 5}));
+            }),
             "matmul: shapes [2, 3] and [4, 5] cannot be multiplied (3 columns vs 4 rows)");
-  EXPECT_EQ(error_of([&] { matmul(random({2, 3, 4}), random({3, 4, 2})); }),
+  EXPECT_EQ(error_of([&] {
+              matmul(random({2, 3, 4}), random({3, 4, 2}));
+            }),
             "matmul: the batch dims [2] and [3] of shapes [2, 3, 4] and [3, 4, 2] cannot be broadcast together");
   EXPECT_EQ(error_of([&] { matmul(random({}), random({3})); }),
             "matmul: both arguments need at least one dimension, got shapes [] and [3]");
@@ -209,7 +217,8 @@ TEST(OuterAndLinear, AgainstLoops) {
   const Tensor a = random({3}), b = random({4}, ScalarType::Float64, 2);
   expect_near(values(outer(a, b)), naive_mm(a.unsqueeze(1), b.unsqueeze(0)), 1e-12);
   EXPECT_EQ(outer(random({2}, ScalarType::Int64), random({2})).dtype(), ScalarType::Float64);  // promotes like mul
-  const Tensor x = random({2, 3, 4}), w = random({5, 4}, ScalarType::Float64, 3), bias = random({5}, ScalarType::Float64, 4);
+  const Tensor x = random({2, 3, 4}), w = random({5, 4}, ScalarType::Float64, 3),
+               bias = random({5}, ScalarType::Float64, 4);
   const Tensor y = linear(x, w, bias);
   ASSERT_EQ(y.sizes(), DimVector({2, 3, 5}));
   const auto p = naive_mm(select(x, 0, 1), w.t()), bv = values(bias), yv = values(select(y, 0, 1));
@@ -217,7 +226,9 @@ TEST(OuterAndLinear, AgainstLoops) {
     for (int j = 0; j < 5; ++j) EXPECT_NEAR(yv[i * 5 + j], p[i * 5 + j] + bv[j], 1e-12);
   expect_near(values(linear(select(x, 0, 1), w, bias)), yv, 1e-12);  // the addmm path
   expect_near(values(linear(select(x, 0, 1), w)), p, 1e-12);
-  EXPECT_EQ(error_of([&] { linear(x, random({5, 3})); }),
+  EXPECT_EQ(error_of([&] {
+              linear(x, random({5, 3}));
+            }),
             "linear: input of shape [2, 3, 4] and weight of shape [5, 3] disagree on in_features (4 vs 3)");
   EXPECT_EQ(error_of([&] { outer(random({2, 2}), a); }), "outer: expected two 1-D vectors, got shapes [2, 2] and [3]");
 }
@@ -263,8 +274,9 @@ TEST(Meta, ProductShapesWithoutData) {
   EXPECT_EQ(c.sizes(), DimVector({2, 3, 5}));
   EXPECT_EQ(c.data_ptr(), nullptr);
   EXPECT_EQ(mm(select(a, 0, 0), select(b, 0, 0)).sizes(), DimVector({3, 5}));
-  EXPECT_EQ(matmul(empty({7, 1, 3, 4}, ScalarType::Float16, kMeta), empty({6, 4, 2}, ScalarType::Float16, kMeta)).sizes(),
-            DimVector({7, 6, 3, 2}));
+  EXPECT_EQ(
+      matmul(empty({7, 1, 3, 4}, ScalarType::Float16, kMeta), empty({6, 4, 2}, ScalarType::Float16, kMeta)).sizes(),
+      DimVector({7, 6, 3, 2}));
   EXPECT_EQ(addmm(empty({5}, ScalarType::Float32, kMeta), select(a, 0, 0), select(b, 0, 0)).sizes(), DimVector({3, 5}));
   EXPECT_EQ(dot(empty({3}, ScalarType::Int64, kMeta), empty({3}, ScalarType::Int64, kMeta)).dim(), 0);
   EXPECT_EQ(linear(empty({8, 4}, ScalarType::Float32, kMeta), empty({6, 4}, ScalarType::Float32, kMeta)).sizes(),
@@ -274,21 +286,37 @@ TEST(Meta, ProductShapesWithoutData) {
 }
 
 TEST(Errors, NameTheOperatorShapesAndDtypes) {
-  EXPECT_EQ(error_of([] { mm(random({2, 3}), random({4, 5})); }),
+  EXPECT_EQ(error_of([] {
+              mm(random({2, 3}), random({4, 5}));
+            }),
             "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
-  EXPECT_EQ(error_of([] { mm(random({2, 3, 1}), random({4, 5})); }),
+  EXPECT_EQ(error_of([] {
+              mm(random({2, 3, 1}), random({4, 5}));
+            }),
             "mm: self must be a matrix (2-D), got a 3-D tensor of shape [2, 3, 1]");
-  EXPECT_EQ(error_of([] { mm(random({2, 3}), random({3, 5}, ScalarType::Float32)); }),
+  EXPECT_EQ(error_of([] {
+              mm(random({2, 3}), random({3, 5}, ScalarType::Float32));
+            }),
             "mm: expected self and mat2 to have the same dtype, got float64 and float32");
   EXPECT_THROW(mm(random({2, 3}), random({3, 5}, ScalarType::Float32)), Error);
-  EXPECT_EQ(error_of([] { mm(ones({2, 2}, ScalarType::Bool), ones({2, 2}, ScalarType::Bool)); }),
+  EXPECT_EQ(error_of([] {
+              mm(ones({2, 2}, ScalarType::Bool), ones({2, 2}, ScalarType::Bool));
+            }),
             "mm: not supported for bool tensors (got shape [2, 2])");
-  EXPECT_EQ(error_of([] { bmm(random({2, 2, 3}), random({3, 3, 5})); }),
+  EXPECT_EQ(error_of([] {
+              bmm(random({2, 2, 3}), random({3, 3, 5}));
+            }),
             "bmm: batch1 and batch2 must have the same batch size (2x2x3 and 3x3x5)");
-  EXPECT_EQ(error_of([] { bmm(random({2, 2, 3}), random({2, 4, 5})); }),
+  EXPECT_EQ(error_of([] {
+              bmm(random({2, 2, 3}), random({2, 4, 5}));
+            }),
             "bmm: batch1 and batch2 shapes cannot be multiplied (2x2x3 and 2x4x5)");
-  EXPECT_EQ(error_of([] { mm(random({2, 3}), empty({3, 2}, ScalarType::Float64, kMeta)); }),
+  EXPECT_EQ(error_of([] {
+              mm(random({2, 3}), empty({3, 2}, ScalarType::Float64, kMeta));
+            }),
             "mm: expected self and mat2 on one device, got cpu and meta");
-  EXPECT_EQ(error_of([] { matmul(random({2, 3}), random({3}, ScalarType::Int64)); }),
+  EXPECT_EQ(error_of([] {
+              matmul(random({2, 3}), random({3}, ScalarType::Int64));
+            }),
             "matmul: expected self and other to have the same dtype, got float64 and int64");
 }

@@ -33,7 +33,8 @@ TEST(MseL1, ReductionsAndBroadcast) {
   const Tensor x = random_tensor({3, 4}, 1), y = random_tensor({3, 4}, 2);
   const auto xv = as_doubles(x), yv = as_doubles(y);
   std::vector<double> se, ae;
-  for (size_t i = 0; i < xv.size(); ++i) se.push_back((xv[i] - yv[i]) * (xv[i] - yv[i])), ae.push_back(std::abs(xv[i] - yv[i]));
+  for (size_t i = 0; i < xv.size(); ++i)
+    se.push_back((xv[i] - yv[i]) * (xv[i] - yv[i])), ae.push_back(std::abs(xv[i] - yv[i]));
   expect_close(as_doubles(mse_loss(x, y, kNone)), se, 1e-12);
   EXPECT_NEAR(as_doubles(mse_loss(x, y))[0], sum_of(se) / 12, 1e-12);
   EXPECT_NEAR(as_doubles(mse_loss(x, y, kSum))[0], sum_of(se), 1e-12);
@@ -78,7 +79,8 @@ TEST(NllLoss, WeightsIgnoreIndexAndReductions) {
   for (int i = 0; i < 4; ++i) plain -= lp[i * 3 + tv[i]];
   EXPECT_NEAR(as_doubles(nll_loss(logp, t))[0], plain / 4, 1e-12);
   // One sample of shape (C) with a 0-d target.
-  const Tensor one = nll_loss(from_values({-1, -2, -3}, {3}), from_values({1}, {}, ScalarType::Int64), std::nullopt, kNone);
+  const Tensor one =
+      nll_loss(from_values({-1, -2, -3}, {3}), from_values({1}, {}, ScalarType::Int64), std::nullopt, kNone);
   EXPECT_EQ(one.dim(), 0);
   EXPECT_EQ(as_doubles(one)[0], 2);
   try {
@@ -118,7 +120,8 @@ TEST(BinaryCrossEntropy, ValuesClampingAndBackward) {
     binary_cross_entropy(from_values({1.5}, {1}), from_values({1}, {1}));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("binary_cross_entropy: every element of self must be in [0, 1]"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("binary_cross_entropy: every element of self must be in [0, 1]"),
+              std::string::npos);
   }
   EXPECT_THROW(binary_cross_entropy(p, random_tensor({3}, 1, 0, 1)), Error);
   for (int64_t r : {kNone, kMean, kSum}) {
@@ -139,8 +142,8 @@ TEST(BinaryCrossEntropy, WithLogitsIsStableAndMatchesItsDefinition) {
   }
   expect_close(as_doubles(binary_cross_entropy_with_logits(x, y, w, pw, kNone)), per, 1e-10);
   EXPECT_NEAR(as_doubles(binary_cross_entropy_with_logits(x, y, w, pw, kSum))[0], sum_of(per), 1e-10);
-  const auto extreme = as_doubles(binary_cross_entropy_with_logits(from_values({200, -200}, {2}), from_values({0, 1}, {2}),
-                                                                   std::nullopt, std::nullopt, kNone));
+  const auto extreme = as_doubles(binary_cross_entropy_with_logits(
+      from_values({200, -200}, {2}), from_values({0, 1}, {2}), std::nullopt, std::nullopt, kNone));
   EXPECT_NEAR(extreme[0], 200, 1e-6);
   EXPECT_NEAR(extreme[1], 200, 1e-6);
   for (int64_t r : {kNone, kMean, kSum}) {
@@ -171,7 +174,8 @@ TEST(CrossEntropy, LogSoftmaxThenNllAndLabelSmoothing) {
     for (int c = 0; c < 3; ++c) smooth -= wv[c] * lp[i * 3 + c];
     total += wv[tv[i]];
   }
-  EXPECT_NEAR(as_doubles(cross_entropy(x, t, w, kMean, 1, e))[0], (1 - e) * nll / total + e / 3 * smooth / total, 1e-12);
+  EXPECT_NEAR(as_doubles(cross_entropy(x, t, w, kMean, 1, e))[0], (1 - e) * nll / total + e / 3 * smooth / total,
+              1e-12);
   EXPECT_NEAR(as_doubles(cross_entropy(x, t, w, kSum, 1, e))[0], (1 - e) * nll + e / 3 * smooth, 1e-12);
   EXPECT_EQ(cross_entropy(x, t, std::nullopt, kNone, -100, e).sizes(), DimVector({4}));
   EXPECT_THROW(cross_entropy(x, random_tensor({4, 3}, 1)), Error);

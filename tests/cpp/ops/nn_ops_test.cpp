@@ -63,7 +63,8 @@ std::vector<double> naive_conv(const Tensor& x, const Tensor& w, const Tensor& b
   const auto xv = values(x), wv = values(w), bv = b.defined() ? values(b) : std::vector<double>();
   const int64_t N = x.sizes()[0], C = x.sizes()[1], H = x.sizes()[2], W = x.sizes()[3];
   const int64_t O = w.sizes()[0], Cg = w.sizes()[1], KH = w.sizes()[2], KW = w.sizes()[3];
-  const int64_t OH = (H + 2 * p[0] - d[0] * (KH - 1) - 1) / s[0] + 1, OW = (W + 2 * p[1] - d[1] * (KW - 1) - 1) / s[1] + 1;
+  const int64_t OH = (H + 2 * p[0] - d[0] * (KH - 1) - 1) / s[0] + 1,
+                OW = (W + 2 * p[1] - d[1] * (KW - 1) - 1) / s[1] + 1;
   std::vector<double> out;
   for (int64_t n = 0; n < N; ++n)
     for (int64_t o = 0; o < O; ++o)
@@ -100,12 +101,14 @@ TEST(Conv2d, AgainstDirectLoopsWithStridePaddingDilationGroups) {
     const Tensor yd = conv2d(x.to(dt), w.to(dt), b.to(dt), {2, 1}, {1, 0}, {1, 2}, 2);
     ASSERT_EQ(yd.dtype(), dt);
     expect_near(values(yd), naive_conv(x.to(dt), w.to(dt), b.to(dt), {2, 1}, {1, 0}, {1, 2}, 2),
-                dt == ScalarType::Float32 ? 1e-5 : dt == ScalarType::Float16 ? 2e-3 : 2e-2);
+                dt == ScalarType::Float32   ? 1e-5
+                : dt == ScalarType::Float16 ? 2e-3
+                                            : 2e-2);
   }
   // A non-contiguous input and an empty batch.
   const Tensor xt = distinct({1, 4, 6, 7}).transpose(2, 3);
-  expect_near(values(conv2d(xt, w, b, {2, 1}, {1, 0}, {1, 2}, 2)),
-              naive_conv(xt, w, b, {2, 1}, {1, 0}, {1, 2}, 2), 1e-12);
+  expect_near(values(conv2d(xt, w, b, {2, 1}, {1, 0}, {1, 2}, 2)), naive_conv(xt, w, b, {2, 1}, {1, 0}, {1, 2}, 2),
+              1e-12);
   EXPECT_EQ(conv2d(empty({0, 4, 7, 6}, ScalarType::Float64), w, b, {1}, {0}, {1}, 2).sizes(), DimVector({0, 6, 5, 5}));
 }
 
@@ -231,7 +234,8 @@ TEST(LayerNorm, BackwardMatchesFiniteDifferences) {
 }
 
 TEST(Meta, NnShapesWithoutData) {
-  const Tensor x = empty({8, 4, 32, 30}, ScalarType::Float32, kMeta), w = empty({16, 2, 3, 3}, ScalarType::Float32, kMeta);
+  const Tensor x = empty({8, 4, 32, 30}, ScalarType::Float32, kMeta),
+               w = empty({16, 2, 3, 3}, ScalarType::Float32, kMeta);
   const Tensor y = conv2d(x, w, std::nullopt, {2}, {1}, {1}, 2);
   EXPECT_EQ(y.device(), kMeta);
   EXPECT_EQ(y.sizes(), DimVector({8, 16, 16, 15}));
@@ -254,32 +258,52 @@ TEST(Meta, NnShapesWithoutData) {
 
 TEST(Errors, NnOperatorsNameShapesAndDtypes) {
   const Tensor x = distinct({1, 4, 5, 5});
-  EXPECT_EQ(error_of([&] { conv2d(x, distinct({6, 3, 3, 3})); }),
-            "conv2d: input of shape [1, 4, 5, 5] has 4 channels, but weight of shape [6, 3, 3, 3] with groups=1 expects 3");
-  EXPECT_EQ(error_of([&] { conv2d(x, distinct({5, 2, 3, 3}), std::nullopt, {1}, {0}, {1}, 2); }),
+  EXPECT_EQ(
+      error_of([&] {
+        conv2d(x, distinct({6, 3, 3, 3}));
+      }),
+      "conv2d: input of shape [1, 4, 5, 5] has 4 channels, but weight of shape [6, 3, 3, 3] with groups=1 expects 3");
+  EXPECT_EQ(error_of([&] {
+              conv2d(x, distinct({5, 2, 3, 3}), std::nullopt, {1}, {0}, {1}, 2);
+            }),
             "conv2d: out_channels (5, weight of shape [5, 2, 3, 3]) must be divisible by groups (2)");
-  EXPECT_EQ(error_of([&] { conv2d(x, distinct({2, 4, 7, 7})); }),
+  EXPECT_EQ(error_of([&] {
+              conv2d(x, distinct({2, 4, 7, 7}));
+            }),
             "conv2d: input of shape [1, 4, 5, 5] (5x5 with padding) is smaller than the dilated kernel (7x7)");
-  EXPECT_EQ(error_of([&] { conv2d(x, distinct({2, 4, 3, 3}), std::nullopt, {0}); }),
+  EXPECT_EQ(error_of([&] {
+              conv2d(x, distinct({2, 4, 3, 3}), std::nullopt, {0});
+            }),
             "conv2d: stride must be positive, got [0, 0]");
-  EXPECT_EQ(error_of([&] { conv2d(x, distinct({2, 4, 3, 3}), distinct({3})); }),
+  EXPECT_EQ(error_of([&] {
+              conv2d(x, distinct({2, 4, 3, 3}), distinct({3}));
+            }),
             "conv2d: bias must be 1-D with out_channels = 2 elements, got shape [3]");
-  EXPECT_EQ(error_of([&] { conv2d(x.to(ScalarType::Int64), distinct({2, 4, 3, 3}).to(ScalarType::Int64)); }),
+  EXPECT_EQ(error_of([&] {
+              conv2d(x.to(ScalarType::Int64), distinct({2, 4, 3, 3}).to(ScalarType::Int64));
+            }),
             "conv2d: input must be a floating-point tensor (float32, float64, float16, bfloat16), got int64 of shape "
             "[1, 4, 5, 5]");
-  EXPECT_EQ(error_of([&] { conv2d(distinct({4, 5}), distinct({2, 4, 3, 3})); }),
+  EXPECT_EQ(error_of([&] {
+              conv2d(distinct({4, 5}), distinct({2, 4, 3, 3}));
+            }),
             "conv2d: expected a 3-D (unbatched) or 4-D (batched) input, got input of shape [4, 5]");
   EXPECT_EQ(error_of([&] { max_pool2d(x, {2}, {}, {2}); }),
             "max_pool2d: padding [2, 2] must be at most half of kernel_size [2, 2]");
-  EXPECT_EQ(error_of([&] { max_pool2d(x, {2, 2, 2}); }),
+  EXPECT_EQ(error_of([&] {
+              max_pool2d(x, {2, 2, 2});
+            }),
             "max_pool2d: kernel_size must be one int or two ints, got [2, 2, 2]");
   EXPECT_EQ(error_of([&] { max_pool2d(x, {6}); }),
             "max_pool2d: input of shape [1, 4, 5, 5] is too small for kernel_size [6, 6] with padding "
             "[0, 0] and dilation [1, 1]");
-  EXPECT_EQ(error_of([&] { avg_pool2d(x.to(ScalarType::Int32), {2}); }),
-            "avg_pool2d: self must be a floating-point tensor (float32, float64, float16, bfloat16), got int32 of shape "
-            "[1, 4, 5, 5]");
-  EXPECT_EQ(error_of([&] { avg_pool2d_backward(distinct({1, 4, 3, 3}), x, {2}, {}, {0}, false, true); }),
+  EXPECT_EQ(
+      error_of([&] { avg_pool2d(x.to(ScalarType::Int32), {2}); }),
+      "avg_pool2d: self must be a floating-point tensor (float32, float64, float16, bfloat16), got int32 of shape "
+      "[1, 4, 5, 5]");
+  EXPECT_EQ(error_of([&] {
+              avg_pool2d_backward(distinct({1, 4, 3, 3}), x, {2}, {}, {0}, false, true);
+            }),
             "avg_pool2d_backward: grad_output has shape [1, 4, 3, 3], expected [1, 4, 2, 2]");
   EXPECT_EQ(error_of([&] { layer_norm(x, {4}); }),
             "layer_norm: input of shape [1, 4, 5, 5] does not end with normalized_shape [4]");

@@ -30,8 +30,10 @@ TEST(PointwiseFunctors, EveryOperatorFunctorHasANameAndAFormula) {
 }
 
 TEST(PointwiseFunctors, FamiliesCarryTheDtypeRule) {
-  static_assert(Sqrt::kind == UnaryKind::IntToFloat && Abs::kind == UnaryKind::Keep && Gelu::kind == UnaryKind::FloatOnly);
-  static_assert(Div::kind == BinaryKind::IntToFloat && Eq::kind == BinaryKind::Compare && Pow::kind == BinaryKind::Numeric);
+  static_assert(Sqrt::kind == UnaryKind::IntToFloat && Abs::kind == UnaryKind::Keep &&
+                Gelu::kind == UnaryKind::FloatOnly);
+  static_assert(Div::kind == BinaryKind::IntToFloat && Eq::kind == BinaryKind::Compare &&
+                Pow::kind == BinaryKind::Numeric);
   static_assert(has_bool_result<Lt>() && has_bool_result<LogicalNot>() && !has_bool_result<Add>());
   static_assert(Add::direct && !Maximum::direct && Exp::transcendental && !Abs::transcendental);
 }

@@ -37,11 +37,16 @@ TEST(UnaryMath, FloatFunctionsAgainstTheStandardLibrary) {
   const std::vector<double> xs = {0.25, 0.5, 1.0, 1.5, 2.75};
   const Tensor x = make<double>(xs);
   const std::vector<std::pair<Tensor, std::function<double(double)>>> cases = {
-      {sqrt(x), [](double v) { return std::sqrt(v); }},   {rsqrt(x), [](double v) { return 1 / std::sqrt(v); }},
-      {exp(x), [](double v) { return std::exp(v); }},     {log(x), [](double v) { return std::log(v); }},
-      {log1p(x), [](double v) { return std::log1p(v); }}, {expm1(x), [](double v) { return std::expm1(v); }},
-      {sin(x), [](double v) { return std::sin(v); }},     {cos(x), [](double v) { return std::cos(v); }},
-      {tanh(x), [](double v) { return std::tanh(v); }},   {sigmoid(x), [](double v) { return 1 / (1 + std::exp(-v)); }},
+      {sqrt(x), [](double v) { return std::sqrt(v); }},
+      {rsqrt(x), [](double v) { return 1 / std::sqrt(v); }},
+      {exp(x), [](double v) { return std::exp(v); }},
+      {log(x), [](double v) { return std::log(v); }},
+      {log1p(x), [](double v) { return std::log1p(v); }},
+      {expm1(x), [](double v) { return std::expm1(v); }},
+      {sin(x), [](double v) { return std::sin(v); }},
+      {cos(x), [](double v) { return std::cos(v); }},
+      {tanh(x), [](double v) { return std::tanh(v); }},
+      {sigmoid(x), [](double v) { return 1 / (1 + std::exp(-v)); }},
       {silu(x), [](double v) { return v / (1 + std::exp(-v)); }},
   };
   for (const auto& [got, f] : cases) {
@@ -97,12 +102,15 @@ TEST(UnaryMath, ErrorsNameOperatorDtypeAndShape) {
             "sqrt_: result type float32 can't be cast to the desired output type int64 (output int64 of shape [3])");
   EXPECT_EQ(error_of([&] { gelu(i); }), "gelu: expected a floating-point tensor, got int64 of shape [3]");
   EXPECT_EQ(error_of([&] { abs(make<bool>({true})); }), "abs: not supported for bool tensors (got bool of shape [1])");
-  EXPECT_EQ(error_of([&] { gelu(make<float>({1}), "fast"); }), "gelu: approximate must be 'none' or 'tanh', got 'fast'");
+  EXPECT_EQ(error_of([&] { gelu(make<float>({1}), "fast"); }),
+            "gelu: approximate must be 'none' or 'tanh', got 'fast'");
   Tensor small = empty({1});  // an out of another shape is resized, as in PyTorch
   exp_out(small, make<float>({0, 0, 0}));
   EXPECT_EQ(values<float>(small), (std::vector<float>{1, 1, 1}));
   Tensor one = make<float>({0});
-  EXPECT_EQ(error_of([&] { one.add_(make<float>({1, 2, 3})); }),
+  EXPECT_EQ(error_of([&] {
+              one.add_(make<float>({1, 2, 3}));
+            }),
             "add_: output of shape [1] does not match the broadcast shape [3] of the inputs");
   EXPECT_THROW(silu(i), NotImplementedError);
 }
@@ -140,7 +148,9 @@ TEST(Pow, PromotionIntegersAndScalars) {
   Tensor out = empty({2});
   pow_out(out, make<float>({1, 2}), Scalar(3));
   EXPECT_EQ(values<float>(out), (std::vector<float>{1, 8}));
-  EXPECT_EQ(error_of([] { pow(make<int64_t>({2, 3}), Scalar(-2)); }),
+  EXPECT_EQ(error_of([] {
+              pow(make<int64_t>({2, 3}), Scalar(-2));
+            }),
             "pow: integers to negative integer powers are not allowed (self int64 of shape [2], exponent -2)");
   EXPECT_EQ(error_of([] { pow(make<bool>({true}), make<bool>({true})); }),
             "pow: not supported for bool tensors (got bool of shape [1] and bool of shape [1])");
@@ -188,22 +198,26 @@ TEST(Where, BroadcastsAllThreeAndPromotes) {
   EXPECT_EQ(values<double>(out), (std::vector<double>{1, 4}));
   EXPECT_EQ(error_of([] { where(make<float>({1}), make<float>({1}), make<float>({2})); }),
             "where: expected condition to be a bool tensor, got float32 of shape [1]");
-  EXPECT_EQ(error_of([] { where(make<bool>({true, false}), make<float>({1, 2, 3}), make<float>({1})); }),
+  EXPECT_EQ(error_of([] {
+              where(make<bool>({true, false}), make<float>({1, 2, 3}), make<float>({1}));
+            }),
             "where: shapes [2] and [3] cannot be broadcast together (dimension 0: 2 vs 3)");
 }
 
 TEST(Comparisons, AllSixWithTensorsNumbersAndOut) {
   const Tensor a = make<int32_t>({1, 2, 3}), b = make<float>({2, 2, 2});
   const std::vector<std::pair<Tensor, std::vector<bool>>> cases = {
-      {eq(a, b), {false, true, false}}, {ne(a, b), {true, false, true}}, {lt(a, b), {true, false, false}},
-      {le(a, b), {true, true, false}},  {gt(a, b), {false, false, true}}, {ge(a, b), {false, true, true}},
+      {eq(a, b), {false, true, false}},          {ne(a, b), {true, false, true}},
+      {lt(a, b), {true, false, false}},          {le(a, b), {true, true, false}},
+      {gt(a, b), {false, false, true}},          {ge(a, b), {false, true, true}},
       {lt(a, Scalar(2.5)), {true, true, false}}, {eq(a, Scalar(3)), {false, false, true}},
   };
   for (const auto& [got, want] : cases) {
     ASSERT_EQ(got.dtype(), ScalarType::Bool);
     EXPECT_EQ(values<bool>(got), want);
   }
-  EXPECT_EQ(values<bool>(gt(make<int64_t>({2}, {1, 1}), make<int64_t>({1, 2, 3}))), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(values<bool>(gt(make<int64_t>({2}, {1, 1}), make<int64_t>({1, 2, 3}))),
+            (std::vector<bool>{true, false, false}));
   Tensor out = empty({3}, ScalarType::Float32);  // bool results convert into any output
   ge_out(out, a, b);
   EXPECT_EQ(values<float>(out), (std::vector<float>{0, 1, 1}));
@@ -261,7 +275,8 @@ TEST(ArithmeticOverloads, RoundingModes) {
   EXPECT_EQ(values<int64_t>(div(a, b, "trunc")), (std::vector<int64_t>{3, -3, -3, 3, INT64_MIN}));
   EXPECT_EQ(values<int64_t>(div(a, b, "floor")), (std::vector<int64_t>{3, -4, -4, 3, INT64_MIN}));
   EXPECT_EQ(div(a, b, std::nullopt).dtype(), ScalarType::Float32);
-  EXPECT_EQ(values<uint8_t>(div(make<uint8_t>({255, 7}), make<uint8_t>({2, 3}), "floor")), (std::vector<uint8_t>{127, 2}));
+  EXPECT_EQ(values<uint8_t>(div(make<uint8_t>({255, 7}), make<uint8_t>({2, 3}), "floor")),
+            (std::vector<uint8_t>{127, 2}));
   const Tensor f = make<double>({7.5, -7.5, 1, -0.5}), g = make<double>({-2, 2, 0, 4});
   const auto fl = values<double>(div(f, g, "floor"));
   EXPECT_EQ(fl[0], -4);
@@ -276,7 +291,9 @@ TEST(ArithmeticOverloads, RoundingModes) {
   Tensor out = empty({2}, ScalarType::Int32);
   div_out(out, make<int32_t>({9, -9}), make<int32_t>({4}), "trunc");
   EXPECT_EQ(values<int32_t>(out), (std::vector<int32_t>{2, -2}));
-  EXPECT_EQ(error_of([] { div(make<int64_t>({1, 2}), make<int64_t>({1, 0}), "floor"); }),
+  EXPECT_EQ(error_of([] {
+              div(make<int64_t>({1, 2}), make<int64_t>({1, 0}), "floor");
+            }),
             "div: integer division by zero (rounding_mode='floor', self int64 of shape [2], other int64 of shape [2])");
   EXPECT_EQ(error_of([] { div(make<float>({1}), make<float>({1}), "round"); }),
             "div: rounding_mode must be None, 'trunc' or 'floor', got 'round'");
@@ -297,20 +314,26 @@ std::vector<double> numeric_gradient(const std::function<Tensor(const Tensor&)>&
 }
 void expect_close(const std::vector<double>& got, const std::vector<double>& want, const char* what) {
   ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6 * (1 + std::abs(want[i]))) << what << " [" << i << "]";
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], 1e-6 * (1 + std::abs(want[i]))) << what << " [" << i << "]";
 }
 }  // namespace
 
 TEST(ActivationGradients, MatchCentralDifferencesOfTheForward) {
   const std::vector<double> xs = {-2.5, -0.7, -0.1, 0.3, 1.2, 3.0}, gs = {0.5, -1.0, 2.0, 1.5, -0.3, 1.0};
   const Tensor x = make<double>(xs), g = make<double>(gs);
-  expect_close(values<double>(sigmoid_backward(g, sigmoid(x))), numeric_gradient([](const Tensor& t) { return sigmoid(t); }, xs, gs), "sigmoid");
-  expect_close(values<double>(tanh_backward(g, tanh(x))), numeric_gradient([](const Tensor& t) { return tanh(t); }, xs, gs), "tanh");
-  expect_close(values<double>(silu_backward(g, x)), numeric_gradient([](const Tensor& t) { return silu(t); }, xs, gs), "silu");
-  expect_close(values<double>(gelu_backward(g, x)), numeric_gradient([](const Tensor& t) { return gelu(t); }, xs, gs), "gelu");
+  expect_close(values<double>(sigmoid_backward(g, sigmoid(x))),
+               numeric_gradient([](const Tensor& t) { return sigmoid(t); }, xs, gs), "sigmoid");
+  expect_close(values<double>(tanh_backward(g, tanh(x))),
+               numeric_gradient([](const Tensor& t) { return tanh(t); }, xs, gs), "tanh");
+  expect_close(values<double>(silu_backward(g, x)), numeric_gradient([](const Tensor& t) { return silu(t); }, xs, gs),
+               "silu");
+  expect_close(values<double>(gelu_backward(g, x)), numeric_gradient([](const Tensor& t) { return gelu(t); }, xs, gs),
+               "gelu");
   expect_close(values<double>(gelu_backward(g, x, "tanh")),
                numeric_gradient([](const Tensor& t) { return gelu(t, "tanh"); }, xs, gs), "gelu tanh");
-  expect_close(values<double>(threshold_backward(g, x, Scalar(0))), numeric_gradient([](const Tensor& t) { return relu(t); }, xs, gs), "relu");
+  expect_close(values<double>(threshold_backward(g, x, Scalar(0))),
+               numeric_gradient([](const Tensor& t) { return relu(t); }, xs, gs), "relu");
   // threshold_backward keeps integer gradients and compares with the threshold, not 0.
   EXPECT_EQ(values<int64_t>(threshold_backward(make<int64_t>({5, 6, 7}), make<int64_t>({1, 2, 3}), Scalar(2))),
             (std::vector<int64_t>{0, 0, 7}));
@@ -323,14 +346,20 @@ TEST(Meta, EveryFamilyInfersShapeAndDtypeWithoutData) {
   const Tensor a = empty({4, 1, 3}, ScalarType::Int32, kMeta), b = empty({5, 1}, ScalarType::Float16, kMeta);
   const Tensor cond = empty({5, 3}, ScalarType::Bool, kMeta);
   const std::vector<std::tuple<Tensor, DimVector, ScalarType>> cases = {
-      {sqrt(a), {4, 1, 3}, ScalarType::Float32},       {abs(a), {4, 1, 3}, ScalarType::Int32},
-      {gelu(b, "tanh"), {5, 1}, ScalarType::Float16},  {logical_not(b), {5, 1}, ScalarType::Bool},
-      {pow(a, b), {4, 5, 3}, ScalarType::Float16},     {pow(a, Scalar(2)), {4, 1, 3}, ScalarType::Int32},
+      {sqrt(a), {4, 1, 3}, ScalarType::Float32},
+      {abs(a), {4, 1, 3}, ScalarType::Int32},
+      {gelu(b, "tanh"), {5, 1}, ScalarType::Float16},
+      {logical_not(b), {5, 1}, ScalarType::Bool},
+      {pow(a, b), {4, 5, 3}, ScalarType::Float16},
+      {pow(a, Scalar(2)), {4, 1, 3}, ScalarType::Int32},
       {clamp(a, Scalar(0.5)), {4, 1, 3}, ScalarType::Float32},
       {where(cond, a, b), {4, 5, 3}, ScalarType::Float16},
-      {lt(a, b), {4, 5, 3}, ScalarType::Bool},         {eq(a, Scalar(1)), {4, 1, 3}, ScalarType::Bool},
-      {logical_xor(a, b), {4, 5, 3}, ScalarType::Bool}, {maximum(a, b), {4, 5, 3}, ScalarType::Float16},
-      {div(a, a, "floor"), {4, 1, 3}, ScalarType::Int32}, {sub(a, Scalar(1)), {4, 1, 3}, ScalarType::Int32},
+      {lt(a, b), {4, 5, 3}, ScalarType::Bool},
+      {eq(a, Scalar(1)), {4, 1, 3}, ScalarType::Bool},
+      {logical_xor(a, b), {4, 5, 3}, ScalarType::Bool},
+      {maximum(a, b), {4, 5, 3}, ScalarType::Float16},
+      {div(a, a, "floor"), {4, 1, 3}, ScalarType::Int32},
+      {sub(a, Scalar(1)), {4, 1, 3}, ScalarType::Int32},
       {sigmoid_backward(b, b), {5, 1}, ScalarType::Float16},
       {threshold_backward(a, a, Scalar(0)), {4, 1, 3}, ScalarType::Int32},
   };
@@ -342,9 +371,11 @@ TEST(Meta, EveryFamilyInfersShapeAndDtypeWithoutData) {
   }
   Tensor m = empty({4, 1, 3}, ScalarType::Float32, kMeta);
   EXPECT_TRUE(m.exp_().is_same(m));
-  EXPECT_EQ(error_of([&] { sqrt_(const_cast<Tensor&>(a)); }),
-            "sqrt_: result type float32 can't be cast to the desired output type int32 (output int32 of shape [4, 1, 3])");
-  EXPECT_EQ(error_of([&] { where(a, a, a); }), "where: expected condition to be a bool tensor, got int32 of shape [4, 1, 3]");
+  EXPECT_EQ(
+      error_of([&] { sqrt_(const_cast<Tensor&>(a)); }),
+      "sqrt_: result type float32 can't be cast to the desired output type int32 (output int32 of shape [4, 1, 3])");
+  EXPECT_EQ(error_of([&] { where(a, a, a); }),
+            "where: expected condition to be a bool tensor, got int32 of shape [4, 1, 3]");
   EXPECT_THROW(add(a, empty({2}, ScalarType::Int32, kMeta)), Error);
   EXPECT_NE(error_of([&] { maximum(a, empty({3}, ScalarType::Int32)); }), "");  // meta and cpu mixed
 }
@@ -364,10 +395,14 @@ TEST(Threads, LargeStridedInputsMatchSmallOnes) {
 }
 
 TEST(Dispatch, PointwiseOperatorsHaveCpuAndMetaKernels) {
-  const std::vector<std::pair<const char*, const char*>> ops = {
-      {"glassbox::sqrt", ""},       {"glassbox::sqrt_", ""},          {"glassbox::sigmoid_backward", ""},
-      {"glassbox::where", "self"},  {"glassbox::clamp", "Tensor"},    {"glassbox::eq", "Tensor_out"},
-      {"glassbox::pow", "Tensor_Tensor"}, {"glassbox::div", "Tensor_mode"}};
+  const std::vector<std::pair<const char*, const char*>> ops = {{"glassbox::sqrt", ""},
+                                                                {"glassbox::sqrt_", ""},
+                                                                {"glassbox::sigmoid_backward", ""},
+                                                                {"glassbox::where", "self"},
+                                                                {"glassbox::clamp", "Tensor"},
+                                                                {"glassbox::eq", "Tensor_out"},
+                                                                {"glassbox::pow", "Tensor_Tensor"},
+                                                                {"glassbox::div", "Tensor_mode"}};
   for (const auto& [name, overload] : ops) {
     const std::string table = dump_table(Dispatcher::singleton().find_schema_or_throw(name, overload));
     EXPECT_NE(table.find("CPU: registered at "), std::string::npos) << table;

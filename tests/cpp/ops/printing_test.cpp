@@ -73,7 +73,8 @@ TEST(PrintTensor, EmptyAndMeta) {
   EXPECT_EQ(to_string(empty({0})), "tensor([])");
   EXPECT_EQ(to_string(empty({0, 3})), "tensor([], size=(0, 3))");
   EXPECT_EQ(to_string(empty({0}, ScalarType::Int64)), "tensor([], dtype=glassbox.int64)");
-  EXPECT_EQ(to_string(empty({2, 3}, std::nullopt, Device(DeviceType::Meta))), "tensor(..., device='meta', size=(2, 3))");
+  EXPECT_EQ(to_string(empty({2, 3}, std::nullopt, Device(DeviceType::Meta))),
+            "tensor(..., device='meta', size=(2, 3))");
   EXPECT_EQ(to_string(empty({4}, ScalarType::Int64, Device(DeviceType::Meta))),
             "tensor(..., device='meta', size=(4,), dtype=glassbox.int64)");
 }

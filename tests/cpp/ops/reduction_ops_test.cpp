@@ -12,8 +12,8 @@
 #include "tests/cpp/ops/reduction_test_util.h"
 
 using namespace glassbox;
-using glassbox::testing::error_of;
 using glassbox::testing::as_doubles;
+using glassbox::testing::error_of;
 using glassbox::testing::from_values;
 using glassbox::testing::random_tensor;
 
@@ -264,7 +264,9 @@ TEST(ReductionErrors, NameTheOperatorDimAndShape) {
   EXPECT_THROW(sum(m23(), IntArrayRef(bad)), IndexError);
   EXPECT_EQ(error_of([&] { amax(m23(), IntArrayRef(twice)); }),
             "amax: dim -1 appears more than once in the dims of a tensor of shape [2, 3]");
-  EXPECT_EQ(error_of([] { max(empty({0, 3})); }),
+  EXPECT_EQ(error_of([] {
+              max(empty({0, 3}));
+            }),
             "max: cannot reduce dim 0 of size 0 of a tensor of shape [0, 3] (the operation has no identity); reduce "
             "over dims of non-zero size");
   EXPECT_THROW(max(empty({0})), Error);

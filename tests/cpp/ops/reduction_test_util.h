@@ -9,7 +9,8 @@
 
 namespace glassbox::testing {
 
-inline Tensor from_values(const std::vector<double>& v, std::vector<int64_t> sizes, ScalarType dtype = ScalarType::Float32) {
+inline Tensor from_values(const std::vector<double>& v, std::vector<int64_t> sizes,
+                          ScalarType dtype = ScalarType::Float32) {
   Tensor d = empty(sizes, ScalarType::Float64);
   for (size_t i = 0; i < v.size(); ++i) d.data<double>()[i] = v[i];
   return d.to(dtype);

@@ -81,7 +81,8 @@ TEST(Softmax, BackwardMatchesCentralDifferences) {
     for (size_t i = 0; i < lwant.size(); ++i) EXPECT_NEAR(lgot[i], lwant[i], 1e-6);
   }
   const Tensor y32 = softmax(x.to(ScalarType::Float32), 1);
-  EXPECT_EQ(_softmax_backward_data(g.to(ScalarType::Float32), y32, 1, ScalarType::Float16).dtype(), ScalarType::Float16);
+  EXPECT_EQ(_softmax_backward_data(g.to(ScalarType::Float32), y32, 1, ScalarType::Float16).dtype(),
+            ScalarType::Float16);
   EXPECT_THROW(_softmax_backward_data(g, softmax(random_tensor({4, 3}, 1), 1), 1, ScalarType::Float64), Error);
 }
 

@@ -19,13 +19,14 @@ Tensor arange_f32(std::vector<int64_t> sizes) {
   for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = static_cast<float>(i);
   return t;
 }
-Tensor typed(std::vector<int64_t> sizes, ScalarType dtype) { return empty_tensor(sizes, dtype, Device(DeviceType::CPU)); }
+Tensor typed(std::vector<int64_t> sizes, ScalarType dtype) {
+  return empty_tensor(sizes, dtype, Device(DeviceType::CPU));
+}
 Tensor add(const Tensor& a, const Tensor& b) {
   Tensor out;
   TensorIterator it = TensorIteratorConfig("add").add_output(&out).add_input(a).add_input(b).build();
-  visit_scalar_type(it.compute_dtype(), [&]<class T>() {
-    cpu::binary_loop<T, T>(it, [](auto x, auto y) { return x + y; });
-  });
+  visit_scalar_type(it.compute_dtype(),
+                    [&]<class T>() { cpu::binary_loop<T, T>(it, [](auto x, auto y) { return x + y; }); });
   return out;
 }
 // A transposed view of a 2-d tensor, sharing its storage.
@@ -57,12 +58,12 @@ TEST(ResultType, PromotionWithWeakScalars) {
     return result_type(p);
   };
   using S = ScalarType;
-  EXPECT_EQ(rt({typed({2}, S::Int64), wrap_scalar(Scalar(2.5))}), S::Float32);  // int tensor + float: default float
+  EXPECT_EQ(rt({typed({2}, S::Int64), wrap_scalar(Scalar(2.5))}), S::Float32);    // int tensor + float: default float
   EXPECT_EQ(rt({typed({2}, S::Float16), wrap_scalar(Scalar(2.0))}), S::Float16);  // same category: stays
   EXPECT_EQ(rt({typed({2}, S::Int32), wrap_scalar(Scalar(int64_t{7}))}), S::Int32);
   EXPECT_EQ(rt({typed({2}, S::UInt8), wrap_scalar(Scalar(true))}), S::UInt8);
   EXPECT_EQ(rt({typed({2}, S::Bool), wrap_scalar(Scalar(int64_t{3}))}), S::Int64);
-  EXPECT_EQ(rt({typed({2}, S::Int64), typed({}, S::Float64)}), S::Float64);  // 0-d of a higher category
+  EXPECT_EQ(rt({typed({2}, S::Int64), typed({}, S::Float64)}), S::Float64);    // 0-d of a higher category
   EXPECT_EQ(rt({typed({2}, S::Float32), typed({}, S::Float64)}), S::Float32);  // 0-d of the same category
   EXPECT_EQ(rt({typed({2}, S::Int8), typed({2}, S::UInt8)}), S::Int16);
   EXPECT_EQ(rt({typed({2}, S::Float16), typed({2}, S::BFloat16)}), S::Float32);
@@ -117,7 +118,8 @@ TEST(TensorIterator, OutputsOfAnotherDtypeAreWrittenBack) {
   const Tensor a = arange_f32({5});
   Tensor out = typed({5}, ScalarType::Float64);
   TensorIterator it = TensorIteratorConfig("add").add_output(&out).add_input(a).add_input(a).build();
-  visit_scalar_type(it.compute_dtype(), [&]<class T>() { cpu::binary_loop<T, T>(it, [](auto x, auto y) { return x + y; }); });
+  visit_scalar_type(it.compute_dtype(),
+                    [&]<class T>() { cpu::binary_loop<T, T>(it, [](auto x, auto y) { return x + y; }); });
   EXPECT_EQ(out.data<double>()[4], 8.0);
   Tensor wrong = typed({4}, ScalarType::Float32);
   EXPECT_THROW(TensorIteratorConfig("add").add_output(&wrong).add_input(a).build(), Error);

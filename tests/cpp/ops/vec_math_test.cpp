@@ -44,10 +44,11 @@ Sweep sweep(const std::function<float(float)>& f, const std::function<double(dou
     const float rounded = static_cast<float>(want);
     if (std::isnan(rounded) || std::isinf(rounded) || std::isnan(got) || std::isinf(got)) {
       // NaN for NaN; an infinite result where the exact one overflows float, and only there.
-      const bool ok = std::isnan(rounded) ? std::isnan(got)
-                                          : (std::isinf(got) && std::fabs(want) >= 3.4028235677973366e38 &&
-                                             std::signbit(got) == std::signbit(want)) ||
-                                                (std::isfinite(got) && std::fabs(got) == 3.40282347e38f && std::isinf(rounded));
+      const bool ok = std::isnan(rounded)
+                          ? std::isnan(got)
+                          : (std::isinf(got) && std::fabs(want) >= 3.4028235677973366e38 &&
+                             std::signbit(got) == std::signbit(want)) ||
+                                (std::isfinite(got) && std::fabs(got) == 3.40282347e38f && std::isinf(rounded));
       if (!ok && s.special_failure.empty())
         s.special_failure = "x=" + std::to_string(x) + " got " + std::to_string(got) + " want " + std::to_string(want);
       continue;
@@ -67,8 +68,14 @@ constexpr uint32_t kStride = 997;  // 4.3 million inputs per function
 }  // namespace
 
 TEST(VecMath, ExpAndExpm1) {
-  expect_within("exp", sweep(exp_f32, [](double x) { return std::exp(x); }, kStride), 1.5);
-  expect_within("expm1", sweep(expm1_f32, [](double x) { return std::expm1(x); }, kStride), 2.0);
+  expect_within("exp",
+                sweep(
+                    exp_f32, [](double x) { return std::exp(x); }, kStride),
+                1.5);
+  expect_within("expm1",
+                sweep(
+                    expm1_f32, [](double x) { return std::expm1(x); }, kStride),
+                2.0);
   // The edges: overflow, the subnormal results, and the sign of zero.
   EXPECT_EQ(exp_f32(88.72283f), std::exp(88.72283f));
   EXPECT_EQ(exp_f32(88.7229f), kInf);
@@ -83,37 +90,60 @@ TEST(VecMath, ExpAndExpm1) {
 }
 
 TEST(VecMath, LogAndLog1p) {
-  expect_within("log", sweep(log_f32, [](double x) { return std::log(x); }, kStride), 1.5);
-  expect_within("log1p", sweep(log1p_f32, [](double x) { return std::log1p(x); }, kStride), 3.0);
+  expect_within("log",
+                sweep(
+                    log_f32, [](double x) { return std::log(x); }, kStride),
+                1.5);
+  expect_within("log1p",
+                sweep(
+                    log1p_f32, [](double x) { return std::log1p(x); }, kStride),
+                3.0);
   EXPECT_EQ(log_f32(0.0f), -kInf);
   EXPECT_EQ(log_f32(-0.0f), -kInf);
   EXPECT_TRUE(std::isnan(log_f32(-1.0f)));
   EXPECT_TRUE(std::isnan(log_f32(-kInf)));
   EXPECT_EQ(log_f32(kInf), kInf);
   EXPECT_EQ(log_f32(1.0f), 0.0f);
-  EXPECT_NEAR(log_f32(std::numeric_limits<float>::denorm_min()), std::log(std::numeric_limits<float>::denorm_min()), 1e-5);
+  EXPECT_NEAR(log_f32(std::numeric_limits<float>::denorm_min()), std::log(std::numeric_limits<float>::denorm_min()),
+              1e-5);
   EXPECT_EQ(log1p_f32(-1.0f), -kInf);
   EXPECT_EQ(log1p_f32(kInf), kInf);
   EXPECT_TRUE(std::signbit(log1p_f32(-0.0f)));
 }
 
 TEST(VecMath, SinAndCosUpToTheFastBound) {
-  expect_within("sin", sweep(sin_f32, [](double x) { return std::sin(x); }, kStride, -kTrigFastMax, kTrigFastMax), 2.0);
-  expect_within("cos", sweep(cos_f32, [](double x) { return std::cos(x); }, kStride, -kTrigFastMax, kTrigFastMax), 2.0);
+  expect_within("sin",
+                sweep(
+                    sin_f32, [](double x) { return std::sin(x); }, kStride, -kTrigFastMax, kTrigFastMax),
+                2.0);
+  expect_within("cos",
+                sweep(
+                    cos_f32, [](double x) { return std::cos(x); }, kStride, -kTrigFastMax, kTrigFastMax),
+                2.0);
   // Arguments a float's rounding puts closest to multiples of pi/2 need the careful reduction.
   for (float x : {3.14159274f, 1.57079637f, 6.28318548f, 205887.4f, 823549.6f}) {
-    EXPECT_LE(std::fabs(sin_f32(x) - std::sin(static_cast<double>(x))), 2 * ulp_at(std::sin(static_cast<double>(x)))) << x;
-    EXPECT_LE(std::fabs(cos_f32(x) - std::cos(static_cast<double>(x))), 2 * ulp_at(std::cos(static_cast<double>(x)))) << x;
+    EXPECT_LE(std::fabs(sin_f32(x) - std::sin(static_cast<double>(x))), 2 * ulp_at(std::sin(static_cast<double>(x))))
+        << x;
+    EXPECT_LE(std::fabs(cos_f32(x) - std::cos(static_cast<double>(x))), 2 * ulp_at(std::cos(static_cast<double>(x))))
+        << x;
   }
   EXPECT_TRUE(std::signbit(sin_f32(-0.0f)));
   EXPECT_TRUE(std::isnan(sin_f32(kNaN)));
 }
 
 TEST(VecMath, TanhSigmoidAndNormalCdf) {
-  expect_within("tanh", sweep(tanh_f32, [](double x) { return std::tanh(x); }, kStride), 3.0);
-  expect_within("sigmoid", sweep(sigmoid_f32, [](double x) { return 1 / (1 + std::exp(-x)); }, kStride), 3.0);
+  expect_within("tanh",
+                sweep(
+                    tanh_f32, [](double x) { return std::tanh(x); }, kStride),
+                3.0);
+  expect_within("sigmoid",
+                sweep(
+                    sigmoid_f32, [](double x) { return 1 / (1 + std::exp(-x)); }, kStride),
+                3.0);
   expect_within("normal_cdf",
-                sweep(normal_cdf_f32, [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }, kStride), 8.0);
+                sweep(
+                    normal_cdf_f32, [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }, kStride),
+                8.0);
   EXPECT_EQ(tanh_f32(kInf), 1.0f);
   EXPECT_EQ(tanh_f32(-kInf), -1.0f);
   EXPECT_TRUE(std::signbit(tanh_f32(-0.0f)));

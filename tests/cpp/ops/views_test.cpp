@@ -44,11 +44,11 @@ std::vector<float> logical(const Tensor& t) {
 bool shares_storage(const Tensor& a, const Tensor& b) {
   return a.unsafe_impl()->storage().get() == b.unsafe_impl()->storage().get();
 }
-#define EXPECT_GEOMETRY(t, sizes_, strides_, offset_)     \
-  do {                                                    \
-    EXPECT_EQ((t).sizes(), DimVector(sizes_));            \
-    EXPECT_EQ((t).strides(), DimVector(strides_));        \
-    EXPECT_EQ((t).storage_offset(), (offset_));           \
+#define EXPECT_GEOMETRY(t, sizes_, strides_, offset_) \
+  do {                                                \
+    EXPECT_EQ((t).sizes(), DimVector(sizes_));        \
+    EXPECT_EQ((t).strides(), DimVector(strides_));    \
+    EXPECT_EQ((t).storage_offset(), (offset_));       \
   } while (0)
 using V = std::vector<int64_t>;
 }  // namespace
@@ -97,7 +97,10 @@ TEST(ViewOps, ViewOfNonContiguousTensorsFollowsTheGroupRule) {
 
 TEST(ViewOps, ViewErrorsNameShapes) {
   const Tensor a = iota({2, 3});
-  EXPECT_NE(error_of([&] { a.view({4, -1}); }).find("shape '[4, -1]' is invalid for input of size 6"), std::string::npos);
+  EXPECT_NE(error_of([&] {
+              a.view({4, -1});
+            }).find("shape '[4, -1]' is invalid for input of size 6"),
+            std::string::npos);
   EXPECT_NE(error_of([&] { a.view({-1, -1}); }).find("only one dimension can be inferred"), std::string::npos);
   EXPECT_NE(error_of([&] { a.view({5}); }).find("invalid for input of size 6"), std::string::npos);
   EXPECT_THROW(a.view({-2, -3}), Error);
@@ -135,7 +138,9 @@ TEST(ViewTranspose, SwapsSizesAndStrides) {
       for (int k = 0; k < 2; ++k) EXPECT_EQ(at(t, {i, j, k}), static_cast<float>(k * 12 + j * 4 + i));
   t.data<float>()[1 * 1 + 2 * 4 + 1 * 12] = -5.f;  // t[1][2][1] is a[1][2][1]
   EXPECT_EQ(at(a, {1, 2, 1}), -5.f);
-  EXPECT_EQ(error_of([&] { a.view({6, 4}).transpose(0, 3); }),
+  EXPECT_EQ(error_of([&] {
+              a.view({6, 4}).transpose(0, 3);
+            }),
             "transpose: dimension out of range (expected to be in range of [-2, 1], but got 3)");
   EXPECT_GEOMETRY(iota({}).transpose(0, -1), V({}), V({}), 0);
 
@@ -155,7 +160,9 @@ TEST(ViewPermute, ReordersDims) {
   EXPECT_GEOMETRY(a.permute({-1, -2, -3}), V({4, 3, 2}), V({1, 4, 12}), 0);
   EXPECT_NE(error_of([&] { a.permute({0, 0, 1}); }).find("duplicate dims"), std::string::npos);
   EXPECT_NE(error_of([&] { a.permute({0, 1}); }).find("number of dims"), std::string::npos);
-  EXPECT_EQ(error_of([&] { a.permute({0, 1, 3}); }),
+  EXPECT_EQ(error_of([&] {
+              a.permute({0, 1, 3});
+            }),
             "permute: dimension out of range (expected to be in range of [-3, 2], but got 3)");
 }
 
@@ -166,9 +173,11 @@ TEST(ViewExpand, StrideZeroAndBroadcastingAdd) {
   EXPECT_TRUE(shares_storage(e, col));
   EXPECT_GEOMETRY(col.expand({-1, 5}), V({3, 5}), V({1, 0}), 0);
   EXPECT_GEOMETRY(col.expand({1, 3, 1}), V({1, 3, 1}), V({3, 1, 1}), 0);  // a size-1 new dim keeps a real stride
-  EXPECT_NE(error_of([&] { col.expand({3, 2}).expand({3, 4}); })
-                .find("the expanded size of the tensor (4) must match the existing size (2) at non-singleton dimension 1"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] {
+        col.expand({3, 2}).expand({3, 4});
+      }).find("the expanded size of the tensor (4) must match the existing size (2) at non-singleton dimension 1"),
+      std::string::npos);
   EXPECT_NE(error_of([&] { col.expand({-1, 3, 1}); }).find("leading, non-existing dimension 0"), std::string::npos);
   EXPECT_NE(error_of([&] { col.expand({3}); }).find("must be greater or equal"), std::string::npos);
 
@@ -237,7 +246,8 @@ TEST(ViewSlice, StepsBoundsAndNegativeIndices) {
   EXPECT_GEOMETRY(c.slice(0, 1, 3), V({2, 3}), V({6, 2}), 7);
   EXPECT_NE(error_of([&] { a.slice(0, 0, 5, 0); }).find("step must be positive"), std::string::npos);
   EXPECT_NE(error_of([&] { a.slice(0, 0, 5, -1); }).find("step must be positive"), std::string::npos);
-  EXPECT_EQ(error_of([&] { m.slice(2); }), "slice: dimension out of range (expected to be in range of [-2, 1], but got 2)");
+  EXPECT_EQ(error_of([&] { m.slice(2); }),
+            "slice: dimension out of range (expected to be in range of [-2, 1], but got 2)");
   EXPECT_THROW(iota({}).slice(0), Error);
 }
 
@@ -289,12 +299,14 @@ TEST(ViewAsStrided, ArbitraryGeometryInsideTheStorage) {
     for (int j = 0; j < 3; ++j) EXPECT_EQ(at(s, {i, j}), static_cast<float>(1 + 3 * i + j));
   EXPECT_GEOMETRY(a.slice(0, 2).as_strided({2}, {5}), V({2}), V({5}), 2);  // offset defaults to self's
   EXPECT_GEOMETRY(a.as_strided({4, 4}, {1, 1}), V({4, 4}), V({1, 1}), 0);  // overlapping is allowed
-  EXPECT_THROW(a.as_strided({4, 4}, {4, 1}), Error);                      // reaches element 15 of 12
+  EXPECT_THROW(a.as_strided({4, 4}, {4, 1}), Error);                       // reaches element 15 of 12
   EXPECT_THROW(a.as_strided({2}, {1, 1}), Error);
   EXPECT_THROW(a.as_strided({2}, {-1}), Error);
   // Offsets past int64 must not wrap around into the storage.
   const int64_t huge = int64_t{1} << 62;
-  EXPECT_NE(error_of([&] { a.as_strided({2, 3}, {huge, huge}); }).find("reaches past the largest int64 offset"),
+  EXPECT_NE(error_of([&] {
+              a.as_strided({2, 3}, {huge, huge});
+            }).find("reaches past the largest int64 offset"),
             std::string::npos);
   EXPECT_THROW(a.as_strided({3}, {huge}, huge), Error);
 }

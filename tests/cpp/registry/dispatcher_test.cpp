@@ -16,7 +16,8 @@ using K = DispatchKey;
 namespace {
 int64_t cpu_kernel(const Tensor& x, int64_t n) { return n; }
 int64_t autograd_kernel(DispatchKeySet keys, const Tensor& x, int64_t n) {
-  static const auto op = Dispatcher::singleton().find_schema_or_throw("t_disp::f").typed<int64_t(const Tensor&, int64_t)>();
+  static const auto op =
+      Dispatcher::singleton().find_schema_or_throw("t_disp::f").typed<int64_t(const Tensor&, int64_t)>();
   return 1000 + op.redispatch(keys.below(K::AutogradCPU), x, n);
 }
 }  // namespace
@@ -31,7 +32,9 @@ GLASSBOX_LIBRARY_IMPL(t_disp, CPU, m) {
   m.impl("make", [](Device) -> int64_t { return 11; });
 }
 GLASSBOX_LIBRARY_IMPL(t_disp, AutogradCPU, m) { m.impl("f", &autograd_kernel); }
-GLASSBOX_LIBRARY_IMPL(t_disp, CUDA, m) { m.impl("make", [](Device) -> int64_t { return 22; }); }
+GLASSBOX_LIBRARY_IMPL(t_disp, CUDA, m) {
+  m.impl("make", [](Device) -> int64_t { return 22; });
+}
 
 TEST(Dispatcher, NoLoadErrorsFromThisBinary) {
   for (const auto& e : Dispatcher::singleton().load_errors()) ADD_FAILURE() << e;
@@ -54,7 +57,8 @@ TEST(Dispatcher, KeysAreTheUnionOfTensorArguments) {
   cpu.impl("g", [](const Tensor&, const std::optional<Tensor>&, TensorList) -> int64_t { return 1; });
   auto cuda = GB_TEST_IMPL_LIBRARY("t_disp2", CUDA);
   cuda.impl("g", [](const Tensor&, const std::optional<Tensor>&, TensorList) -> int64_t { return 2; });
-  auto g = Dispatcher::singleton().find_schema_or_throw("t_disp2::g")
+  auto g = Dispatcher::singleton()
+               .find_schema_or_throw("t_disp2::g")
                .typed<int64_t(const Tensor&, const std::optional<Tensor>&, TensorList)>();
   const std::vector<Tensor> none, one_cuda{cuda_tensor()};
   EXPECT_EQ(g.call(cpu_tensor(), std::nullopt, none), 1);
@@ -110,8 +114,8 @@ TEST(Dispatcher, CallErrors) {
                         "registered: CPU, AutogradCPU");
   EXPECT_ERROR_CONTAINS(Dispatcher::singleton().find_schema_or_throw("t_disp::nope"),
                         "could not find the schema of operator t_disp::nope");
-  EXPECT_ERROR_CONTAINS(Dispatcher::singleton().find_schema_or_throw("t_disp::f", "Tensor"),
-                        "t_disp::f.Tensor", "overloads that exist: t_disp::f");
+  EXPECT_ERROR_CONTAINS(Dispatcher::singleton().find_schema_or_throw("t_disp::f", "Tensor"), "t_disp::f.Tensor",
+                        "overloads that exist: t_disp::f");
   const OperatorHandle op = Dispatcher::singleton().find_schema_or_throw("t_disp::f");
   Stack wrong{IValue(cpu_tensor()), IValue(2.5)};
   EXPECT_ERROR_CONTAINS(op.call_boxed(&wrong), "t_disp::f: argument 2 'n': expected a value of type int but got float");

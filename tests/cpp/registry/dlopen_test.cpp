@@ -20,7 +20,8 @@ TEST(DlopenRegistration, AppearsOnLoadAndDisappearsOnClose) {
   const std::string text = dump(*op);
   EXPECT_NE(text.find("defined at tests/cpp/registry/dlopen_test_library.cpp:8"), std::string::npos) << text;
   EXPECT_NE(text.find("CPU: registered at tests/cpp/registry/dlopen_test_library.cpp:9"), std::string::npos) << text;
-  EXPECT_NE(registry_to_json().find("\"defined_at\": \"tests/cpp/registry/dlopen_test_library.cpp:8\""), std::string::npos);
+  EXPECT_NE(registry_to_json().find("\"defined_at\": \"tests/cpp/registry/dlopen_test_library.cpp:8\""),
+            std::string::npos);
   EXPECT_EQ(op->typed<int64_t(const Tensor&, int64_t)>().call(cpu_tensor(), 5), 15);
 
   ASSERT_EQ(dlclose(handle), 0);

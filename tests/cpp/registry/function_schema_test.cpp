@@ -65,8 +65,7 @@ TEST(FunctionSchema, PrintsHandBuiltSchema) {
   s.arguments.push_back({"other", SchemaType{}, std::nullopt, std::nullopt, false});
   SchemaType scalar;
   scalar.base = BaseType::Scalar;
-  s.arguments.push_back(
-      {"alpha", scalar, std::nullopt, DefaultValue{DefaultValue::Kind::Int, "1"}, true});
+  s.arguments.push_back({"alpha", scalar, std::nullopt, DefaultValue{DefaultValue::Kind::Int, "1"}, true});
   s.arguments.push_back({"out", SchemaType{}, AliasInfo{{"a"}, {}, true}, std::nullopt, true});
   s.returns.push_back({"", SchemaType{}, AliasInfo{{"a"}, {}, true}});
   EXPECT_EQ(s.to_string(),
@@ -110,12 +109,9 @@ TEST(FunctionSchema, ReturnsPrinting) {
 }
 
 TEST(FunctionSchema, IsMutable) {
-  EXPECT_TRUE(
-      parse_schema("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)")
-          .is_mutable());
+  EXPECT_TRUE(parse_schema("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)").is_mutable());
   EXPECT_TRUE(parse_schema("f(Tensor(a!)[] self) -> ()").is_mutable());
-  EXPECT_FALSE(
-      parse_schema("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)").is_mutable());
+  EXPECT_FALSE(parse_schema("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)").is_mutable());
   EXPECT_FALSE(parse_schema("f() -> Tensor(a!)").is_mutable());
 }
 
@@ -171,8 +167,8 @@ TEST(OperatorName, Parse) {
 }
 
 TEST(OperatorName, ParseRejectsBadText) {
-  for (const char* bad : {"", "aten::", "::add", "add.", ".out", "a::b::c", "add.Tensor.x", "1add",
-                          "add-x", "aten::add (", " add", "add.Tensor(Tensor self) -> Tensor"}) {
+  for (const char* bad : {"", "aten::", "::add", "add.", ".out", "a::b::c", "add.Tensor.x", "1add", "add-x",
+                          "aten::add (", " add", "add.Tensor(Tensor self) -> Tensor"}) {
     SCOPED_TRACE(bad);
     EXPECT_THROW(OperatorName::parse(bad), Error);
   }
@@ -184,8 +180,7 @@ TEST(OperatorName, ParseRejectsBadText) {
 }
 
 TEST(OperatorName, HashAndEquality) {
-  std::unordered_set<OperatorName> names = {OperatorName::parse("aten::add.Tensor"),
-                                            OperatorName::parse("aten::add"),
+  std::unordered_set<OperatorName> names = {OperatorName::parse("aten::add.Tensor"), OperatorName::parse("aten::add"),
                                             OperatorName::parse("add.Tensor")};
   EXPECT_EQ(names.size(), 3u);
   EXPECT_TRUE(names.contains(OperatorName{"aten", "add", "Tensor"}));

@@ -13,9 +13,9 @@ using K = DispatchKey;
 namespace {
 // Takes one of everything and reports what it saw.
 std::tuple<Tensor, int64_t, std::string> everything(const Tensor& t, int64_t i, double d, bool b, const Scalar& s,
-                                                    std::string_view str, IntArrayRef ints, const std::optional<Tensor>& opt,
-                                                    TensorList list, ScalarType dtype, Device device,
-                                                    std::optional<double> maybe) {
+                                                    std::string_view str, IntArrayRef ints,
+                                                    const std::optional<Tensor>& opt, TensorList list, ScalarType dtype,
+                                                    Device device, std::optional<double> maybe) {
   std::string seen = std::to_string(i) + "|" + std::to_string(d) + "|" + (b ? "T" : "F") + "|" + s.to_string() + "|" +
                      std::string(str) + "|";
   for (int64_t v : ints) seen += std::to_string(v) + ",";
@@ -27,8 +27,9 @@ constexpr const char* kEverythingSchema =
     "everything(Tensor t, int i, float d, bool b, Scalar s, str str, int[] ints, Tensor? opt, Tensor[] list, "
     "ScalarType dtype, Device device, float? maybe) -> (Tensor, int, str)";
 using EverythingSig = std::tuple<Tensor, int64_t, std::string>(const Tensor&, int64_t, double, bool, const Scalar&,
-                                                               std::string_view, IntArrayRef, const std::optional<Tensor>&,
-                                                               TensorList, ScalarType, Device, std::optional<double>);
+                                                               std::string_view, IntArrayRef,
+                                                               const std::optional<Tensor>&, TensorList, ScalarType,
+                                                               Device, std::optional<double>);
 }  // namespace
 
 TEST(KernelFunction, UnboxedAndBoxedCallsAgree) {
@@ -46,8 +47,18 @@ TEST(KernelFunction, UnboxedAndBoxedCallsAgree) {
   const std::string expected = "7|0.500000|T|2|mean|3,4,|noopt|2|int64|cpu|1.500000";
   EXPECT_EQ(seen, expected);
 
-  Stack stack{IValue(t), IValue(int64_t{7}), IValue(0.5), IValue(true), IValue(int64_t{2}), IValue("mean"),
-              IValue(ints), IValue(), IValue(list), IValue(ScalarType::Int64), IValue(Device::parse("cpu")), IValue(1.5)};
+  Stack stack{IValue(t),
+              IValue(int64_t{7}),
+              IValue(0.5),
+              IValue(true),
+              IValue(int64_t{2}),
+              IValue("mean"),
+              IValue(ints),
+              IValue(),
+              IValue(list),
+              IValue(ScalarType::Int64),
+              IValue(Device::parse("cpu")),
+              IValue(1.5)};
   op.call_boxed(&stack);
   ASSERT_EQ(stack.size(), 3u);
   EXPECT_TRUE(stack[0].to_tensor().is_same(t));
@@ -81,19 +92,21 @@ TEST(KernelFunction, BoxedKernelCalledUnboxed) {
   lib.def("nothing(Tensor x) -> ()");
   auto impl = GB_TEST_IMPL_LIBRARY("t_kf3", CPU);
   impl.impl("pair", KernelFunction::from_boxed([](const OperatorHandle&, DispatchKeySet, Stack* s) {
-    const int64_t n = s->back().to_int();
-    s->pop_back();  // leaves the tensor as the first result
-    s->push_back(IValue(n * 10));
-  }));
+              const int64_t n = s->back().to_int();
+              s->pop_back();  // leaves the tensor as the first result
+              s->push_back(IValue(n * 10));
+            }));
   std::string filled;
   impl.impl("fill_", KernelFunction::from_boxed_callable([&](const OperatorHandle&, DispatchKeySet, Stack* s) {
-    filled = s->back().to_scalar().to_string();
-    s->pop_back();
-  }));
+              filled = s->back().to_scalar().to_string();
+              s->pop_back();
+            }));
   impl.impl("nothing", KernelFunction::from_boxed([](const OperatorHandle&, DispatchKeySet, Stack* s) { s->clear(); }));
 
   const Tensor t = cpu_tensor();
-  auto pair = Dispatcher::singleton().find_schema_or_throw("t_kf3::pair").typed<std::tuple<Tensor, int64_t>(const Tensor&, int64_t)>();
+  auto pair = Dispatcher::singleton()
+                  .find_schema_or_throw("t_kf3::pair")
+                  .typed<std::tuple<Tensor, int64_t>(const Tensor&, int64_t)>();
   auto [x, n] = pair.call(t, 4);
   EXPECT_TRUE(x.is_same(t));
   EXPECT_EQ(n, 40);
@@ -112,7 +125,8 @@ TEST(KernelFunction, BoxedKernelCalledUnboxed) {
   lib2.def("two(Tensor x) -> (Tensor, Tensor)");
   auto impl2 = GB_TEST_IMPL_LIBRARY("t_kf3", CPU);
   impl2.impl("two", KernelFunction::from_boxed([](const OperatorHandle&, DispatchKeySet, Stack*) {}));
-  auto two = Dispatcher::singleton().find_schema_or_throw("t_kf3::two").typed<std::tuple<Tensor, Tensor>(const Tensor&)>();
+  auto two =
+      Dispatcher::singleton().find_schema_or_throw("t_kf3::two").typed<std::tuple<Tensor, Tensor>(const Tensor&)>();
   EXPECT_ERROR_CONTAINS(two.call(t), "t_kf3::two: the boxed kernel left 1 values on the stack, expected 2");
   (void)bad;
 }
@@ -128,7 +142,8 @@ TEST(KernelFunction, SignatureDescriptions) {
   EXPECT_TRUE(keys.args[0].mutable_ref);
   EXPECT_EQ(signature_mismatch(make_cpp_signature<EverythingSig>(), parse_schema(kEverythingSchema)), "");
   EXPECT_EQ(signature_mismatch(make_cpp_signature<int64_t(const Tensor&, std::vector<int64_t>)>(),
-                               parse_schema("f(Tensor x, SymInt[2] size) -> int")), "");
+                               parse_schema("f(Tensor x, SymInt[2] size) -> int")),
+            "");
   EXPECT_EQ(signature_mismatch(make_cpp_signature<int64_t(const Tensor&)>(), parse_schema("f(Tensor? x) -> int")),
             "argument 1 'x': the schema says Tensor?, the kernel takes const Tensor&");
   EXPECT_EQ(signature_mismatch(make_cpp_signature<void(const Tensor&)>(), parse_schema("f(Tensor x) -> Tensor")),

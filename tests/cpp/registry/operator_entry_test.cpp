@@ -30,7 +30,8 @@ OperatorHandle op_named(const std::string& name) { return Dispatcher::singleton(
 TEST(OperatorEntry, KernelAndMissing) {
   auto lib = GB_TEST_LIBRARY(DEF, "t_entry_a");
   lib.def("f(Tensor x) -> int");
-  const std::string at = GB_HERE; lib.impl("f", K::CPU, &k_cpu);
+  const std::string at = GB_HERE;
+  lib.impl("f", K::CPU, &k_cpu);
   const OperatorHandle op = op_named("t_entry_a::f");
   EXPECT_EQ(slot(op, K::CPU).provenance, Provenance::Kernel);
   EXPECT_EQ(slot(op, K::CPU).debug, at);
@@ -114,7 +115,8 @@ TEST(OperatorEntry, BackendFallbackAndFallthroughKernel) {
   int64_t fallback_calls = 0;
   {
     auto fb = GB_TEST_IMPL_LIBRARY("_", Python);
-    const std::string at = GB_HERE; fb.fallback([&](const OperatorHandle& o, DispatchKeySet keys, Stack* stack) {
+    const std::string at = GB_HERE;
+    fb.fallback([&](const OperatorHandle& o, DispatchKeySet keys, Stack* stack) {
       ++fallback_calls;
       o.redispatch_boxed(keys.below(K::Python), stack);
     });

@@ -59,10 +59,10 @@ TEST(OptionalTensorList, UnboxedAndBoxedCallsRoundTrip) {
   // a boxed kernel sees the list as an IValue, and a typed call reaches it through the stack
   auto impl = GB_TEST_IMPL_LIBRARY("t_otl", CUDA);
   impl.impl("pick", KernelFunction::from_boxed([](const OperatorHandle&, DispatchKeySet, Stack* s) {
-    const std::vector<std::optional<Tensor>> got = s->back().to_optional_tensor_list();
-    s->pop_back();
-    s->push_back(IValue(std::to_string(got.size()) + (got[0] ? " first set" : " first None")));
-  }));
+              const std::vector<std::optional<Tensor>> got = s->back().to_optional_tensor_list();
+              s->pop_back();
+              s->push_back(IValue(std::to_string(got.size()) + (got[0] ? " first set" : " first None")));
+            }));
   const std::vector<std::optional<Tensor>> on_cuda{std::nullopt, cuda_tensor()};
   auto [unused, boxed_seen] = op.typed<DescribeSig>().call(self, on_cuda);  // the CUDA element picks CUDA
   EXPECT_EQ(boxed_seen, "2 first None");

@@ -27,10 +27,14 @@ struct DumpFixture : ::testing::Test {
   Library lib = GB_TEST_LIBRARY(DEF, "t_dump");
   std::string def_at, cpu_at, autograd_at, explicit_at;
   void SetUp() override {
-    def_at = GB_HERE; lib.def("f(Tensor x) -> int", {"pointwise", "core"});
-    cpu_at = GB_HERE; lib.impl("f", K::CPU, &cpu_kernel);
-    autograd_at = GB_HERE; lib.impl("f", K::AutogradCPU, &autograd_kernel);
-    explicit_at = GB_HERE; lib.impl("f", K::CompositeExplicitAutograd, &explicit_kernel);
+    def_at = GB_HERE;
+    lib.def("f(Tensor x) -> int", {"pointwise", "core"});
+    cpu_at = GB_HERE;
+    lib.impl("f", K::CPU, &cpu_kernel);
+    autograd_at = GB_HERE;
+    lib.impl("f", K::AutogradCPU, &autograd_kernel);
+    explicit_at = GB_HERE;
+    lib.impl("f", K::CompositeExplicitAutograd, &explicit_kernel);
   }
   OperatorHandle op() const { return Dispatcher::singleton().find_schema_or_throw("t_dump::f"); }
 };
@@ -47,24 +51,39 @@ TEST_F(DumpFixture, DumpListsSchemaTagsAndKernels) {
   const std::string expected =
       "operator: t_dump::f\n"
       "schema: t_dump::f(Tensor x) -> int\n"
-      "  defined at " + def_at + "\n"
+      "  defined at " +
+      def_at +
+      "\n"
       "tags: pointwise core\n"
       "kernels:\n"
-      "  CPU: registered at " + cpu_at + " [unboxed: int64_t (const Tensor&)]\n"
-      "  AutogradCPU: registered at " + autograd_at + " [unboxed: int64_t (DispatchKeySet, const Tensor&)]\n"
-      "  CompositeExplicitAutograd[alias]: registered at " + explicit_at + " [unboxed: int64_t (const Tensor&)]\n";
+      "  CPU: registered at " +
+      cpu_at +
+      " [unboxed: int64_t (const Tensor&)]\n"
+      "  AutogradCPU: registered at " +
+      autograd_at +
+      " [unboxed: int64_t (DispatchKeySet, const Tensor&)]\n"
+      "  CompositeExplicitAutograd[alias]: registered at " +
+      explicit_at + " [unboxed: int64_t (const Tensor&)]\n";
   EXPECT_EQ(dump(op()), expected);
 }
 
 TEST_F(DumpFixture, DumpTableGivesEverySlotAndItsProvenance) {
-  const std::string expected =
-      "CPU: registered at " + cpu_at + " [kernel]\n"
-      "CUDA: registered at " + explicit_at + " as CompositeExplicitAutograd [default backend kernel]\n"
-      "Meta: registered at " + explicit_at + " as CompositeExplicitAutograd [default backend kernel]\n"
-      "AutogradCPU: registered at " + autograd_at + " [kernel]\n"
-      "AutogradCUDA: fallthrough registered at " + builtin_fallback_at(K::AutogradCUDA) + " [fallthrough]\n"
-      "Trace: [missing]\n"
-      "Python: [missing]\n";
+  const std::string expected = "CPU: registered at " + cpu_at +
+                               " [kernel]\n"
+                               "CUDA: registered at " +
+                               explicit_at +
+                               " as CompositeExplicitAutograd [default backend kernel]\n"
+                               "Meta: registered at " +
+                               explicit_at +
+                               " as CompositeExplicitAutograd [default backend kernel]\n"
+                               "AutogradCPU: registered at " +
+                               autograd_at +
+                               " [kernel]\n"
+                               "AutogradCUDA: fallthrough registered at " +
+                               builtin_fallback_at(K::AutogradCUDA) +
+                               " [fallthrough]\n"
+                               "Trace: [missing]\n"
+                               "Python: [missing]\n";
   EXPECT_EQ(dump_table(op()), expected);
 }
 
@@ -73,7 +92,9 @@ TEST_F(DumpFixture, RegistrationsPerKey) {
   EXPECT_NE(cpu.find("registrations for dispatch key CPU:\n"), std::string::npos);
   EXPECT_NE(cpu.find("  t_dump::f: registered at " + cpu_at + " [unboxed]\n"), std::string::npos) << cpu;
   const std::string ag = dump_registrations(K::AutogradCPU);
-  EXPECT_NE(ag.find("  fallback: fallthrough registered at " + builtin_fallback_at(K::AutogradCPU) + "\n"), std::string::npos) << ag;
+  EXPECT_NE(ag.find("  fallback: fallthrough registered at " + builtin_fallback_at(K::AutogradCPU) + "\n"),
+            std::string::npos)
+      << ag;
   EXPECT_EQ(builtin_fallback_at(K::AutogradCPU).rfind("registry/builtin_fallbacks.cpp:", 0), 0u);
   EXPECT_EQ(dump_registrations(K::Python).find("t_dump::f"), std::string::npos);
 }
@@ -124,7 +145,8 @@ TEST_F(DumpFixture, TraceCaptureAndStderr) {
     {
       DispatchTraceCapture inner;
       EXPECT_EQ(f.call(cpu_tensor()), 11);
-      EXPECT_EQ(inner.to_string(), "[call] op=[t_dump::f] key=[AutogradCPU]\n  [redispatch] op=[t_dump::f] key=[CPU]\n");
+      EXPECT_EQ(inner.to_string(),
+                "[call] op=[t_dump::f] key=[AutogradCPU]\n  [redispatch] op=[t_dump::f] key=[CPU]\n");
     }
     f.call(tensor_with_keys({K::Meta}));
     ASSERT_EQ(outer.events().size(), 3u);  // nested captures both see the calls

@@ -26,16 +26,16 @@ inline Tensor cuda_tensor() {
   ::glassbox::Library(::glassbox::Library::Kind::IMPL, ns, ::glassbox::DispatchKey::key, __FILE__, __LINE__)
 
 // Asserts that `statement` throws glassbox::Error whose text contains every one of the parts.
-#define EXPECT_ERROR_CONTAINS(statement, ...)                                            \
-  do {                                                                                   \
-    try {                                                                                \
-      statement;                                                                         \
-      ADD_FAILURE() << "expected a glassbox::Error from " #statement;                    \
-    } catch (const ::glassbox::Error& e) {                                               \
-      for (const std::string& part : std::vector<std::string>{__VA_ARGS__})              \
-        EXPECT_NE(std::string(e.what()).find(part), std::string::npos)                   \
-            << "error text:\n" << e.what() << "\nlacks: " << part;                       \
-    }                                                                                    \
+#define EXPECT_ERROR_CONTAINS(statement, ...)                                                              \
+  do {                                                                                                     \
+    try {                                                                                                  \
+      statement;                                                                                           \
+      ADD_FAILURE() << "expected a glassbox::Error from " #statement;                                      \
+    } catch (const ::glassbox::Error& e) {                                                                 \
+      for (const std::string& part : std::vector<std::string>{__VA_ARGS__})                                \
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << "error text:\n"                  \
+                                                                       << e.what() << "\nlacks: " << part; \
+    }                                                                                                      \
   } while (0)
 
 }  // namespace glassbox::testing

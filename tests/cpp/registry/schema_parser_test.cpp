@@ -21,11 +21,13 @@ const std::vector<std::string> kSchemas = {
     "split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
     "index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)",
     "cat(Tensor[] tensors, int dim=0) -> Tensor",
-    "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+    "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? "
+    "pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
     "rand(SymInt[] size, *, Generator? generator, ScalarType? dtype=None) -> Tensor",
     "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
     "mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
-    "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor",
+    "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool "
+    "cudnn_enable=True) -> Tensor",
     "_foo() -> ()",
     "my::op(...) -> ...",
     "aten::format(str self, ...) -> str",
@@ -33,8 +35,10 @@ const std::vector<std::string> kSchemas = {
     "my::tuple_op(Tensor a, ...) -> (Tensor, ...)",
     "pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor",
     "gelu(Tensor self, *, str approximate='none') -> Tensor",
-    "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
-    "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+    "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] "
+    "dilation=1, SymInt groups=1) -> Tensor",
+    "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool "
+    "count_include_pad=True, int? divisor_override=None) -> Tensor",
     "my::pool(Tensor self, int[2] stride=[1, 1], int[] dims=[]) -> Tensor",
     "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
     "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
@@ -46,19 +50,26 @@ const std::vector<std::string> kSchemas = {
     "permute(Tensor(a) self, int[] dims) -> Tensor(a)",
     "unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
     "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
-    "sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
+    "sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> "
+    "(Tensor(a!) values, Tensor(b!) indices)",
     "_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()",
-    "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
-    "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
-    "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+    "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool "
+    "training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+    "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, "
+    "Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+    "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=None) -> Tensor",
     "contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
-    "to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+    "to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? "
+    "memory_format=None) -> Tensor(a)",
     "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
     "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor",
     "nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
     "uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)",
-    "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",
-    "cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor",
+    "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) "
+    "-> Tensor",
+    "cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, "
+    "float label_smoothing=0.0) -> Tensor",
     "_amp_foreach_non_finite_check_and_unscale_(Tensor(a!)[] self, Tensor(b!) found_inf, Tensor inv_scale) -> ()",
     "__and__.Tensor(Tensor self, Tensor other) -> Tensor",
     "my::alias_union(Tensor(a|b) self) -> Tensor(a|b)",
@@ -86,8 +97,7 @@ TEST(SchemaParser, NonCanonicalSpellingPrintsCanonically) {
       {"f(int[2] stride=[ 1,1 ]) -> Tensor", "f(int[2] stride=[1, 1]) -> Tensor"},
       {"split(Tensor(a->*) self) -> Tensor(a) []", "split(Tensor(a -> *) self) -> Tensor(a)[]"},
       {"f(Tensor( a | b ) self) -> ( Tensor )", "f(Tensor(a|b) self) -> Tensor"},
-      {"  f(int [ 1 ] ? dim)   ->  ( Tensor x ,Tensor y )  ",
-       "f(int[1]? dim) -> (Tensor x, Tensor y)"},
+      {"  f(int [ 1 ] ? dim)   ->  ( Tensor x ,Tensor y )  ", "f(int[1]? dim) -> (Tensor x, Tensor y)"},
       {"f(Tensor a,\n  int b)\r\n-> Tensor", "f(Tensor a, int b) -> Tensor"},
       {"f( ... ) -> ( ... )", "f(...) -> ..."},
   };
@@ -218,15 +228,14 @@ TEST(SchemaParser, OptionalElementsAndOptionalLists) {
 }
 
 TEST(SchemaParser, AliasOnListAndOptionalTensors) {
-  const FunctionSchema foreach_add = parse_schema(
-      "_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()");
+  const FunctionSchema foreach_add =
+      parse_schema("_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()");
   EXPECT_TRUE(foreach_add.arguments[0].type.is_list);
   EXPECT_TRUE(foreach_add.arguments[0].is_out());
   EXPECT_TRUE(foreach_add.returns.empty());
   EXPECT_FALSE(foreach_add.is_varret);
 
-  const FunctionSchema opt =
-      parse_schema("my::opt_out(Tensor self, *, Tensor(a!)? out=None) -> Tensor(a!)?");
+  const FunctionSchema opt = parse_schema("my::opt_out(Tensor self, *, Tensor(a!)? out=None) -> Tensor(a!)?");
   EXPECT_TRUE(opt.arguments[1].type.optional);
   EXPECT_TRUE(opt.arguments[1].is_out());
   EXPECT_TRUE(opt.returns[0].type.optional);
@@ -240,8 +249,8 @@ TEST(SchemaParser, FactoryKeywordArguments) {
   ASSERT_EQ(s.arguments.size(), 6u);
   EXPECT_FALSE(s.arguments[0].kwarg_only);
   EXPECT_EQ(s.arguments[0].type.base, BaseType::SymInt);
-  const BaseType expected[] = {BaseType::ScalarType, BaseType::Layout, BaseType::Device,
-                               BaseType::Bool, BaseType::MemoryFormat};
+  const BaseType expected[] = {BaseType::ScalarType, BaseType::Layout, BaseType::Device, BaseType::Bool,
+                               BaseType::MemoryFormat};
   for (size_t i = 1; i < 6; ++i) {
     EXPECT_TRUE(s.arguments[i].kwarg_only);
     EXPECT_TRUE(s.arguments[i].type.optional);
@@ -282,8 +291,7 @@ TEST(SchemaParser, DefaultKindsAndText) {
       {"f(int[] dims=[]) -> Tensor", Kind::List, "[]"},
       {"f(int[2] padding=0) -> Tensor", Kind::Int, "0"},
       {"f(int reduction=Mean) -> Tensor", Kind::Identifier, "Mean"},
-      {"f(MemoryFormat memory_format=contiguous_format) -> Tensor", Kind::Identifier,
-       "contiguous_format"},
+      {"f(MemoryFormat memory_format=contiguous_format) -> Tensor", Kind::Identifier, "contiguous_format"},
       {"f(Tensor? w=None) -> Tensor", Kind::None, "None"},
       {"f(Scalar s=-0.25) -> Tensor", Kind::Float, "-0.25"},
       {"f(Scalar s=True) -> Tensor", Kind::Bool, "True"},
@@ -332,8 +340,7 @@ TEST(SchemaParser, EveryBaseTypeParses) {
       "f(Tensor a, int b, SymInt c, float d, bool e, str f, Scalar g, ScalarType h, Device i, "
       "Layout j, MemoryFormat k, Generator l) -> Tensor");
   ASSERT_EQ(s.arguments.size(), 12u);
-  for (size_t i = 0; i < s.arguments.size(); ++i)
-    EXPECT_EQ(s.arguments[i].type.base, static_cast<BaseType>(i));
+  for (size_t i = 0; i < s.arguments.size(); ++i) EXPECT_EQ(s.arguments[i].type.base, static_cast<BaseType>(i));
 }
 
 TEST(SchemaParser, ParseSchemaNameTakesNameOrFullSchema) {
@@ -355,8 +362,7 @@ struct Malformed {
 
 const std::vector<Malformed> kMalformed = {
     {"add.Tensor(Tensr self) -> Tensor", 12, "unknown type 'Tensr'"},
-    {"add.Tensor(Tensor self Tensor other) -> Tensor", 24,
-     "expected ',' or ')' after an argument, found 'Tensor'"},
+    {"add.Tensor(Tensor self Tensor other) -> Tensor", 24, "expected ',' or ')' after an argument, found 'Tensor'"},
     {"f(Tensor a, Tensor b -> Tensor", 22, "expected ',' or ')' after an argument, found '->'"},
     {"add.Tensor(Tensor self, Tensor self) -> Tensor", 32, "duplicate argument name 'self'"},
     {"f(Tensor a, *, Tensor b, *, Tensor c) -> Tensor", 26, "'*' given twice"},
@@ -395,8 +401,7 @@ const std::vector<Malformed> kMalformed = {
     {"f(..., Tensor a) -> Tensor", 6, "'...' must be the last argument"},
     {"f(Tensor a) -> (Tensor x, Tensor x)", 34, "duplicate return name 'x'"},
     {"f(Tensor a) -> (Tensor x=1)", 25, "returns cannot have default values"},
-    {"f(Tensor a) -> Tensor(a", 24,
-     "expected ')' to close the alias annotation, found end of input"},
+    {"f(Tensor a) -> Tensor(a", 24, "expected ')' to close the alias annotation, found end of input"},
     {"", 1, "expected an operator name, found end of input"},
     {"aten::(Tensor a) -> Tensor", 7, "expected an operator name after '::'"},
     {"add.(Tensor a) -> Tensor", 5, "expected an overload name after '.'"},

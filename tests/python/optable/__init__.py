@@ -3,6 +3,7 @@ the inputs to try it on. test_forward.py checks every entry; the gradient checks
 
 Each family lives in its own module (arithmetic.py, ...); ALL collects them in a fixed order.
 """
+
 from .common import TOL, OpInfo, Sample  # noqa: F401
 from . import arithmetic, factories_shape, indexing, linalg_nn, pointwise, reductions
 

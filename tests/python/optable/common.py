@@ -1,4 +1,5 @@
 """OpInfo and the input generators the families share."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ TOL = {
 @dataclass
 class Sample:
     """One call: positional args (NumPy arrays become tensors, anything else passes as is) and kwargs."""
+
     args: Sequence[Any]
     kwargs: dict = field(default_factory=dict)
     name: str = ""
@@ -30,13 +32,13 @@ class Sample:
 
 @dataclass
 class OpInfo:
-    name: str                                   # as in ops.yaml (for ids and error messages)
-    op: Callable[..., Any]                      # the glassbox call, given tensors
-    ref: Callable[..., Any]                     # the NumPy reference, given float64/int arrays
+    name: str  # as in ops.yaml (for ids and error messages)
+    op: Callable[..., Any]  # the glassbox call, given tensors
+    ref: Callable[..., Any]  # the NumPy reference, given float64/int arrays
     samples: Callable[[np.random.Generator, str], list]  # (rng, dtype name) -> [Sample]
     dtypes: Sequence[str] = FLOAT
-    differentiable: bool = False                # gradient-checked in float64
-    tol: Optional[dict] = None                  # dtype -> (rtol, atol), overriding TOL
+    differentiable: bool = False  # gradient-checked in float64
+    tol: Optional[dict] = None  # dtype -> (rtol, atol), overriding TOL
     ref_dtype: Optional[Callable[[str], str]] = None  # the result dtype, when it is not the input's
 
 
@@ -63,8 +65,15 @@ def non_contiguous(a: np.ndarray) -> np.ndarray:
 
 
 UNARY_SHAPES = [(), (0,), (5,), (3, 4), (2, 3, 5)]
-BINARY_SHAPES = [((), ()), ((4,), ()), ((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((0, 3), (3,)),
-                 ((2, 1, 4), (3, 1))]
+BINARY_SHAPES = [
+    ((), ()),
+    ((4,), ()),
+    ((3, 4), (3, 4)),
+    ((3, 1), (1, 4)),
+    ((2, 3, 4), (4,)),
+    ((0, 3), (3,)),
+    ((2, 1, 4), (3, 1)),
+]
 
 
 def unary_samples(low=-3.0, high=3.0, shapes=UNARY_SHAPES):
@@ -72,6 +81,7 @@ def unary_samples(low=-3.0, high=3.0, shapes=UNARY_SHAPES):
         out = [Sample([make_array(rng, s, dtype, low, high)], name=str(s)) for s in shapes]
         out.append(Sample([non_contiguous(make_array(rng, (4, 3), dtype, low, high))], name="non-contiguous"))
         return out
+
     return gen
 
 
@@ -80,9 +90,19 @@ def binary_samples(low=-3.0, high=3.0, shapes=BINARY_SHAPES, rhs_low=None, rhs_h
     rh = high if rhs_high is None else rhs_high
 
     def gen(rng, dtype):
-        out = [Sample([make_array(rng, a, dtype, low, high), make_array(rng, b, dtype, rl, rh)], name=f"{a}x{b}")
-               for a, b in shapes]
-        out.append(Sample([non_contiguous(make_array(rng, (4, 3), dtype, low, high)),
-                           non_contiguous(make_array(rng, (4, 3), dtype, rl, rh))], name="non-contiguous"))
+        out = [
+            Sample([make_array(rng, a, dtype, low, high), make_array(rng, b, dtype, rl, rh)], name=f"{a}x{b}")
+            for a, b in shapes
+        ]
+        out.append(
+            Sample(
+                [
+                    non_contiguous(make_array(rng, (4, 3), dtype, low, high)),
+                    non_contiguous(make_array(rng, (4, 3), dtype, rl, rh)),
+                ],
+                name="non-contiguous",
+            )
+        )
         return out
+
     return gen

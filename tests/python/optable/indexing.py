@@ -4,10 +4,10 @@ one_hot, embedding and embedding_dense_backward.
 Index tensors travel as `Index` objects, not arrays: the table turns every array of a sample into a
 tensor of the sample's dtype, and an index keeps its own (int64, int32 or bool).
 """
+
 import numpy as np
 
 import glassbox as gb
-
 from devices import on_device
 
 from .common import ALL_DTYPES, FLOAT, HALF, INT, OpInfo, Sample, make_array, non_contiguous
@@ -49,11 +49,13 @@ def _fill_value(dtype):
 
 def _in_place(fn):
     """The in-place operator applied to a copy (the table compares results)."""
+
     def call(x, *args, **kwargs):
         y = ops.clone(x)
         out = fn(y, *args, **kwargs)
         assert out.data_ptr() == y.data_ptr()
         return y
+
     return call
 
 
@@ -62,7 +64,9 @@ def index_samples(rng, dtype):
     x = make_array(rng, (4, 5, 3), dtype)
     return [
         Sample([x, [Index(_ints(rng, 4, (6,)))]], name="one int64 index"),
-        Sample([x, [None, Index(_ints(rng, 5, (2, 1), "int32")), Index(_ints(rng, 3, (3,)))]], name="adjacent broadcast"),
+        Sample(
+            [x, [None, Index(_ints(rng, 5, (2, 1), "int32")), Index(_ints(rng, 3, (3,)))]], name="adjacent broadcast"
+        ),
         Sample([x, [Index(_ints(rng, 4, (2,))), None, Index(_ints(rng, 3, (2,)))]], name="separated"),
         Sample([x, [Index(rng.random((4, 5)) < 0.5)]], name="2-d bool mask"),
         Sample([x, [None, Index(rng.random(5) < 0.5), Index(_ints(rng, 3, ()))]], name="mask and 0-d index"),
@@ -74,7 +78,9 @@ def index_samples(rng, dtype):
 
 def put_samples(rng, dtype, duplicates):
     x = make_array(rng, (4, 3), dtype)
-    rows = Index(rng.integers(0, 4, size=6)) if duplicates else Index(rng.permutation(4)[:3] - 4 * (rng.random(3) < .5))
+    rows = (
+        Index(rng.integers(0, 4, size=6)) if duplicates else Index(rng.permutation(4)[:3] - 4 * (rng.random(3) < 0.5))
+    )
     n = rows.array.shape[0]
     return [
         Sample([x, [rows], make_array(rng, (n, 3), dtype)], name="rows"),
@@ -128,8 +134,10 @@ def scatter_samples(rng, dtype, duplicates=False):
     return [
         Sample([x, 0, Index(rows[:2]), make_array(rng, (2, 3), dtype)], name="dim 0"),
         Sample([x, 1, Index(np.array([[2], [0], [1], [2]])), make_array(rng, (4, 2), dtype)], name="dim 1, larger src"),
-        Sample([non_contiguous(x), 0, Index(rows[:2, :2], strided=True), non_contiguous(make_array(rng, (3, 3), dtype))],
-               name="non-contiguous"),
+        Sample(
+            [non_contiguous(x), 0, Index(rows[:2, :2], strided=True), non_contiguous(make_array(rng, (3, 3), dtype))],
+            name="non-contiguous",
+        ),
         Sample([make_array(rng, (), dtype), 0, Index(np.array(0)), make_array(rng, (), dtype)], name="0-d"),
         Sample([x, 0, Index(np.zeros((0, 3), np.int64)), make_array(rng, (0, 3), dtype)], name="empty"),
     ]
@@ -146,7 +154,9 @@ def scatter_ref(x, dim, index, src, add=False):
     i = index.array
     if out.ndim == 0:
         return (out + src) if add else np.asarray(src).astype(out.dtype)
-    values = np.asarray(src)[tuple(slice(0, s) for s in i.shape)] if np.ndim(src) else src  # src's block of index's shape
+    values = (
+        np.asarray(src)[tuple(slice(0, s) for s in i.shape)] if np.ndim(src) else src
+    )  # src's block of index's shape
     if add:
         np.add.at(out, _coords(i, dim % out.ndim), values)
     else:
@@ -174,8 +184,10 @@ def index_add_samples(rng, dtype):
     x = make_array(rng, (4, 3), dtype)
     return [
         Sample([x, 0, Index(_ints(rng, 4, (5,))), make_array(rng, (5, 3), dtype)], name="duplicates"),
-        Sample([non_contiguous(x), 1, Index(np.array([2, 0], np.int32)), non_contiguous(make_array(rng, (4, 2), dtype))],
-               name="non-contiguous"),
+        Sample(
+            [non_contiguous(x), 1, Index(np.array([2, 0], np.int32)), non_contiguous(make_array(rng, (4, 2), dtype))],
+            name="non-contiguous",
+        ),
         Sample([x, 0, Index(np.zeros((0,), np.int64)), make_array(rng, (0, 3), dtype)], name="empty"),
     ]
 
@@ -196,8 +208,10 @@ def mask_samples(rng, dtype, tensor_value=False):
         Sample([make_array(rng, (3, 4), dtype), Index(rng.random((3, 4)) < 0.5), value()], name="same shape"),
         Sample([make_array(rng, (3, 4), dtype), Index(rng.random((4,)) < 0.5), value()], name="broadcast mask"),
         Sample([make_array(rng, (4,), dtype), Index(rng.random((2, 4)) < 0.5), value()], name="broadcast self"),
-        Sample([non_contiguous(make_array(rng, (4, 3), dtype)), Index(rng.random((4, 3)) < 0.5, strided=True), value()],
-               name="non-contiguous"),
+        Sample(
+            [non_contiguous(make_array(rng, (4, 3), dtype)), Index(rng.random((4, 3)) < 0.5, strided=True), value()],
+            name="non-contiguous",
+        ),
         Sample([make_array(rng, (), dtype), Index(np.array(True)), value()], name="0-d"),
         Sample([make_array(rng, (0, 2), dtype), Index(np.zeros((0, 2), bool)), value()], name="empty"),
     ]
@@ -232,8 +246,10 @@ def embedding_samples(rng, dtype):
     w = make_array(rng, (6, 3), dtype)
     return [
         Sample([w, Index(_ints(rng, 6, (2, 4), negative=False))], name="2-d indices"),
-        Sample([non_contiguous(make_array(rng, (3, 6), dtype)).T, Index(np.array([5, 0, 5], np.int32))],
-               name="non-contiguous weight"),
+        Sample(
+            [non_contiguous(make_array(rng, (3, 6), dtype)).T, Index(np.array([5, 0, 5], np.int32))],
+            name="non-contiguous weight",
+        ),
         Sample([w, Index(np.array(4))], name="0-d index"),
         Sample([w, Index(np.zeros((0,), np.int64))], name="empty"),
     ]
@@ -262,48 +278,153 @@ def embedding_backward_ref(grad, indices, num_weights, padding_idx, scale):
 
 NUMERIC = FLOAT + HALF + INT
 OPS = [
-    OpInfo("index.Tensor", lambda x, idx: ops.index(x, [_t(i) for i in idx]), lambda x, idx: x[_key(idx)],
-           index_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("index_put", lambda x, idx, v: ops.index_put(x, [_t(i) for i in idx], v), index_put_ref,
-           lambda rng, d: put_samples(rng, d, duplicates=False), ALL_DTYPES, differentiable=True),
-    OpInfo("index_put(accumulate)", lambda x, idx, v: ops.index_put(x, [_t(i) for i in idx], v, accumulate=True),
-           lambda x, idx, v: index_put_ref(x, idx, v, True), lambda rng, d: put_samples(rng, d, duplicates=True),
-           ALL_DTYPES, differentiable=True),
-    OpInfo("index_put_", _in_place(lambda x, idx, v: ops.index_put_(x, [_t(i) for i in idx], v)), index_put_ref,
-           lambda rng, d: put_samples(rng, d, duplicates=False), ALL_DTYPES),
-    OpInfo("gather", lambda x, dim, i: ops.gather(x, dim, i.tensor()), gather_ref, gather_samples, ALL_DTYPES,
-           differentiable=True),
-    OpInfo("scatter.src", lambda x, dim, i, src: ops.scatter(x, dim, i.tensor(), src), scatter_ref, scatter_samples,
-           ALL_DTYPES, differentiable=True),
-    OpInfo("scatter.value", lambda x, dim, i, v: ops.scatter(x, dim, i.tensor(), v), scatter_ref, scatter_value_samples,
-           ALL_DTYPES, differentiable=True),
-    OpInfo("scatter_.src", _in_place(lambda x, dim, i, src: ops.scatter_(x, dim, i.tensor(), src)), scatter_ref,
-           scatter_samples, ALL_DTYPES),
-    OpInfo("scatter_add", lambda x, dim, i, src: ops.scatter_add(x, dim, i.tensor(), src),
-           lambda x, dim, i, src: scatter_ref(x, dim, i, src, add=True),
-           lambda rng, d: scatter_samples(rng, d, duplicates=True), ALL_DTYPES, differentiable=True),
-    OpInfo("scatter_add_", _in_place(lambda x, dim, i, src: ops.scatter_add_(x, dim, i.tensor(), src)),
-           lambda x, dim, i, src: scatter_ref(x, dim, i, src, add=True),
-           lambda rng, d: scatter_samples(rng, d, duplicates=True), ALL_DTYPES),
-    OpInfo("index_select", lambda x, dim, i: ops.index_select(x, dim, i.tensor()),
-           lambda x, dim, i: np.take(x, np.atleast_1d(i.array), axis=dim), index_select_samples, ALL_DTYPES,
-           differentiable=True),
-    OpInfo("index_add", lambda x, dim, i, src: ops.index_add(x, dim, i.tensor(), src), index_add_ref,
-           index_add_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("index_add_", _in_place(lambda x, dim, i, src: ops.index_add_(x, dim, i.tensor(), src)), index_add_ref,
-           index_add_samples, ALL_DTYPES),
-    OpInfo("masked_fill.Scalar", lambda x, m, v: ops.masked_fill(x, m.tensor(), v), masked_fill_ref, mask_samples,
-           ALL_DTYPES, differentiable=True),
-    OpInfo("masked_fill.Tensor", lambda x, m, v: ops.masked_fill(x, m.tensor(), v), masked_fill_ref,
-           lambda rng, d: mask_samples(rng, d, tensor_value=True), ALL_DTYPES, differentiable=True),
-    OpInfo("masked_fill_.Scalar", _in_place(lambda x, m, v: ops.masked_fill_(x, m.tensor(), v)), masked_fill_ref,
-           lambda rng, d: [s for s in mask_samples(rng, d) if s.name != "broadcast self"], ALL_DTYPES),
-    OpInfo("masked_select", lambda x, m, _: ops.masked_select(x, m.tensor()), masked_select_ref, mask_samples,
-           ALL_DTYPES, differentiable=True),
-    OpInfo("one_hot", lambda x, **kw: ops.one_hot(x, **kw), one_hot_ref, one_hot_samples, INT,
-           ref_dtype=lambda d: "int64"),
-    OpInfo("embedding", lambda w, i: ops.embedding(w, i.tensor()), lambda w, i: w[i.array], embedding_samples,
-           FLOAT + HALF, differentiable=True),
-    OpInfo("embedding_dense_backward", lambda g, i, *rest: ops.embedding_dense_backward(g, i.tensor(), *rest),
-           embedding_backward_ref, embedding_backward_samples, FLOAT + HALF),
+    OpInfo(
+        "index.Tensor",
+        lambda x, idx: ops.index(x, [_t(i) for i in idx]),
+        lambda x, idx: x[_key(idx)],
+        index_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "index_put",
+        lambda x, idx, v: ops.index_put(x, [_t(i) for i in idx], v),
+        index_put_ref,
+        lambda rng, d: put_samples(rng, d, duplicates=False),
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "index_put(accumulate)",
+        lambda x, idx, v: ops.index_put(x, [_t(i) for i in idx], v, accumulate=True),
+        lambda x, idx, v: index_put_ref(x, idx, v, True),
+        lambda rng, d: put_samples(rng, d, duplicates=True),
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "index_put_",
+        _in_place(lambda x, idx, v: ops.index_put_(x, [_t(i) for i in idx], v)),
+        index_put_ref,
+        lambda rng, d: put_samples(rng, d, duplicates=False),
+        ALL_DTYPES,
+    ),
+    OpInfo(
+        "gather",
+        lambda x, dim, i: ops.gather(x, dim, i.tensor()),
+        gather_ref,
+        gather_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "scatter.src",
+        lambda x, dim, i, src: ops.scatter(x, dim, i.tensor(), src),
+        scatter_ref,
+        scatter_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "scatter.value",
+        lambda x, dim, i, v: ops.scatter(x, dim, i.tensor(), v),
+        scatter_ref,
+        scatter_value_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "scatter_.src",
+        _in_place(lambda x, dim, i, src: ops.scatter_(x, dim, i.tensor(), src)),
+        scatter_ref,
+        scatter_samples,
+        ALL_DTYPES,
+    ),
+    OpInfo(
+        "scatter_add",
+        lambda x, dim, i, src: ops.scatter_add(x, dim, i.tensor(), src),
+        lambda x, dim, i, src: scatter_ref(x, dim, i, src, add=True),
+        lambda rng, d: scatter_samples(rng, d, duplicates=True),
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "scatter_add_",
+        _in_place(lambda x, dim, i, src: ops.scatter_add_(x, dim, i.tensor(), src)),
+        lambda x, dim, i, src: scatter_ref(x, dim, i, src, add=True),
+        lambda rng, d: scatter_samples(rng, d, duplicates=True),
+        ALL_DTYPES,
+    ),
+    OpInfo(
+        "index_select",
+        lambda x, dim, i: ops.index_select(x, dim, i.tensor()),
+        lambda x, dim, i: np.take(x, np.atleast_1d(i.array), axis=dim),
+        index_select_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "index_add",
+        lambda x, dim, i, src: ops.index_add(x, dim, i.tensor(), src),
+        index_add_ref,
+        index_add_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "index_add_",
+        _in_place(lambda x, dim, i, src: ops.index_add_(x, dim, i.tensor(), src)),
+        index_add_ref,
+        index_add_samples,
+        ALL_DTYPES,
+    ),
+    OpInfo(
+        "masked_fill.Scalar",
+        lambda x, m, v: ops.masked_fill(x, m.tensor(), v),
+        masked_fill_ref,
+        mask_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "masked_fill.Tensor",
+        lambda x, m, v: ops.masked_fill(x, m.tensor(), v),
+        masked_fill_ref,
+        lambda rng, d: mask_samples(rng, d, tensor_value=True),
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "masked_fill_.Scalar",
+        _in_place(lambda x, m, v: ops.masked_fill_(x, m.tensor(), v)),
+        masked_fill_ref,
+        lambda rng, d: [s for s in mask_samples(rng, d) if s.name != "broadcast self"],
+        ALL_DTYPES,
+    ),
+    OpInfo(
+        "masked_select",
+        lambda x, m, _: ops.masked_select(x, m.tensor()),
+        masked_select_ref,
+        mask_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "one_hot", lambda x, **kw: ops.one_hot(x, **kw), one_hot_ref, one_hot_samples, INT, ref_dtype=lambda d: "int64"
+    ),
+    OpInfo(
+        "embedding",
+        lambda w, i: ops.embedding(w, i.tensor()),
+        lambda w, i: w[i.array],
+        embedding_samples,
+        FLOAT + HALF,
+        differentiable=True,
+    ),
+    OpInfo(
+        "embedding_dense_backward",
+        lambda g, i, *rest: ops.embedding_dense_backward(g, i.tensor(), *rest),
+        embedding_backward_ref,
+        embedding_backward_samples,
+        FLOAT + HALF,
+    ),
 ]

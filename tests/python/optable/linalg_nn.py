@@ -3,13 +3,22 @@ and layer norm, with their backward helpers (NumPy references of the latter in n
 
 Floating-point samples are multiples of 1/8: every product and sum of them is exact in float32,
 so sums of products match the float64 reference whatever order the kernel adds them in."""
+
 import numpy as np
 
 import glassbox as gb
 
 from .common import ALL_DTYPES, FLOAT, HALF, INT, OpInfo, Sample, make_array, non_contiguous
-from .nn_reference import (avg_pool_backward_ref, avg_pool_ref, conv2d_ref, conv_backward_ref, layer_norm_backward_ref,
-                           layer_norm_ref, max_pool_backward_ref, max_pool_ref)
+from .nn_reference import (
+    avg_pool_backward_ref,
+    avg_pool_ref,
+    conv2d_ref,
+    conv_backward_ref,
+    layer_norm_backward_ref,
+    layer_norm_ref,
+    max_pool_backward_ref,
+    max_pool_ref,
+)
 
 ops = gb.ops.glassbox
 NUMERIC = FLOAT + HALF + INT
@@ -27,26 +36,32 @@ def arrays(rng, dtype, *shapes):
 
 def out_of(fn, a_shape):
     """Calls an out= overload with a fresh output of the result's shape and the first input's dtype."""
+
     def call(*args, **kwargs):
         out = ops.empty(list(a_shape(*args)), dtype=args[0].dtype, device=args[0].device)
         result = fn(*args, out=out, **kwargs)
         assert result is not None
         return out
+
     return call
 
 
 # ---- matrix products
 def mm_samples(rng, dtype):
-    out = [Sample(arrays(rng, dtype, s, t), name=f"{s}x{t}")
-           for s, t in [((3, 4), (4, 5)), ((1, 1), (1, 1)), ((0, 3), (3, 4)), ((2, 0), (0, 3)), ((5, 2), (2, 0))]]
+    out = [
+        Sample(arrays(rng, dtype, s, t), name=f"{s}x{t}")
+        for s, t in [((3, 4), (4, 5)), ((1, 1), (1, 1)), ((0, 3), (3, 4)), ((2, 0), (0, 3)), ((5, 2), (2, 0))]
+    ]
     a, b = arrays(rng, dtype, (4, 3), (3, 5))
     out.append(Sample([non_contiguous(a), non_contiguous(b)], name="non-contiguous"))
     return out
 
 
 def bmm_samples(rng, dtype):
-    out = [Sample(arrays(rng, dtype, s, t), name=f"{s}x{t}")
-           for s, t in [((2, 3, 4), (2, 4, 5)), ((0, 2, 3), (0, 3, 1)), ((3, 1, 0), (3, 0, 2))]]
+    out = [
+        Sample(arrays(rng, dtype, s, t), name=f"{s}x{t}")
+        for s, t in [((2, 3, 4), (2, 4, 5)), ((0, 2, 3), (0, 3, 1)), ((3, 1, 0), (3, 0, 2))]
+    ]
     a, b = arrays(rng, dtype, (2, 4, 3), (2, 3, 5))
     out.append(Sample([non_contiguous(a), non_contiguous(b)], name="non-contiguous"))
     return out
@@ -70,9 +85,19 @@ def dot_samples(rng, dtype):
     return out
 
 
-MATMUL_SHAPES = [((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 2)), ((3, 4), (4, 2)), ((2, 3, 4), (4,)), ((4,), (2, 4, 3)),
-                 ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((0, 3, 4), (4, 2)),
-                 ((2, 0), (0, 3))]
+MATMUL_SHAPES = [
+    ((4,), (4,)),
+    ((3, 4), (4,)),
+    ((4,), (4, 2)),
+    ((3, 4), (4, 2)),
+    ((2, 3, 4), (4,)),
+    ((4,), (2, 4, 3)),
+    ((2, 3, 4), (4, 5)),
+    ((3, 4), (2, 4, 5)),
+    ((2, 1, 3, 4), (5, 4, 2)),
+    ((0, 3, 4), (4, 2)),
+    ((2, 0), (0, 3)),
+]
 
 
 def matmul_samples(rng, dtype):
@@ -90,7 +115,9 @@ def outer_samples(rng, dtype):
 
 
 def linear_samples(rng, dtype):
-    out = [Sample(arrays(rng, dtype, x, (5, 4), (5,)), name=f"{x} with bias") for x in [(3, 4), (2, 3, 4), (4,), (0, 4)]]
+    out = [
+        Sample(arrays(rng, dtype, x, (5, 4), (5,)), name=f"{x} with bias") for x in [(3, 4), (2, 3, 4), (4,), (0, 4)]
+    ]
     out.append(Sample(arrays(rng, dtype, (2, 3, 4), (5, 4)), name="no bias"))
     x, w = arrays(rng, dtype, (4, 3), (3, 5))
     out.append(Sample([non_contiguous(x), non_contiguous(w).T], name="non-contiguous"))
@@ -122,7 +149,9 @@ def conv2d_samples(rng, dtype):
         x, w, b = arrays(rng, dtype, xs, ws, (ws[0],))
         out.append(Sample([x, w, b], conv_args(*geom), name=f"{xs}*{ws}"))
     x, w = arrays(rng, dtype, (2, 3, 6, 5), (4, 3, 3, 3))
-    out.append(Sample([non_contiguous(x), w, None], conv_args((1, 1), (1, 1), (1, 1), 1), name="non-contiguous, no bias"))
+    out.append(
+        Sample([non_contiguous(x), w, None], conv_args((1, 1), (1, 1), (1, 1), 1), name="non-contiguous, no bias")
+    )
     return out
 
 
@@ -176,6 +205,7 @@ def pool_samples(cases, kwargs_of, grad):
             x = exact(rng, (2, 3, 5, 6), dtype)
             out.append(Sample([non_contiguous(x)], kwargs_of(*cases[0][1:]), name="non-contiguous"))
         return out
+
     return gen
 
 
@@ -187,13 +217,15 @@ def layer_norm_samples(with_grad):
     """[x, normalized_shape, weight, bias]; for the backward [grad_out, x, normalized_shape, mean, rstd,
     weight, bias], mean and rstd given in the sample's dtype so the reference sees the same rounded
     statistics the kernel does."""
+
     def sample(rng, dtype, x, norm, w, b, name):
         if not with_grad:
             return Sample([x, norm, w, b], name=name)
         _, mean, rstd = layer_norm_ref(x, norm, stats=True)
         stat_dtype = x.dtype
-        return Sample([exact(rng, x.shape, dtype), x, norm, mean.astype(stat_dtype), rstd.astype(stat_dtype), w, b],
-                      name=name)
+        return Sample(
+            [exact(rng, x.shape, dtype), x, norm, mean.astype(stat_dtype), rstd.astype(stat_dtype), w, b], name=name
+        )
 
     def gen(rng, dtype):
         out = []
@@ -203,6 +235,7 @@ def layer_norm_samples(with_grad):
         x = non_contiguous(exact(rng, (3, 4), dtype))
         out.append(sample(rng, dtype, x, [4], None, None, "non-contiguous, no affine"))
         return out
+
     return gen
 
 
@@ -212,50 +245,122 @@ def native_layer_norm_ref(x, normalized_shape, weight, bias):
 
 def max_pool_backward_op(go, x, **kw):
     _, idx = ops.max_pool2d_with_indices(x, **kw)
-    return ops.max_pool2d_with_indices_backward(go, x, kw["kernel_size"], kw["stride"], kw["padding"], kw["dilation"],
-                                                kw["ceil_mode"], idx)
+    return ops.max_pool2d_with_indices_backward(
+        go, x, kw["kernel_size"], kw["stride"], kw["padding"], kw["dilation"], kw["ceil_mode"], idx
+    )
 
 
 OPS = [
     OpInfo("mm", lambda a, b: ops.mm(a, b), np.matmul, mm_samples, NUMERIC, differentiable=True),
-    OpInfo("mm.out", out_of(lambda a, b, out: ops.mm.out(a, b, out=out), lambda a, b: (a.shape[0], b.shape[1])),
-           np.matmul, mm_samples, NUMERIC),
+    OpInfo(
+        "mm.out",
+        out_of(lambda a, b, out: ops.mm.out(a, b, out=out), lambda a, b: (a.shape[0], b.shape[1])),
+        np.matmul,
+        mm_samples,
+        NUMERIC,
+    ),
     OpInfo("bmm", lambda a, b: ops.bmm(a, b), np.matmul, bmm_samples, NUMERIC, differentiable=True),
-    OpInfo("bmm.out", out_of(lambda a, b, out: ops.bmm.out(a, b, out=out), lambda a, b: a.shape[:2] + b.shape[2:]),
-           np.matmul, bmm_samples, NUMERIC),
-    OpInfo("addmm", lambda s, a, b, **kw: ops.addmm(s, a, b, **kw), addmm_ref, addmm_samples, NUMERIC,
-           differentiable=True),
-    OpInfo("addmm.out", out_of(lambda s, a, b, out, **kw: ops.addmm.out(s, a, b, out=out, **kw),
-                               lambda s, a, b: (a.shape[0], b.shape[1])),
-           addmm_ref, addmm_samples, NUMERIC),
+    OpInfo(
+        "bmm.out",
+        out_of(lambda a, b, out: ops.bmm.out(a, b, out=out), lambda a, b: a.shape[:2] + b.shape[2:]),
+        np.matmul,
+        bmm_samples,
+        NUMERIC,
+    ),
+    OpInfo(
+        "addmm", lambda s, a, b, **kw: ops.addmm(s, a, b, **kw), addmm_ref, addmm_samples, NUMERIC, differentiable=True
+    ),
+    OpInfo(
+        "addmm.out",
+        out_of(
+            lambda s, a, b, out, **kw: ops.addmm.out(s, a, b, out=out, **kw), lambda s, a, b: (a.shape[0], b.shape[1])
+        ),
+        addmm_ref,
+        addmm_samples,
+        NUMERIC,
+    ),
     OpInfo("dot", lambda a, b: ops.dot(a, b), np.dot, dot_samples, NUMERIC, differentiable=True),
     OpInfo("matmul", lambda a, b: ops.matmul(a, b), np.matmul, matmul_samples, NUMERIC, differentiable=True),
     OpInfo("outer", lambda a, b: ops.outer(a, b), np.outer, outer_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("linear", lambda x, w, b=None: ops.linear(x, w, b), linear_ref, linear_samples, NUMERIC,
-           differentiable=True),
-    OpInfo("conv2d", lambda x, w, b, **kw: ops.conv2d(x, w, b, **kw), conv2d_ref, conv2d_samples, FLOAT + HALF,
-           differentiable=True),
-    OpInfo("convolution_backward", lambda go, x, w, **kw: ops.convolution_backward(go, x, w, **kw), conv_backward_ref,
-           conv_backward_samples, FLOAT + HALF),
-    OpInfo("max_pool2d", lambda x, **kw: ops.max_pool2d(x, **kw),
-           lambda x, **kw: max_pool_ref(x, indices=False, **kw), pool_samples(MAX_POOL_CASES, max_pool_kwargs, False),
-           NUMERIC, differentiable=True),
-    OpInfo("max_pool2d_with_indices", lambda x, **kw: ops.max_pool2d_with_indices(x, **kw), max_pool_ref,
-           pool_samples(MAX_POOL_CASES, max_pool_kwargs, False), NUMERIC, differentiable=True),
-    OpInfo("max_pool2d_with_indices_backward", max_pool_backward_op,
-           lambda go, x, **kw: max_pool_backward_ref(go, x, **kw), pool_samples(MAX_POOL_CASES, max_pool_kwargs, True),
-           FLOAT + HALF),
-    OpInfo("avg_pool2d", lambda x, **kw: ops.avg_pool2d(x, **kw), avg_pool_ref,
-           pool_samples(AVG_POOL_CASES, avg_pool_kwargs, False), FLOAT + HALF, differentiable=True),
-    OpInfo("avg_pool2d_backward",
-           lambda go, x, **kw: ops.avg_pool2d_backward(go, x, kw["kernel_size"], kw["stride"], kw["padding"],
-                                                       kw["ceil_mode"], kw["count_include_pad"]),
-           lambda go, x, **kw: avg_pool_backward_ref(go, x, **kw), pool_samples(AVG_POOL_CASES, avg_pool_kwargs, True),
-           FLOAT + HALF),
-    OpInfo("native_layer_norm", lambda x, n, w, b: ops.native_layer_norm(x, n, w, b, 1e-5), native_layer_norm_ref,
-           layer_norm_samples(False), FLOAT + HALF, differentiable=True),
-    OpInfo("native_layer_norm_backward", lambda go, x, n, m, r, w, b: ops.native_layer_norm_backward(go, x, n, m, r, w, b),
-           layer_norm_backward_ref, layer_norm_samples(True), FLOAT + HALF),
-    OpInfo("layer_norm", lambda x, n, w, b: ops.layer_norm(x, n, w, b), layer_norm_ref, layer_norm_samples(False),
-           FLOAT + HALF, differentiable=True),
+    OpInfo(
+        "linear", lambda x, w, b=None: ops.linear(x, w, b), linear_ref, linear_samples, NUMERIC, differentiable=True
+    ),
+    OpInfo(
+        "conv2d",
+        lambda x, w, b, **kw: ops.conv2d(x, w, b, **kw),
+        conv2d_ref,
+        conv2d_samples,
+        FLOAT + HALF,
+        differentiable=True,
+    ),
+    OpInfo(
+        "convolution_backward",
+        lambda go, x, w, **kw: ops.convolution_backward(go, x, w, **kw),
+        conv_backward_ref,
+        conv_backward_samples,
+        FLOAT + HALF,
+    ),
+    OpInfo(
+        "max_pool2d",
+        lambda x, **kw: ops.max_pool2d(x, **kw),
+        lambda x, **kw: max_pool_ref(x, indices=False, **kw),
+        pool_samples(MAX_POOL_CASES, max_pool_kwargs, False),
+        NUMERIC,
+        differentiable=True,
+    ),
+    OpInfo(
+        "max_pool2d_with_indices",
+        lambda x, **kw: ops.max_pool2d_with_indices(x, **kw),
+        max_pool_ref,
+        pool_samples(MAX_POOL_CASES, max_pool_kwargs, False),
+        NUMERIC,
+        differentiable=True,
+    ),
+    OpInfo(
+        "max_pool2d_with_indices_backward",
+        max_pool_backward_op,
+        lambda go, x, **kw: max_pool_backward_ref(go, x, **kw),
+        pool_samples(MAX_POOL_CASES, max_pool_kwargs, True),
+        FLOAT + HALF,
+    ),
+    OpInfo(
+        "avg_pool2d",
+        lambda x, **kw: ops.avg_pool2d(x, **kw),
+        avg_pool_ref,
+        pool_samples(AVG_POOL_CASES, avg_pool_kwargs, False),
+        FLOAT + HALF,
+        differentiable=True,
+    ),
+    OpInfo(
+        "avg_pool2d_backward",
+        lambda go, x, **kw: ops.avg_pool2d_backward(
+            go, x, kw["kernel_size"], kw["stride"], kw["padding"], kw["ceil_mode"], kw["count_include_pad"]
+        ),
+        lambda go, x, **kw: avg_pool_backward_ref(go, x, **kw),
+        pool_samples(AVG_POOL_CASES, avg_pool_kwargs, True),
+        FLOAT + HALF,
+    ),
+    OpInfo(
+        "native_layer_norm",
+        lambda x, n, w, b: ops.native_layer_norm(x, n, w, b, 1e-5),
+        native_layer_norm_ref,
+        layer_norm_samples(False),
+        FLOAT + HALF,
+        differentiable=True,
+    ),
+    OpInfo(
+        "native_layer_norm_backward",
+        lambda go, x, n, m, r, w, b: ops.native_layer_norm_backward(go, x, n, m, r, w, b),
+        layer_norm_backward_ref,
+        layer_norm_samples(True),
+        FLOAT + HALF,
+    ),
+    OpInfo(
+        "layer_norm",
+        lambda x, n, w, b: ops.layer_norm(x, n, w, b),
+        layer_norm_ref,
+        layer_norm_samples(False),
+        FLOAT + HALF,
+        differentiable=True,
+    ),
 ]

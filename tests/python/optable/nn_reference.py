@@ -1,6 +1,7 @@
 """NumPy references of conv2d, pooling and layer norm, and of their backward helpers. Each computes
 its operator another way than the kernels do (shifted strided slices and einsum instead of im2col
 and window loops), so the op table checks the kernels independently."""
+
 import numpy as np
 
 
@@ -18,10 +19,11 @@ def conv2d_ref(x, w, b=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), gro
     og = o // groups
     for i in range(kh):
         for j in range(kw):
-            patch = xp[:, :, i * d0:i * d0 + s0 * (oh - 1) + 1:s0, j * d1:j * d1 + s1 * (ow - 1) + 1:s1]
+            patch = xp[:, :, i * d0 : i * d0 + s0 * (oh - 1) + 1 : s0, j * d1 : j * d1 + s1 * (ow - 1) + 1 : s1]
             for g in range(groups):
-                out[:, g * og:(g + 1) * og] += np.einsum("nchw,oc->nohw", patch[:, g * cg:(g + 1) * cg],
-                                                         w[g * og:(g + 1) * og, :, i, j])
+                out[:, g * og : (g + 1) * og] += np.einsum(
+                    "nchw,oc->nohw", patch[:, g * cg : (g + 1) * cg], w[g * og : (g + 1) * og, :, i, j]
+                )
     if b is not None:
         out += b[None, :, None, None]
     return out[0] if unbatched else out
@@ -48,7 +50,7 @@ def conv_backward_ref(go, x, w, stride, padding, dilation, groups):
                 gs, cs = slice(g * og, (g + 1) * og), slice(g * cg, (g + 1) * cg)
                 gxp[:, cs, rows, cols] += np.einsum("nohw,oc->nchw", go[:, gs], w[gs, :, i, j])
                 gw[gs, :, i, j] = np.einsum("nohw,nchw->oc", go[:, gs], xp[:, cs, rows, cols])
-    gx = gxp[:, :, p0:p0 + h, p1:p1 + wd]
+    gx = gxp[:, :, p0 : p0 + h, p1 : p1 + wd]
     return (gx[0] if unbatched else gx), gw, go.sum(axis=(0, 2, 3))
 
 
