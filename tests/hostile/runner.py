@@ -25,10 +25,11 @@ import time
 # IndexError for dimensions and indices, ValueError for bad option strings, OverflowError for Python ints too large
 # for C types. Anything else (SystemError, ZeroDivisionError, AttributeError, KeyError, AssertionError, ...) is
 # a bug in how the error surfaced.
-# gb.load/gb.save of a path that is missing or a folder raise what open() raises, as torch.load/save do, and of
-# an object that is no file the AttributeError torch.load/save raise (only those two).
+# gb.load/gb.save of a path that is missing or a folder raise what open() raises, as torch.load/save do; of an
+# object that is no file the AttributeError torch.load/save raise; and load of a file that holds no pickle (another
+# call may have left one empty) what the unpickler raises, EOFError or UnpicklingError, as torch.load does.
 ALLOWED_ERRORS = (RuntimeError, TypeError, ValueError, IndexError, OverflowError, FileNotFoundError, IsADirectoryError)
-ATTRIBUTE_ERROR_TARGETS = {"save", "load"}
+TARGET_ERRORS = {"save": ("AttributeError",), "load": ("AttributeError", "EOFError", "UnpicklingError")}
 
 RANDOM_TARGETS = {
     "rand",
@@ -228,9 +229,7 @@ def run_one(call, B, np):
     except BaseException as e:  # noqa: B902 - every class is recorded, the supervisor judges it
         if isinstance(e, KeyboardInterrupt):
             raise
-        allowed = isinstance(e, ALLOWED_ERRORS) or (
-            isinstance(e, AttributeError) and call["target"][1] in ATTRIBUTE_ERROR_TARGETS
-        )
+        allowed = isinstance(e, ALLOWED_ERRORS) or type(e).__name__ in TARGET_ERRORS.get(call["target"][1], ())
         return {
             "outcome": "raise",
             "error": type(e).__name__,

@@ -148,9 +148,9 @@ def test_memory_statistics():
 @requires_gpu
 def test_errors_are_python_exceptions():
     d = gb.ones(3, device="cuda")
-    with pytest.raises(ValueError, match="expected all tensors on one device, got cuda:0 and cpu"):
+    with pytest.raises(RuntimeError, match="expected all tensors on one device, got cuda:0 and cpu"):
         d + gb.ones(3)
-    with pytest.raises(ValueError, match="expected all tensors on one device, got cuda:0 and cpu"):
+    with pytest.raises(RuntimeError, match="expected all tensors on one device, got cuda:0 and cpu"):
         d + gb.ones(1)  # a 1-element CPU tensor is not a 0-d one
     with pytest.raises(RuntimeError, match="mul_: output on cpu but inputs on cuda:0"):
         gb.tensor(2.0).mul_(d[0])

@@ -37,7 +37,7 @@ def test_define_impl_call_and_dump_show_python_lines():
     def scale(x, factor):
         return x * factor
 
-    impl_line = here(-3)
+    impl_line = here(-4)
 
     out = gb.ops.t_py.scale(gb.tensor([1.0, 2.0]), 3.0)
     assert out.tolist() == [3.0, 6.0]
@@ -171,7 +171,7 @@ def test_errors_inside_a_python_kernel_reach_the_caller():
         def wrong(x):
             return "not a tensor"
 
-        wrong_line = here(-3)
+        wrong_line = here(-4)
 
         lib.impl("pair", lambda x: (x, x * 2), key="CPU")
         with pytest.raises(ValueError, match="boom at 3 elements"):

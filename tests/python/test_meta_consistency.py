@@ -197,20 +197,7 @@ def compare(name, device, call, wrap=contextlib.nullcontext):
     return None
 
 
-# Element-wise entries whose Meta kernel still differs from the CPU's (no Meta kernel for the in-place
-# add_ that add_.Scalar reaches). Element-wise operators get their Meta kernels from their structured
-# entries in ops.yaml; this list empties when they do. strict: an entry that passes fails the run.
-ELEMENTWISE_META_GAPS = {"add_.Scalar"}
-
-CASES = [
-    pytest.param(info, id=info.name, marks=pytest.mark.xfail(strict=True, reason="element-wise Meta kernel"))
-    if info.name in ELEMENTWISE_META_GAPS
-    else pytest.param(info, id=info.name)
-    for info in ALL
-]
-
-
-@pytest.mark.parametrize("info", CASES)
+@pytest.mark.parametrize("info", ALL, ids=[info.name for info in ALL])
 def test_meta_matches_device(info):
     """Valid samples in every dtype the entry lists, then the invalid variants of the first dtype's samples."""
     device, problems = devices.DEVICE, []

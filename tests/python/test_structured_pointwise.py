@@ -64,7 +64,7 @@ def test_meta_agrees_with_cpu(name, call):
 
 def test_integer_add_with_float_alpha_is_refused_on_every_device():
     for device in ("cpu", "meta"):
-        with pytest.raises(ValueError, match=r"^add: alpha must be an integer for integer tensors, got 1.5"):
+        with pytest.raises(RuntimeError, match=r"^add: alpha must be an integer for integer tensors, got 1.5"):
             ops.add(t([1], "int64", device), t([1], "int64", device), alpha=1.5)
 
 
@@ -85,7 +85,9 @@ def test_hypot_on_meta_and_its_errors_match_the_cpu():
     assert tuple(r.shape) == (4, 3) and r.dtype == gb.float64 and r.device == "meta"
     assert tuple(a.hypot_(ops.empty([1], device="meta")).shape) == (4, 1)
     for device in ("cpu", "meta"):
-        with pytest.raises(TypeError, match=r"^hypot: expected floating-point tensors, got int64 of shape \[2\] and "):
+        with pytest.raises(
+            NotImplementedError, match=r"^hypot: expected floating-point tensors, got int64 of shape \[2\] and "
+        ):
             ops.hypot(t([3, 4], "int64", device), t([3, 4], "int64", device))
     assert outcome(lambda: ops.hypot(t(A, "float32"), t([1, 2], "float32"))) == outcome(
         lambda: ops.hypot(t(A, "float32", "meta"), t([1, 2], "float32", "meta"))

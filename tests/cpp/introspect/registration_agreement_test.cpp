@@ -31,16 +31,38 @@ struct YamlOperator {
 };
 
 // "- func: add.Tensor(...)" entries and their "dispatch:" keys ("CPU, CUDA: kernel" names two).
+// The operators of ops.yaml with their YAML line and `dispatch:` keys. A `structured:` entry declares
+// its functional form and derives the in-place and out= ones (named by `inplace:`/`out:`, or `none`),
+// each with kernels for CPU, CUDA and Meta, all traced to the entry's line.
 std::map<std::string, YamlOperator> read_ops_yaml(const std::filesystem::path& file) {
   std::map<std::string, YamlOperator> out;
   std::ifstream in(file);
-  std::string text, current;
-  bool in_dispatch = false;
+  std::string text, current, stem, overload, inplace, out_name;
+  bool in_dispatch = false, structured = false;
+  auto finish_structured = [&] {
+    if (!structured) return;
+    const YamlOperator& functional = out[current];
+    if (inplace != "none") out["glassbox::" + (inplace.empty() ? stem + "_" + overload : inplace)] = functional;
+    if (out_name != "none") out["glassbox::" + (out_name.empty() ? stem + ".out" : out_name)] = functional;
+  };
+  auto value_of = [](const std::string& line) { return line.substr(line.find(':') + 2); };
   for (int n = 1; std::getline(in, text); ++n) {
     if (text.starts_with("- func: ")) {
-      current = "glassbox::" + text.substr(8, text.find('(') - 8);
+      finish_structured();
+      const std::string name = text.substr(8, text.find('(') - 8);
+      current = "glassbox::" + name;
+      stem = name.substr(0, name.find('.'));
+      overload = name.find('.') == std::string::npos ? "" : name.substr(name.find('.'));
       out[current].line = n;
-      in_dispatch = false;
+      in_dispatch = structured = false;
+      inplace.clear(), out_name.clear();
+    } else if (text.starts_with("  structured: ")) {
+      structured = true;
+      out[current].keys = {"CPU", "CUDA", "Meta"};
+    } else if (text.starts_with("  inplace: ")) {
+      inplace = value_of(text);
+    } else if (text.starts_with("  out: ")) {
+      out_name = value_of(text);
     } else if (text == "  dispatch:") {
       in_dispatch = true;
     } else if (in_dispatch && text.starts_with("    ") && text.find(':') != std::string::npos) {
@@ -57,6 +79,7 @@ std::map<std::string, YamlOperator> read_ops_yaml(const std::filesystem::path& f
       in_dispatch = false;
     }
   }
+  finish_structured();
   return out;
 }
 

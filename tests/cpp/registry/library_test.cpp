@@ -36,9 +36,9 @@ TEST(Library, DuplicateLibraryBlockIsALoadError) {
 }
 
 TEST(Library, DuplicateLibraryFromTheApi) {
+  const std::string first_at = GB_NEXT_LINE;
   auto first = GB_TEST_LIBRARY(DEF, "t_lib_twice");
-  const std::string first_at = GB_HERE;
-  const std::string second_at = GB_HERE;
+  const std::string second_at = GB_NEXT_LINE;
   EXPECT_ERROR_CONTAINS(GB_TEST_LIBRARY(DEF, "t_lib_twice"), "defined twice", first_at, second_at);
   // Fragments are how other files add to a namespace.
   auto fragment = GB_TEST_LIBRARY(FRAGMENT, "t_lib_twice");
@@ -46,10 +46,10 @@ TEST(Library, DuplicateLibraryFromTheApi) {
 
 TEST(Library, DuplicateDef) {
   auto lib = GB_TEST_LIBRARY(DEF, "t_lib_def");
-  const std::string first = GB_HERE;
+  const std::string first = GB_NEXT_LINE;
   lib.def("f(Tensor x) -> int");
   auto frag = GB_TEST_LIBRARY(FRAGMENT, "t_lib_def");
-  const std::string second = GB_HERE;
+  const std::string second = GB_NEXT_LINE;
   EXPECT_ERROR_CONTAINS(frag.def("f(Tensor y) -> int"), "operator t_lib_def::f is defined twice", "first at " + first,
                         "again at " + second, "t_lib_def::f(Tensor x) -> int", "t_lib_def::f(Tensor y) -> int");
   // Another overload is a different operator.
@@ -57,9 +57,9 @@ TEST(Library, DuplicateDef) {
 }
 
 TEST(Library, DefInsideAnImplBlock) {
-  const std::string block = GB_HERE;
+  const std::string block = GB_NEXT_LINE;
   auto impl = GB_TEST_IMPL_LIBRARY("t_lib_impl", CPU);
-  const std::string at = GB_HERE;
+  const std::string at = GB_NEXT_LINE;
   EXPECT_ERROR_CONTAINS(impl.def("f(Tensor x) -> int"), "def(\"f(Tensor x) -> int\") at " + at,
                         "GLASSBOX_LIBRARY_IMPL(t_lib_impl, CPU) block at " + block,
                         "IMPL blocks only register kernels");
@@ -67,9 +67,9 @@ TEST(Library, DefInsideAnImplBlock) {
 
 TEST(Library, KernelSignatureMustMatchSchema) {
   auto lib = GB_TEST_LIBRARY(DEF, "t_lib_sig");
-  const std::string def_at = GB_HERE;
+  const std::string def_at = GB_NEXT_LINE;
   lib.def("f(Tensor x, int n) -> int");
-  const std::string impl_at = GB_HERE;
+  const std::string impl_at = GB_NEXT_LINE;
   EXPECT_ERROR_CONTAINS(lib.impl("f", K::CPU, &one_arg),
                         "kernel for t_lib_sig::f (dispatch key CPU) registered at " + impl_at, "defined at " + def_at,
                         "the schema has 2 arguments, the kernel takes 1", "kernel signature: int64_t (const Tensor&)");
@@ -88,10 +88,10 @@ TEST(Library, KernelSignatureMustMatchSchema) {
 
 TEST(Library, KernelBeforeDefIsCheckedAtDef) {
   auto impl = GB_TEST_IMPL_LIBRARY("t_lib_late", CPU);
-  const std::string impl_at = GB_HERE;
+  const std::string impl_at = GB_NEXT_LINE;
   impl.impl("f", &one_arg);
   auto lib = GB_TEST_LIBRARY(DEF, "t_lib_late");
-  const std::string def_at = GB_HERE;
+  const std::string def_at = GB_NEXT_LINE;
   EXPECT_ERROR_CONTAINS(lib.def("f(Tensor x, int n) -> int"), "registered at " + impl_at, "defined at " + def_at);
   EXPECT_FALSE(Dispatcher::singleton().find_op(OperatorName::parse("t_lib_late::f"))->has_schema());
   lib.def("f(Tensor x) -> int");
@@ -103,7 +103,7 @@ TEST(Library, KernelBeforeDefIsCheckedAtDef) {
 TEST(Library, KernelsOfOneOperatorShareOneCppSignature) {
   auto lib = GB_TEST_LIBRARY(DEF, "t_lib_cpp");
   lib.def("f(Tensor x) -> Tensor");
-  const std::string first = GB_HERE;
+  const std::string first = GB_NEXT_LINE;
   lib.impl("f", K::CPU, &by_ref);
   EXPECT_ERROR_CONTAINS(lib.impl("f", K::Meta, &by_value), "has C++ signature Tensor (Tensor)",
                         "kernel registered at " + first + " has Tensor (const Tensor&)");
@@ -115,10 +115,10 @@ TEST(Library, KernelsOfOneOperatorShareOneCppSignature) {
 
 TEST(Library, SecondFallbackForOneKey) {
   auto a = GB_TEST_IMPL_LIBRARY("_", Meta);
-  const std::string first = GB_HERE;
+  const std::string first = GB_NEXT_LINE;
   a.fallback(fallthrough_kernel());
   auto b = GB_TEST_IMPL_LIBRARY("_", Meta);
-  const std::string second = GB_HERE;
+  const std::string second = GB_NEXT_LINE;
   EXPECT_ERROR_CONTAINS(b.fallback(fallthrough_kernel()),
                         "a fallback for dispatch key Meta is already registered at " + first,
                         "second fallback at " + second);
@@ -129,11 +129,11 @@ TEST(Library, SecondFallbackForOneKey) {
 TEST(Library, SecondImplReplacesTheFirstWithAWarning) {
   auto lib = GB_TEST_LIBRARY(DEF, "t_lib_twice_impl");
   lib.def("f(Tensor x) -> int");
-  const std::string first = GB_HERE;
+  const std::string first = GB_NEXT_LINE;
   lib.impl("f", K::CPU, [](const Tensor&) -> int64_t { return 1; });
   auto other = GB_TEST_IMPL_LIBRARY("t_lib_twice_impl", CPU);
   ::testing::internal::CaptureStderr();
-  const std::string second = GB_HERE;
+  const std::string second = GB_NEXT_LINE;
   other.impl("f", [](const Tensor&) -> int64_t { return 2; });
   const std::string printed = ::testing::internal::GetCapturedStderr();
   const std::string expected = "kernel for t_lib_twice_impl::f for dispatch key CPU registered at " + second +

@@ -30,7 +30,7 @@ OperatorHandle op_named(const std::string& name) { return Dispatcher::singleton(
 TEST(OperatorEntry, KernelAndMissing) {
   auto lib = GB_TEST_LIBRARY(DEF, "t_entry_a");
   lib.def("f(Tensor x) -> int");
-  const std::string at = GB_HERE;
+  const std::string at = GB_NEXT_LINE;
   lib.impl("f", K::CPU, &k_cpu);
   const OperatorHandle op = op_named("t_entry_a::f");
   EXPECT_EQ(slot(op, K::CPU).provenance, Provenance::Kernel);
@@ -115,7 +115,7 @@ TEST(OperatorEntry, BackendFallbackAndFallthroughKernel) {
   int64_t fallback_calls = 0;
   {
     auto fb = GB_TEST_IMPL_LIBRARY("_", Python);
-    const std::string at = GB_HERE;
+    const std::string at = GB_NEXT_LINE;
     fb.fallback([&](const OperatorHandle& o, DispatchKeySet keys, Stack* stack) {
       ++fallback_calls;
       o.redispatch_boxed(keys.below(K::Python), stack);

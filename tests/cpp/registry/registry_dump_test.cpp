@@ -27,13 +27,13 @@ struct DumpFixture : ::testing::Test {
   Library lib = GB_TEST_LIBRARY(DEF, "t_dump");
   std::string def_at, cpu_at, autograd_at, explicit_at;
   void SetUp() override {
-    def_at = GB_HERE;
+    def_at = GB_NEXT_LINE;
     lib.def("f(Tensor x) -> int", {"pointwise", "core"});
-    cpu_at = GB_HERE;
+    cpu_at = GB_NEXT_LINE;
     lib.impl("f", K::CPU, &cpu_kernel);
-    autograd_at = GB_HERE;
+    autograd_at = GB_NEXT_LINE;
     lib.impl("f", K::AutogradCPU, &autograd_kernel);
-    explicit_at = GB_HERE;
+    explicit_at = GB_NEXT_LINE;
     lib.impl("f", K::CompositeExplicitAutograd, &explicit_kernel);
   }
   OperatorHandle op() const { return Dispatcher::singleton().find_schema_or_throw("t_dump::f"); }

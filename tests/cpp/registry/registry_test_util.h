@@ -17,8 +17,14 @@ inline Tensor cuda_tensor() {
                                                 Device(DeviceType::CUDA, 0), std::vector<int64_t>{2}));
 }
 
-// "file:line" of the line this is written on, as registrations record it.
-#define GB_HERE (::glassbox::debug_string(std::source_location::current()))
+// "file:line" of the line below this one, as the registration written there records it:
+//   const std::string at = GB_NEXT_LINE;
+//   lib.impl("f", K::CPU, &kernel);
+inline std::string line_below(const std::source_location& here) {
+  const std::string at = debug_string(here);
+  return at.substr(0, at.rfind(':') + 1) + std::to_string(here.line() + 1);
+}
+#define GB_NEXT_LINE (::glassbox::testing::line_below(std::source_location::current()))
 
 #define GB_TEST_LIBRARY(kind, ns) \
   ::glassbox::Library(::glassbox::Library::Kind::kind, ns, std::nullopt, __FILE__, __LINE__)
