@@ -45,8 +45,10 @@ void check_index_tensor(const char* op, const char* arg, const Tensor& self, con
   GB_CHECK(index.defined(), op, ": ", arg, " is an undefined tensor");
   const ScalarType t = index.dtype();
   if (t != ScalarType::Int64 && !(allow_int32 && t == ScalarType::Int32)) {
-    throw Error(detail::str_cat(op, ": expected ", arg, " of dtype int64", allow_int32 ? " or int32" : "", ", got ",
-                                arg, ' ', describe(index), " (self is ", describe(self), ")"));
+    std::string message = detail::str_cat(op, ": expected ", arg, " of dtype int64", allow_int32 ? " or int32" : "",
+                                          ", got ", arg, ' ', describe(index), " (self is ", describe(self), ")");
+    if (allow_int32) throw IndexError(std::move(message));  // index_select, index_add: IndexError, as in PyTorch
+    throw Error(std::move(message));
   }
   check_device(op, arg, self, index);
 }

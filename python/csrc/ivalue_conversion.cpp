@@ -23,7 +23,8 @@ IValue scalar_from(py::handle h, const std::string& what) {
 }
 
 // An int argument (or one int standing for an int list): ValueError past int64, as PyTorch.
-IValue element(py::handle h, BaseType base, const std::string& what, IntOverflow overflow = IntOverflow::ValueError) {
+// Ints past int64 raise RuntimeError here, as torch.ops does (the typed bindings follow Python's classes).
+IValue element(py::handle h, BaseType base, const std::string& what, IntOverflow overflow = IntOverflow::RuntimeError) {
   const std::string got = py::str(py::type::handle_of(h).attr("__name__"));
   switch (base) {
     case BaseType::Tensor:
@@ -73,8 +74,7 @@ IValue ivalue_from_python(py::handle h, const SchemaType& type, const std::strin
   if (!type.is_list) return element(h, type.base, what);
   if (!py::isinstance<py::list>(h) && !py::isinstance<py::tuple>(h)) {
     if (type.base == BaseType::Int || type.base == BaseType::SymInt) {  // size=3 means [3]
-      const IntOverflow overflow = type.fixed_size ? IntOverflow::ValueError : IntOverflow::TypeError;
-      return IValue(std::vector<int64_t>{element(h, BaseType::Int, what, overflow).to_int()});
+      return IValue(std::vector<int64_t>{element(h, BaseType::Int, what).to_int()});
     }
     throw ArgumentMismatch{what + " expected a list"};
   }
@@ -100,7 +100,7 @@ IValue ivalue_from_python(py::handle h, const SchemaType& type, const std::strin
     }
     default: {
       std::vector<int64_t> v;
-      for (py::handle e : seq) v.push_back(element(e, BaseType::Int, what, IntOverflow::TypeError).to_int());
+      for (py::handle e : seq) v.push_back(element(e, BaseType::Int, what).to_int());
       return IValue(std::move(v));
     }
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/core/device.h"
+#include "engine/core/error.h"
 #include "engine/core/scalar.h"
 #include "engine/core/tensor.h"
 
@@ -50,7 +51,7 @@ inline bool is_python_int(py::handle item) {
   return type.starts_with("numpy.") && !is_numpy_bool(item) && PyIndex_Check(item.ptr());
 }
 
-enum class IntOverflow { ValueError, TypeError, OverflowError };
+enum class IntOverflow { ValueError, TypeError, OverflowError, RuntimeError };
 
 // The int64 value of an int that is_python_int accepts; past int64 raises `overflow`'s class.
 inline int64_t int64_from_python(py::handle item, IntOverflow overflow, const char* what) {
@@ -64,6 +65,7 @@ inline int64_t int64_from_python(py::handle item, IntOverflow overflow, const ch
     const std::string message = std::string(what) + ": the integer is outside the int64 range [-2**63, 2**63 - 1]";
     if (overflow == IntOverflow::ValueError) throw py::value_error(message);
     if (overflow == IntOverflow::TypeError) throw py::type_error(message);
+    if (overflow == IntOverflow::RuntimeError) throw glassbox::Error(message);
     PyErr_SetString(PyExc_OverflowError, message.c_str());
     throw py::error_already_set();
   }

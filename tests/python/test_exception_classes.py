@@ -135,3 +135,13 @@ def test_operator_calls_take_ints_for_bools_and_bools_for_ints_as_torch_ops_does
     assert gb.ops.glassbox.topk(x, 1, True)[0].tolist() == [[2.0], [5.0]]  # dim=True is dim 1
     with pytest.raises(RuntimeError, match="no overload accepts"):
         gb.ops.glassbox.var(x, unbiased="yes")
+
+
+def test_index_dtype_errors_and_big_ints_in_operator_calls():
+    x = gb.ones(3, 4)
+    with pytest.raises(IndexError, match="expected index of dtype int64 or int32"):  # as torch.index_select
+        x.index_select(0, gb.tensor([0.0]))
+    with pytest.raises(RuntimeError, match="expected index of dtype int64"):  # as torch.gather
+        x.gather(0, gb.zeros(1, 4))
+    with pytest.raises(RuntimeError, match="outside the int64 range"):  # as torch.ops
+        gb.ops.glassbox.sum.dim_IntList(x, [2**64])
