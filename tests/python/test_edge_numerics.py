@@ -122,3 +122,15 @@ def test_softmax_of_a_slice_with_inf_is_nan(dim):
         got = got if dim == 1 else got.T
         assert np.isnan(got[0]).all() and np.isnan(got[2]).all()  # PyTorch: +inf or all -inf make the slice NaN
         assert np.isfinite(got[1]).all()
+
+
+def test_clamp_of_integers_by_bounds_past_the_dtype_neither_wraps_nor_passes_silently():
+    t = gb.tensor([0, 3, 200], dtype=gb.uint8)
+    assert t.clone().clamp_min_(-1).tolist() == [0, 3, 200]  # -1 used to wrap to 255
+    assert t.clamp(-1, 100).tolist() == [0, 3, 100]
+    assert t.clamp_max(300).tolist() == [0, 3, 200]  # 300 used to wrap to 44
+    with pytest.raises(RuntimeError, match=r"clamp_min: min value 300 is outside the range of uint8 \[0, 255\]"):
+        t.clamp_min(300)
+    with pytest.raises(RuntimeError, match=r"clamp_max: max value -1 is outside the range of uint8"):
+        t.clamp_max(-1)
+    assert t.clamp(min=0.5).dtype == gb.float32  # a float bound promotes, as in PyTorch
