@@ -22,9 +22,8 @@ IValue scalar_from(py::handle h, const std::string& what) {
                          std::string(py::str(py::type::handle_of(h).attr("__name__")))};
 }
 
-// An int argument (or one int standing for an int list): ValueError past int64, as PyTorch.
 // Ints past int64 raise RuntimeError here, as torch.ops does (the typed bindings follow Python's classes).
-IValue element(py::handle h, BaseType base, const std::string& what, IntOverflow overflow = IntOverflow::RuntimeError) {
+IValue element(py::handle h, BaseType base, const std::string& what) {
   const std::string got = py::str(py::type::handle_of(h).attr("__name__"));
   switch (base) {
     case BaseType::Tensor:
@@ -32,7 +31,7 @@ IValue element(py::handle h, BaseType base, const std::string& what, IntOverflow
       break;
     case BaseType::Int:
     case BaseType::SymInt:
-      if (is_python_int(h)) return IValue(int64_from_python(h, overflow, what.c_str()));
+      if (is_python_int(h)) return IValue(int64_from_python(h, IntOverflow::RuntimeError, what.c_str()));
       if (py::isinstance<py::bool_>(h)) return IValue(int64_t{h.ptr() == Py_True});  // bool is an int, as for torch.ops
       break;
     case BaseType::Float:
