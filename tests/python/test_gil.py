@@ -47,22 +47,19 @@ def ticks_during(fn):
     return during, idle, elapsed
 
 
-def long_enough(make_op, at_least=0.2):
-    """Runs make_op(scale) with a growing scale until one call takes at_least seconds."""
+def check_ticker_runs(make_op, at_least=0.1):
+    """Runs make_op(scale)'s operation under the ticker, doubling the scale until one call takes
+    at_least seconds. Calibrating on the measured call itself keeps a loaded machine (other tests
+    running beside this one) from picking a size that later runs too fast to tell."""
     scale = 1
     while True:
         op = make_op(scale)
         op()  # warm-up: allocations, thread pools
-        start = time.perf_counter()
-        op()
-        if time.perf_counter() - start >= at_least or scale >= 64:
-            return op
+        during, idle, elapsed = ticks_during(op)
+        if elapsed >= at_least or scale >= 64:
+            break
         scale *= 2
-
-
-def check_ticker_runs(op):
-    during, idle, elapsed = ticks_during(op)
-    assert elapsed > 0.05, f"the operation took only {elapsed:.3f} s: too short to tell"
+    assert elapsed > 0.05, f"the operation took only {elapsed:.3f} s at scale {scale}: too short to tell"
     # Held throughout, the ticker would tick at most at the edges (~2). Released, it ticks about
     # as often as while idle; a loaded machine slows both, hence the wide margin.
     assert during >= max(10, idle // 10), f"{during} ticks during {elapsed:.2f} s of work, {idle} while idle"
@@ -73,7 +70,7 @@ def test_sort_releases_the_gil():
         x = gb.rand(1_000_000 * scale)
         return lambda: x.sort()
 
-    check_ticker_runs(long_enough(make))
+    check_ticker_runs(make)
 
 
 def test_matmul_releases_the_gil():
@@ -82,7 +79,7 @@ def test_matmul_releases_the_gil():
         b = gb.rand(1024, 1024)
         return lambda: a @ b  # one call
 
-    check_ticker_runs(long_enough(make))
+    check_ticker_runs(make)
 
 
 def test_backward_releases_the_gil_and_hooks_take_it_back():
@@ -90,6 +87,7 @@ def test_backward_releases_the_gil_and_hooks_take_it_back():
 
     def make(scale):
         def op():
+            seen.clear()
             x = gb.rand(512 * scale, 256, requires_grad=True)
             w = gb.rand(256, 256, requires_grad=True)
             y = x
@@ -100,9 +98,7 @@ def test_backward_releases_the_gil_and_hooks_take_it_back():
 
         return op
 
-    op = long_enough(make)
-    seen.clear()
-    check_ticker_runs(op)
+    check_ticker_runs(make)
     assert len(seen) == 1
 
 
@@ -111,7 +107,7 @@ def test_boxed_calls_release_the_gil():
         x = gb.rand(1_000_000 * scale)
         return lambda: gb.ops.glassbox.sort(x)
 
-    check_ticker_runs(long_enough(make))
+    check_ticker_runs(make)
 
 
 def test_threads_with_python_kernels_hooks_and_numpy_memory_do_not_deadlock():
