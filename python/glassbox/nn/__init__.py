@@ -1,6 +1,6 @@
 """gb.nn: layers with parameters, as torch.nn has them (Module, Linear, Sequential, losses, ...)."""
 
-from . import functional, init  # noqa: F401
+from . import functional, init, utils  # noqa: F401
 from .module import Module, Parameter  # noqa: F401
 from .layers import (  # noqa: F401
     GELU,
@@ -18,4 +18,37 @@ from .layers import (  # noqa: F401
     Flatten,
     Softmax,
 )
-from .losses import CrossEntropyLoss, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss, NLLLoss  # noqa: F401
+from .activations import (  # noqa: F401
+    CELU,
+    ELU,
+    GLU,
+    SELU,
+    CosineSimilarity,
+    Dropout2d,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    PairwiseDistance,
+    PReLU,
+    ReLU6,
+    SiLU,
+    Softmin,
+    Softplus,
+    Softsign,
+    Tanhshrink,
+)
+from .losses import (  # noqa: F401
+    CrossEntropyLoss,
+    MSELoss,
+    L1Loss,
+    BCELoss,
+    BCEWithLogitsLoss,
+    NLLLoss,
+    SmoothL1Loss,
+    HuberLoss,
+    KLDivLoss,
+)

@@ -1,26 +1,40 @@
 """gb.nn.functional (F): the stateless forms of the layers, calling glassbox's operators."""
 
 from .. import _C
+from ._reduction import REDUCTION_CODES, reduction_name
+from .functional_activations import (  # noqa: F401
+    celu,
+    elu,
+    glu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    logsigmoid,
+    mish,
+    prelu,
+    relu6,
+    selu,
+    softmin,
+    softplus,
+    softsign,
+    tanhshrink,
+)
+from .functional_composite import (  # noqa: F401
+    cosine_similarity,
+    huber_loss,
+    kl_div,
+    normalize,
+    pairwise_distance,
+    smooth_l1_loss,
+)
 
 _f = _C._functions
-_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 
 def _reduction(reduction, size_average=None, reduce=None):
-    """The reduction code of a loss; size_average/reduce are PyTorch's older spelling of it."""
-    if size_average is not None or reduce is not None:
-        import warnings
-
-        warnings.warn(
-            "size_average and reduce are deprecated; use reduction='none'|'mean'|'sum'", UserWarning, stacklevel=3
-        )
-        if reduce is False:
-            reduction = "none"
-        else:
-            reduction = "sum" if size_average is False else "mean"
-    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction!r} is not a valid value for reduction (none, mean, sum)")
-    return _REDUCTIONS[reduction]
+    """The reduction code of a loss (the kernels' enum)."""
+    return REDUCTION_CODES[reduction_name(reduction, size_average, reduce)]
 
 
 def linear(input, weight, bias=None):
@@ -47,18 +61,42 @@ def tanh(input):
     return _f.tanh(input)
 
 
-def softmax(input, dim, dtype=None):
-    return _f.softmax(input, dim, dtype)
+def _implicit_dim(name, input, dim):
+    """PyTorch's old rule for a softmax without `dim`: 0 for 0-, 1- and 3-D inputs, else 1, with a warning."""
+    if dim is not None:
+        return dim
+    import warnings
+
+    warnings.warn(f"{name} without dim= picks a dimension for you; pass dim=", UserWarning, stacklevel=3)
+    return 0 if input.dim() in (0, 1, 3) else 1
 
 
-def log_softmax(input, dim, dtype=None):
-    return _f.log_softmax(input, dim, dtype)
+def softmax(input, dim=None, dtype=None):
+    return _f.softmax(input, _implicit_dim("softmax", input, dim), dtype)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    return _f.log_softmax(input, _implicit_dim("log_softmax", input, dim), dtype)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout: the probability has to be between 0 and 1, but got {p}")
     out = _f.dropout(input, p, training)
+    return input.copy_(out) if inplace else out
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels: input (N, C, H, W) or (C, H, W), one draw per channel."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout2d: the probability has to be between 0 and 1, but got {p}")
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"dropout2d: expected a 3-D or 4-D input (C, H, W) or (N, C, H, W), got {input.dim()}-D")
+    if not training or p == 0.0:
+        return input
+    mask_shape = list(input.shape[:-2]) + [1, 1]
+    keep = _f.rand(mask_shape, dtype=input.dtype, device=input.device) >= p
+    out = input * keep * (0.0 if p == 1.0 else 1.0 / (1.0 - p))
     return input.copy_(out) if inplace else out
 
 

@@ -109,8 +109,10 @@ class Module:
         own = self.state_dict()
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
-        if strict and (missing or unexpected):
-            raise KeyError(f"load_state_dict: missing keys {missing}, unexpected keys {unexpected}")
+        if strict and (missing or unexpected):  # PyTorch raises RuntimeError for both
+            raise RuntimeError(
+                f"load_state_dict of {type(self).__name__}: missing keys {missing}, unexpected keys {unexpected}"
+            )
         from ..autograd import no_grad
 
         with no_grad():
@@ -118,7 +120,7 @@ class Module:
                 if key not in own:
                     continue
                 if tuple(own[key].shape) != tuple(value.shape):
-                    raise ValueError(
+                    raise RuntimeError(
                         f"load_state_dict: {key} has shape {tuple(value.shape)} in the state dict "
                         f"but {tuple(own[key].shape)} in the module"
                     )

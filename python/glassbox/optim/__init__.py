@@ -1,4 +1,5 @@
-"""gb.optim: SGD (momentum, weight decay), Adam and AdamW, updating parameters in place."""
+"""gb.optim: SGD (momentum, weight decay), Adam and AdamW, updating parameters in place, and the
+learning-rate schedules of gb.optim.lr_scheduler."""
 
 from ..autograd import no_grad
 
@@ -25,6 +26,41 @@ class Optimizer:
 
     def _state(self, p):
         return self.state.setdefault(id(p), {})
+
+    def _parameters(self):
+        return [p for group in self.param_groups for p in group["params"]]
+
+    def state_dict(self):
+        """{'state': {index: per-parameter state}, 'param_groups': [settings, 'params': [index, ...]]}: parameters
+        are numbered in group order, so the dict loads into another optimizer over the same model."""
+        index = {id(p): i for i, p in enumerate(self._parameters())}
+        groups = []
+        for group in self.param_groups:
+            settings = {k: v for k, v in group.items() if k != "params"}
+            settings["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(settings)
+        state = {index[key]: dict(value) for key, value in self.state.items() if key in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for mine, theirs in zip(self.param_groups, groups):
+            if len(mine["params"]) != len(theirs["params"]):
+                raise ValueError(
+                    "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+                )
+        params = self._parameters()
+        self.state = {}
+        for i, value in state_dict["state"].items():
+            p = params[int(i)]
+            self.state[id(p)] = {
+                k: v.to(p.device).clone() if hasattr(v, "clone") and hasattr(v, "device") else v
+                for k, v in value.items()
+            }
+        for mine, theirs in zip(self.param_groups, groups):
+            mine.update({k: v for k, v in theirs.items() if k != "params"})
 
 
 class SGD(Optimizer):
@@ -97,4 +133,6 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay)
 
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+from . import lr_scheduler  # noqa: E402,F401
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]
