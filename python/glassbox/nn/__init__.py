@@ -41,6 +41,17 @@ from .activations import (  # noqa: F401
     Softsign,
     Tanhshrink,
 )
+from .attention import MultiheadAttention, TransformerEncoderLayer  # noqa: F401
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, RMSNorm  # noqa: F401
+from .pooling import (  # noqa: F401
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    Conv1d,
+    MaxPool1d,
+    Upsample,
+)
 from .losses import (  # noqa: F401
     CrossEntropyLoss,
     MSELoss,

@@ -28,6 +28,19 @@ from .functional_composite import (  # noqa: F401
     pairwise_distance,
     smooth_l1_loss,
 )
+from .functional_norms import batch_norm, group_norm, rms_norm, scaled_dot_product_attention  # noqa: F401
+from .functional_spatial import (  # noqa: F401
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    conv1d,
+    interpolate,
+    max_pool1d,
+    max_unpool2d,
+    pad,
+)
 
 _f = _C._functions
 
@@ -108,17 +121,59 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _f.l1_loss(input, target, _reduction(reduction, size_average, reduce))
 
 
+def _classes_last(input, target):
+    """(N, C, d1, ...) inputs with (N, d1, ...) targets as (N·d1·..., C) rows and their targets, and
+    the shape an unreduced loss takes back."""
+    if input.dim() <= 2:
+        return input, target, None
+    order = [0] + list(range(2, input.dim())) + [1]
+    rows = input.permute(order).reshape([-1, input.shape[1]])
+    return rows, target.reshape([-1]), list(target.shape)
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    return _f.nll_loss(input, target, weight, _reduction(reduction, size_average, reduce), ignore_index)
+    code = _reduction(reduction, size_average, reduce)
+    rows, flat_target, shape = _classes_last(input, target)
+    if shape is not None and list(input.shape[:1]) + list(input.shape[2:]) != shape:
+        raise RuntimeError(
+            f"nll_loss: expected target of shape {[input.shape[0]] + list(input.shape[2:])}, got {shape}"
+        )
+    out = _f.nll_loss(rows, flat_target, weight, code, ignore_index)
+    return out.reshape(shape) if shape is not None and code == 0 else out
+
+
+def _cross_entropy_with_probabilities(input, target, weight, reduction, label_smoothing):
+    """-Σ_c target_c · log_softmax(input)_c per sample; 'mean' divides by the number of samples."""
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(
+            f"cross_entropy: class-probability targets must have the input's shape {list(input.shape)}, "
+            f"got {list(target.shape)}"
+        )
+    classes = input.shape[1] if input.dim() > 1 else input.shape[0]
+    class_dim = 1 if input.dim() > 1 else 0
+    if label_smoothing:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    terms = target * _f.log_softmax(input, class_dim, None)
+    if weight is not None:
+        terms = terms * weight.reshape([classes] + [1] * (input.dim() - class_dim - 1))
+    loss = -terms.sum(class_dim)
+    if reduction == 1:
+        return loss.sum() / (loss.numel() if loss.dim() else 1)
+    return loss.sum() if reduction == 2 else loss
 
 
 def cross_entropy(
     input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
 ):
     code = _reduction(reduction, size_average, reduce)
-    if label_smoothing:
-        return _f.cross_entropy(input, target, weight, code, ignore_index, label_smoothing)
-    return _f.cross_entropy(input, target, weight, code, ignore_index)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
+    if target.dtype.is_floating_point:
+        return _cross_entropy_with_probabilities(input, target, weight, code, label_smoothing)
+    rows, flat_target, shape = _classes_last(input, target)
+    extra = (label_smoothing,) if label_smoothing else ()
+    out = _f.cross_entropy(rows, flat_target, weight, code, ignore_index, *extra)
+    return out.reshape(shape) if shape is not None and code == 0 else out
 
 
 def _same_size(what, input, target):
@@ -161,8 +216,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _f.conv2d(input, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups)
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    return _f.max_pool2d(
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    pool = _f.max_pool2d_with_indices if return_indices else _f.max_pool2d
+    return pool(
         input, _pair(kernel_size), [] if stride is None else _pair(stride), _pair(padding), _pair(dilation), ceil_mode
     )
 

@@ -28,6 +28,13 @@ class Module:
     def __setattr__(self, name, value):
         if "_parameters" not in self.__dict__:
             raise AttributeError("call Module.__init__() before assigning attributes")
+        if (
+            name in self._buffers
+            and (value is None or isinstance(value, _C.Tensor))
+            and not isinstance(value, Parameter)
+        ):
+            self._buffers[name] = value  # assigning to a buffer replaces it and keeps it a buffer
+            return
         for store in (self._parameters, self._modules, self._buffers):
             store.pop(name, None)
         if isinstance(value, Parameter):
