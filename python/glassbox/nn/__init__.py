@@ -12,6 +12,7 @@ from .layers import (  # noqa: F401
     Identity,
     LayerNorm,
     Linear,
+    ModuleList,
     Sequential,
     Conv2d,
     MaxPool2d,

@@ -168,3 +168,31 @@ class Sequential(Module):
         for m in self._modules.values():
             x = m(x)
         return x
+
+
+class ModuleList(Module):
+    """A list of submodules, registered as "0", "1", ... so their parameters are the owner's."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        for m in modules or []:
+            self.append(m)
+
+    def append(self, module):
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def __getitem__(self, i):
+        items = list(self._modules.values())
+        return ModuleList(items[i]) if isinstance(i, slice) else items[i]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
