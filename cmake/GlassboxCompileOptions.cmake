@@ -6,11 +6,14 @@ if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
 endif()
 
 add_library(glassbox_compile_options INTERFACE)
+# Warnings and path mapping are this tree's own; a project built against the installed package
+# (cmake/GlassboxPackage.cmake) gets only the usage requirements: C++20, the include root, the link option.
 target_compile_options(glassbox_compile_options INTERFACE
-  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>
+  $<BUILD_INTERFACE:$<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>>
   # __FILE__ and std::source_location give repo-relative paths (engine/cpu/binary.cpp:42) in
   # registrations and dumps; debug info keeps absolute paths so gdb finds the sources.
-  $<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>)
+  $<BUILD_INTERFACE:$<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>>)
+target_compile_features(glassbox_compile_options INTERFACE cxx_std_20)
 target_include_directories(glassbox_compile_options INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated>)
 
@@ -22,7 +25,7 @@ target_link_options(glassbox_compile_options INTERFACE "LINKER:--no-as-needed")
 if(GLASSBOX_SANITIZE)
   list(JOIN GLASSBOX_SANITIZE "," _glassbox_san)
   target_compile_options(glassbox_compile_options INTERFACE
-    $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=${_glassbox_san} -fno-omit-frame-pointer -fno-sanitize-recover=all>)
+    $<BUILD_INTERFACE:$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=${_glassbox_san} -fno-omit-frame-pointer -fno-sanitize-recover=all>>)
   target_link_options(glassbox_compile_options INTERFACE -fsanitize=${_glassbox_san})
 endif()
 

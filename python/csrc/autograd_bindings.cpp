@@ -63,6 +63,8 @@ std::vector<Tensor> tensors_or_empty(const py::object& o) {
 }
 }  // namespace
 
+void bind_python_function(py::module_& ag);  // python_function.cpp: gb.autograd.Function's node
+
 void bind_autograd(py::module_& m) {
   py::class_<Node, std::shared_ptr<Node>>(m, "Node", "A node of the backward graph (grad_fn)")
       .def("name", &Node::name)
@@ -140,6 +142,7 @@ void bind_autograd(py::module_& m) {
   py::module_ ag = m.def_submodule("_autograd", "the autograd engine");
   ag.def("is_grad_enabled", &autograd::is_grad_enabled);
   ag.def("set_grad_enabled", &autograd::set_grad_enabled, py::arg("enabled"));
+  bind_python_function(ag);
   ag.def(
       "backward",
       [](const py::object& tensors, const py::object& grads, std::optional<bool> retain_graph, bool create_graph) {

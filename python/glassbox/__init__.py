@@ -32,6 +32,7 @@ from ._tensor_factory import tensor  # noqa: E402
 from ._dlpack import from_dlpack  # noqa: E402
 from ._trace import trace, TraceEvent  # noqa: E402
 from . import library  # noqa: E402
+from . import utils  # noqa: E402,F401  (cmake_prefix_path, cpp_extension)
 
 # Every operator of ops.yaml with a function variant, typed: gb.add, gb.neg, gb.transpose, ...
 for _name in dir(_C._functions):

@@ -2,6 +2,7 @@
 
 from .. import _C
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .function import Function, FunctionCtx  # noqa: F401
 
 Node = _C.Node
 
@@ -16,4 +17,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return _C._autograd.grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
 
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "Node"]
+__all__ = [
+    "Function",
+    "FunctionCtx",
+    "backward",
+    "grad",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "Node",
+]

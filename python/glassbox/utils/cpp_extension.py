@@ -1,0 +1,286 @@
+"""Compile C++ (and CUDA) operators outside glassbox's tree and load them into this process, as
+torch.utils.cpp_extension does: their GLASSBOX_LIBRARY / GLASSBOX_LIBRARY_IMPL blocks register the
+operators when the library loads, and they are then called as gb.ops.<ns>.<op>, differentiated,
+traced, and listed by gb.registry and the tools with their file:line.
+
+    ext = gb.utils.cpp_extension.load("mul_add", sources=["mul_add.cpp"], verbose=True)
+    gb.ops.myops.mul_add(x, y, z)          # or ext.mul_add(x, y, z)
+
+The build is a small CMake project (find_package(glassbox), one shared library) built with Ninja in
+a cache folder ($GLASSBOX_EXTENSIONS_DIR or ~/.cache/glassbox/extensions/<name>); Ninja rebuilds
+only what a changed source or flag needs, and an unchanged build is not run again.
+"""
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import types
+
+from .. import _C, registry
+
+_loaded = {}  # name -> (library path, its build stamp, ctypes handle, module)
+
+
+def _default_build_directory(name):
+    root = os.environ.get("GLASSBOX_EXTENSIONS_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "glassbox", "extensions"
+    )
+    return os.path.join(root, name)
+
+
+def _as_list(value):
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _cmake_list(items):
+    return " ".join('"' + str(i).replace("\\", "/").replace('"', '\\"') + '"' for i in items)
+
+
+def _project(name, sources, cflags, cuda_cflags, ldflags, include_paths, with_cuda):
+    lines = [
+        "# Written by glassbox.utils.cpp_extension; rewritten when the sources or flags change.",
+        "cmake_minimum_required(VERSION 3.22)",
+        f"project({name} LANGUAGES CXX)",
+        "find_package(glassbox CONFIG REQUIRED)",
+        *(["glassbox_enable_cuda()"] if with_cuda else []),
+        f"add_library({name} SHARED {_cmake_list(sources)})",
+        f"target_link_libraries({name} PRIVATE glassbox::{'cuda' if with_cuda else 'glassbox'})",
+        *(
+            [
+                "if(NOT GLASSBOX_CUDA_KERNELS)",
+                '  message(FATAL_ERROR "glassbox was built without CUDA kernels")',
+                "endif()",
+            ]
+            if with_cuda
+            else []
+        ),
+        # Not "unique" symbols: they would pin the library in memory, and a rebuilt extension must
+        # be able to replace the loaded one (its registrations go with it).
+        f"target_compile_options({name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)",
+    ]
+    if cflags:
+        lines.append(f"target_compile_options({name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:{';'.join(cflags)}>)")
+    if cuda_cflags:
+        lines.append(f"target_compile_options({name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:{';'.join(cuda_cflags)}>)")
+    if include_paths:
+        lines.append(f"target_include_directories({name} PRIVATE {_cmake_list(include_paths)})")
+    if ldflags:
+        lines.append(f"target_link_options({name} PRIVATE {_cmake_list(ldflags)})")
+    lines.append(f'set_target_properties({name} PROPERTIES PREFIX "")')
+    if with_cuda:  # as glassbox_cuda was built: its architectures, C++20, the shared CUDA runtime
+        lines.append(
+            f'set_target_properties({name} PROPERTIES CUDA_ARCHITECTURES "${{GLASSBOX_CUDA_ARCHITECTURES}}" '
+            "CUDA_STANDARD 20 CUDA_RUNTIME_LIBRARY Shared)"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _write_if_changed(path, text):
+    if os.path.isfile(path):
+        with open(path) as f:
+            if f.read() == text:
+                return False
+    with open(path, "w") as f:
+        f.write(text)
+    return True
+
+
+def _run(command, verbose, what):
+    if verbose:
+        print("glassbox.utils.cpp_extension:", " ".join(command), file=sys.stderr)
+    run = subprocess.run(command, capture_output=True, text=True)
+    if verbose and run.stdout:
+        print(run.stdout, file=sys.stderr, end="")
+    if run.returncode != 0:
+        raise RuntimeError(f"{what} failed (exit {run.returncode}):\n{run.stdout}{run.stderr}")
+    return run.stdout
+
+
+def _tool(name):
+    found = shutil.which(name)
+    if not found:
+        raise RuntimeError(
+            f"cpp_extension needs `{name}` on PATH (Debian: apt-get install {name}; or pip install {name})"
+        )
+    return found
+
+
+def build(
+    name,
+    sources,
+    extra_cflags=None,
+    extra_cuda_cflags=None,
+    extra_ldflags=None,
+    extra_include_paths=None,
+    build_directory=None,
+    verbose=False,
+    with_cuda=None,
+):
+    """Builds the extension's shared library (if anything changed) and returns its path."""
+    if not name.isidentifier():
+        raise ValueError(f"cpp_extension: the name {name!r} must be a valid identifier (it names the library)")
+    sources = [os.path.abspath(s) for s in _as_list(sources)]
+    if not sources:
+        raise ValueError("cpp_extension: no sources given")
+    for s in sources:
+        if not os.path.isfile(s):
+            raise FileNotFoundError(f"cpp_extension: source {s} does not exist")
+    if with_cuda is None:
+        with_cuda = any(s.endswith((".cu", ".cuh")) for s in sources)
+    from . import cmake_prefix_path
+
+    directory = os.path.abspath(build_directory or _default_build_directory(name))
+    os.makedirs(directory, exist_ok=True)
+    project = _project(
+        name,
+        sources,
+        _as_list(extra_cflags),
+        _as_list(extra_cuda_cflags),
+        _as_list(extra_ldflags),
+        [os.path.abspath(p) for p in _as_list(extra_include_paths)],
+        with_cuda,
+    )
+    changed = _write_if_changed(os.path.join(directory, "CMakeLists.txt"), project)
+    binary_dir = os.path.join(directory, "build")
+    if changed or not os.path.isfile(os.path.join(binary_dir, "build.ninja")):
+        _run(
+            [
+                _tool("cmake"),
+                "-S",
+                directory,
+                "-B",
+                binary_dir,
+                "-G",
+                "Ninja",
+                f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
+                f"-DCMAKE_PREFIX_PATH={cmake_prefix_path}",
+                "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+            ],
+            verbose,
+            f"configuring extension '{name}' (cmake)",
+        )
+    _run([_tool("cmake"), "--build", binary_dir], verbose, f"building extension '{name}'")
+    return os.path.join(binary_dir, f"{name}.so")
+
+
+def _stamp(path):
+    with open(path, "rb") as f:
+        return hashlib.sha1(f.read()).hexdigest()
+
+
+def load_library(path, verbose=False):
+    """Loads a library built elsewhere (a CMake project linking glassbox::glassbox, as
+    examples/extension/CMakeLists.txt) so that its registration blocks run; as torch.ops.load_library."""
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"load_library: {path} does not exist")
+    return _load_library(os.path.splitext(os.path.basename(path))[0], path, verbose)
+
+
+def _load_library(name, path, verbose):
+    """dlopens the library (replacing an older build of the same extension) and reports what its
+    registration blocks did; returns a module naming the operators it defined."""
+    stamp = _stamp(path)
+    if name in _loaded:
+        old_path, old_stamp, handle, module = _loaded[name]
+        if old_stamp == stamp:
+            return module
+        import _ctypes
+
+        _ctypes.dlclose(handle._handle)  # its Library objects deregister as it unloads
+        del _loaded[name]
+    before_ops, before_errors = set(registry.operators()), len(_C._registry.load_errors())
+    handle = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    errors = _C._registry.load_errors()[before_errors:]
+    if errors:
+        raise RuntimeError(f"extension '{name}' ({path}) failed to register:\n" + "\n".join(errors))
+    from ..ops import ops
+
+    module = types.ModuleType(name)
+    module.__file__ = path
+    module.operators = sorted(set(registry.operators()) - before_ops)
+    for qualified in module.operators:
+        ns, op = qualified.split("::", 1)
+        setattr(module, op, getattr(getattr(ops, ns), op))
+    if verbose:
+        print(
+            f"glassbox.utils.cpp_extension: loaded {path}: {', '.join(module.operators) or 'no new operators'}",
+            file=sys.stderr,
+        )
+    _loaded[name] = (path, stamp, handle, module)
+    return module
+
+
+def load(
+    name,
+    sources,
+    extra_cflags=None,
+    extra_cuda_cflags=None,
+    extra_ldflags=None,
+    extra_include_paths=None,
+    build_directory=None,
+    verbose=False,
+    with_cuda=None,
+):
+    """Builds (when needed) and loads the extension; returns a module whose attributes are the
+    operators it defined (also reachable as gb.ops.<ns>.<op>). A compile error raises RuntimeError
+    with the compiler's messages (file:line)."""
+    path = build(
+        name,
+        sources,
+        extra_cflags,
+        extra_cuda_cflags,
+        extra_ldflags,
+        extra_include_paths,
+        build_directory,
+        verbose,
+        with_cuda,
+    )
+    return _load_library(name, path, verbose)
+
+
+def load_inline(
+    name,
+    cpp_sources,
+    cuda_sources=None,
+    extra_cflags=None,
+    extra_cuda_cflags=None,
+    extra_ldflags=None,
+    extra_include_paths=None,
+    build_directory=None,
+    verbose=False,
+    with_cuda=None,
+):
+    """load() for sources given as strings (a notebook cell): each source gets
+    `#include <glassbox/glassbox.h>` in front and is written to the build folder."""
+    directory = os.path.abspath(build_directory or _default_build_directory(name))
+    os.makedirs(directory, exist_ok=True)
+    files = []
+    for suffix, texts in (("cpp", cpp_sources), ("cu", cuda_sources)):
+        text = "\n".join(_as_list(texts))
+        if not text:
+            continue
+        path = os.path.join(directory, f"main.{suffix}")
+        _write_if_changed(path, "#include <glassbox/glassbox.h>\n" + text + "\n")
+        files.append(path)
+    if not files:
+        raise ValueError("load_inline: no sources given")
+    return load(
+        name,
+        files,
+        extra_cflags,
+        extra_cuda_cflags,
+        extra_ldflags,
+        extra_include_paths,
+        directory,
+        verbose,
+        with_cuda if with_cuda is not None else bool(cuda_sources),
+    )
+
+
+__all__ = ["load", "load_inline", "load_library", "build"]
