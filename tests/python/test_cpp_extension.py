@@ -138,3 +138,17 @@ def test_bad_arguments_are_named(tmp_path):
         gb.utils.cpp_extension.load("my-ops", sources=["x.cpp"])
     with pytest.raises(FileNotFoundError, match="does not exist"):
         gb.utils.cpp_extension.load("missing", sources=[str(tmp_path / "nope.cpp")], build_directory=str(tmp_path))
+
+
+def test_the_tools_show_the_extension_with_its_lines(mul_add):
+    try:
+        cli = gb.paths.program("glassbox")
+    except FileNotFoundError:
+        pytest.skip("the glassbox CLI is not built (its libraries were not found)")
+    symbols = subprocess.run([cli, "symbols", "--registrations", mul_add.__file__], capture_output=True, text=True)
+    assert symbols.returncode == 0, symbols.stderr
+    assert "4 registrations" in symbols.stdout and "mul_add.cpp:85" in symbols.stdout
+    ops = subprocess.run([cli, "ops", "--load", mul_add.__file__], capture_output=True, text=True)
+    assert ops.returncode == 0, ops.stderr
+    rows = [line for line in ops.stdout.splitlines() if line.startswith("myops::mul_add")]
+    assert len(rows) == 3 and all("mul_add.cpp:8" in row and mul_add.__file__ in row for row in rows)

@@ -104,6 +104,34 @@ def test_conv1d_and_1d_pools_match_numpy():
     np.testing.assert_array_equal(to_numpy(indices), windows.argmax(3) + np.arange(0, 9, 2))
 
 
+def test_conv_transpose_is_the_adjoint_of_conv():
+    # <conv_transpose2d(y, w), x> == <y, conv2d(x, w)> for every x, y: the defining property, checked
+    # with random tensors; output_padding restores the rows and columns the stride rounded away.
+    for stride, padding, groups, dilation in ((2, 1, 1, 1), (1, 0, 2, 1), (3, 2, 1, 2)):
+        x = rng.standard_normal([2, 4, 9, 8])
+        w = rng.standard_normal([6, 4 // groups, 3, 3])
+        y = to_numpy(F.conv2d(from_numpy(x), from_numpy(w), None, stride, padding, dilation, groups))
+        y_probe = rng.standard_normal(y.shape)
+        extra = [(n + 2 * padding - dilation * 2 - 1) % stride for n in x.shape[2:]]
+        back = F.conv_transpose2d(from_numpy(y_probe), from_numpy(w), None, stride, padding, extra, groups, dilation)
+        assert tuple(back.shape) == x.shape
+        np.testing.assert_allclose((to_numpy(back) * x).sum(), (y_probe * y).sum(), rtol=1e-10)
+    w = rng.standard_normal([2, 3, 2, 2])
+    assert (
+        gradcheck(
+            lambda a, b: F.conv_transpose2d(a, b, stride=2, output_padding=1), [rng.standard_normal([1, 2, 2, 3]), w]
+        )
+        == 12 + 24
+    )
+    layer = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1)
+    assert tuple(layer(gb.randn(1, 4, 5, 5)).shape) == (1, 6, 10, 10)
+    x1 = rng.standard_normal([2, 3, 5])
+    w1 = rng.standard_normal([3, 2, 3])
+    got = F.conv_transpose1d(from_numpy(x1), from_numpy(w1), stride=2)
+    want = F.conv_transpose2d(from_numpy(x1[:, :, None]), from_numpy(w1[:, :, None]), stride=(1, 2))
+    np.testing.assert_allclose(to_numpy(got), to_numpy(want)[:, :, 0], rtol=1e-12)
+
+
 def np_adaptive(x, out, reduce):
     h, w = x.shape[-2:]
     res = np.zeros(x.shape[:-2] + tuple(out))

@@ -102,5 +102,32 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
     assert got["z"] == -17.0 and got["grad"] == [[6.0, -5.0], [6.0, -5.0]] and got["dlpack"] == [0.0, 1.0, 2.0]
     assert got["libs"] and all(lib.startswith(str(venv)) for lib in got["libs"]), got["libs"]
     assert not any(p.startswith(os.path.join(REPO, "python")) for p in got["path"])
+
+    # The wheel carries the C++ package too: a program outside the tree builds against it.
+    prefix_path = subprocess.run(
+        [str(python), "-c", "import glassbox; print(glassbox.utils.cmake_prefix_path)"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert prefix_path.startswith(site), prefix_path
+    app = tmp_path / "app"
+    for command in (
+        [
+            "cmake",
+            "-S",
+            os.path.join(REPO, "examples", "cpp_app"),
+            "-B",
+            str(app),
+            f"-DCMAKE_PREFIX_PATH={prefix_path}",
+        ],
+        ["cmake", "--build", str(app)],
+        [str(app / "glassbox_app")],
+    ):
+        run = subprocess.run(command, cwd=elsewhere, env=env, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
+    assert "dz/dx = tensor([[12., 12., 12.]," in run.stdout
     print("pip install . took %.1f s; the whole test %.1f s" % (installed - started, time.monotonic() - started))
     shutil.rmtree(venv)

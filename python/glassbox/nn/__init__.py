@@ -50,6 +50,7 @@ from .pooling import (  # noqa: F401
     AvgPool1d,
     AvgPool2d,
     Conv1d,
+    ConvTranspose2d,
     MaxPool1d,
     Upsample,
 )

@@ -36,6 +36,8 @@ from .functional_spatial import (  # noqa: F401
     adaptive_max_pool2d,
     avg_pool1d,
     conv1d,
+    conv_transpose1d,
+    conv_transpose2d,
     interpolate,
     max_pool1d,
     max_unpool2d,

@@ -216,6 +216,68 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (values.squeeze(-2), indices.squeeze(-2)) if return_indices else values.squeeze(-2)
 
 
+# ---- transposed convolution: zeros between the input's elements (stride), padding of
+# dilation·(k-1) - padding (+ output_padding at the end), then a stride-1 convolution with the
+# kernel flipped and its in/out channels swapped. conv2d's gradient carries it through autograd.
+
+
+def _spread(x, dim, stride):
+    """stride - 1 zeros between consecutive elements along dim (through cat and reshape, so it differentiates)."""
+    if stride == 1 or x.shape[dim] == 0:
+        return x
+    shape = list(x.shape)
+    zeros = _f.zeros(shape[: dim + 1] + [stride - 1] + shape[dim + 1 :], dtype=x.dtype, device=x.device)
+    woven = _f.cat([x.unsqueeze(dim + 1), zeros], dim + 1)
+    merged = woven.reshape(shape[:dim] + [shape[dim] * stride] + shape[dim + 1 :])
+    return merged.narrow(dim, 0, (shape[dim] - 1) * stride + 1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    from .functional import _pair
+
+    stride, padding, output_padding, dilation = map(_pair, (stride, padding, output_padding, dilation))
+    if input.dim() not in (3, 4) or weight.dim() != 4:
+        raise RuntimeError(
+            f"conv_transpose2d: expected a 3-D or 4-D input and a 4-D weight, got {input.dim()}-D and {weight.dim()}-D"
+        )
+    batched = input.dim() == 4
+    x = input if batched else input.unsqueeze(0)
+    in_channels, out_per_group, kh, kw = weight.shape
+    if x.shape[1] != in_channels or in_channels % groups:
+        raise RuntimeError(
+            f"conv_transpose2d: input has {x.shape[1]} channels, the weight expects {in_channels} (groups={groups})"
+        )
+    for i in range(2):
+        if output_padding[i] >= max(stride[i], dilation[i]):
+            raise RuntimeError("conv_transpose2d: output padding must be smaller than either stride or dilation")
+    for dim, s in ((2, stride[0]), (3, stride[1])):
+        x = _spread(x, dim, s)
+    pads = []
+    for i, k in ((1, kw), (0, kh)):  # F.pad order: last dimension first
+        edge = dilation[i] * (k - 1) - padding[i]
+        pads += [edge, edge + output_padding[i]]
+    x = pad(x, pads)
+    # (C_in, C_out/g, kh, kw) -> (C_out, C_in/g, kh, kw), flipped in both spatial dimensions.
+    w = weight.reshape([groups, in_channels // groups, out_per_group, kh, kw]).transpose(1, 2)
+    w = w.reshape([groups * out_per_group, in_channels // groups, kh, kw]).flip([2, 3])
+    out = _f.conv2d(x, w, bias, [1, 1], [0, 0], dilation, groups)
+    return out if batched else out.squeeze(0)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    out = conv_transpose2d(
+        input.unsqueeze(-2),
+        weight.unsqueeze(-2),
+        bias,
+        [1, _single(stride)],
+        [0, _single(padding)],
+        [0, _single(output_padding)],
+        groups,
+        [1, _single(dilation)],
+    )
+    return out.squeeze(-2)
+
+
 # ---- adaptive pooling: output cell i covers [floor(i * in / out), ceil((i + 1) * in / out))
 
 

@@ -85,3 +85,35 @@ class Conv1d(Module):
 
     def forward(self, x):
         return F.conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class ConvTranspose2d(Module):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+    ):
+        super().__init__()
+        if in_channels % groups or out_channels % groups:
+            raise ValueError("in_channels and out_channels must be divisible by groups")
+        k = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+        self.stride, self.padding, self.output_padding = stride, padding, output_padding
+        self.groups, self.dilation = groups, dilation
+        self.weight = Parameter(_C._functions.empty([in_channels, out_channels // groups, *k]))
+        self.bias = Parameter(_C._functions.zeros([out_channels])) if bias else None
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        fan_in = (out_channels // groups) * k[0] * k[1]  # as PyTorch counts it: dimension 1 of the weight
+        if self.bias is not None and fan_in > 0:
+            init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
+
+    def forward(self, x):
+        return F.conv_transpose2d(
+            x, self.weight, self.bias, self.stride, self.padding, self.output_padding, self.groups, self.dilation
+        )
