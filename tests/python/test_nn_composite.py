@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import glassbox as gb
-from devices import from_numpy, to_numpy
+from devices import DEVICE, from_numpy, to_numpy
 from glassbox import nn, optim
 from glassbox.nn import functional as F
 from gradcheck import gradcheck
@@ -187,14 +187,14 @@ def test_modules_call_their_functions():
     assert repr(nn.ELU(inplace=True)) == "ELU(alpha=1.0, inplace=True)"
     with pytest.raises(TypeError, match="unexpected keyword argument 'slope'"):
         nn.LeakyReLU(slope=0.2)
-    prelu = nn.PReLU(4)
+    prelu = nn.PReLU(4).to(DEVICE)
     assert [n for n, _ in prelu.named_parameters()] == ["weight"]
     np.testing.assert_allclose(to_numpy(prelu.weight), [0.25] * 4)
     assert tuple(prelu(x).shape) == (2, 4, 3, 3)
 
     drop = nn.Dropout2d(0.5)
     gb.manual_seed(0)
-    y = to_numpy(drop(gb.ones(8, 16, 2, 2)))
+    y = to_numpy(drop(gb.ones(8, 16, 2, 2, device=DEVICE)))
     per_channel = y.reshape(8, 16, 4)
     assert set(np.unique(per_channel)) <= {0.0, 2.0}
     assert (per_channel.min(2) == per_channel.max(2)).all(), "a channel is dropped or kept as a whole"

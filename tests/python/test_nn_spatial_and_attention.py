@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import glassbox as gb
-from devices import from_numpy, to_numpy
+from devices import DEVICE, from_numpy, to_numpy
 from glassbox import nn
 from glassbox.nn import functional as F
 from gradcheck import gradcheck
@@ -123,8 +123,8 @@ def test_conv_transpose_is_the_adjoint_of_conv():
         )
         == 12 + 24
     )
-    layer = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1)
-    assert tuple(layer(gb.randn(1, 4, 5, 5)).shape) == (1, 6, 10, 10)
+    layer = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1).to(DEVICE)
+    assert tuple(layer(gb.randn(1, 4, 5, 5, device=DEVICE)).shape) == (1, 6, 10, 10)
     x1 = rng.standard_normal([2, 3, 5])
     w1 = rng.standard_normal([3, 2, 3])
     got = F.conv_transpose1d(from_numpy(x1), from_numpy(w1), stride=2)
@@ -191,7 +191,7 @@ def test_batch_norm_training_and_running_statistics():
 
 
 def test_batchnorm_module_tracks_and_uses_running_statistics():
-    layer = nn.BatchNorm2d(3).to(gb.float64)
+    layer = nn.BatchNorm2d(3).to(gb.float64).to(DEVICE)
     assert [n for n, _ in layer.named_parameters()] == ["weight", "bias"]
     assert list(layer.state_dict()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
     batches = [rng.standard_normal([4, 3, 2, 2]) + 3 for _ in range(3)]
@@ -223,7 +223,7 @@ def test_group_and_rms_norm_match_numpy():
     np.testing.assert_allclose(to_numpy(got), x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w4, rtol=1e-12)
     assert gradcheck(lambda a, w: F.rms_norm(a, [4], w), [x[0], w4]) == 28
     np.testing.assert_allclose(
-        to_numpy(nn.RMSNorm(4)(from_numpy(x.astype(np.float32)))),
+        to_numpy(nn.RMSNorm(4).to(DEVICE)(from_numpy(x.astype(np.float32)))),
         x / np.sqrt((x * x).mean(-1, keepdims=True) + 2.0**-23),
         rtol=1e-5,
     )
@@ -255,7 +255,7 @@ def test_scaled_dot_product_attention_matches_numpy():
 
 
 def test_multihead_attention_matches_its_formula():
-    layer = nn.MultiheadAttention(8, 2, batch_first=True).to(gb.float64)
+    layer = nn.MultiheadAttention(8, 2, batch_first=True).to(gb.float64).to(DEVICE)
     x, memory = rng.standard_normal([3, 4, 8]), rng.standard_normal([3, 5, 8])
     padding = np.zeros([3, 5], bool)
     padding[1, 3:] = True
@@ -277,7 +277,7 @@ def test_multihead_attention_matches_its_formula():
 
 
 def test_transformer_encoder_layer_is_attention_then_feed_forward():
-    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True).to(gb.float64)
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True).to(gb.float64).to(DEVICE)
     x = from_numpy(rng.standard_normal([2, 3, 8])).requires_grad_(True)
     out = layer(x)
     attended = layer.norm1(x + layer.self_attn(x, x, x, need_weights=False)[0])
@@ -323,7 +323,9 @@ def test_modules_match_pytorch_from_the_same_state_dict():
     ]
     for theirs, ours, shape in pairs:
         theirs = theirs.double()
-        ours.to(gb.float64).load_state_dict({k: gb.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+        ours.to(gb.float64).to(DEVICE).load_state_dict(
+            {k: gb.tensor(v.numpy()) for k, v in theirs.state_dict().items()}
+        )
         x = rng.standard_normal(shape)
         args = (x, x, x) if isinstance(ours, nn.MultiheadAttention) else (x,)
         want = theirs(*[torch.tensor(a) for a in args])
