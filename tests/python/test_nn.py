@@ -32,6 +32,23 @@ def test_module_bookkeeping():
     assert "Linear(in_features=4, out_features=8, bias=True)" in repr(model)
 
 
+def test_a_submodule_assigned_after_none_is_registered():
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.shortcut = None
+            self.shortcut = nn.Linear(2, 2)
+            self.scale = None
+            self.scale = nn.Parameter(gb.ones(2))
+
+    block = Block()
+    assert isinstance(block.shortcut, nn.Linear) and [n for n, _ in block.named_parameters()] == [
+        "scale",
+        "shortcut.weight",
+        "shortcut.bias",
+    ]
+
+
 def test_losses_match_numpy():
     x = gb.tensor([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]])
     y = gb.tensor([2, 0])

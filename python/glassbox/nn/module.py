@@ -37,10 +37,9 @@ class Module:
             return
         for store in (self._parameters, self._modules, self._buffers):
             store.pop(name, None)
-        if isinstance(value, Parameter):
-            self._parameters[name] = value
-        elif isinstance(value, Module):
-            self._modules[name] = value
+        if isinstance(value, (Parameter, Module)):
+            self.__dict__.pop(name, None)  # an earlier plain value (None) would shadow the registered one
+            (self._parameters if isinstance(value, Parameter) else self._modules)[name] = value
         else:
             object.__setattr__(self, name, value)
 
