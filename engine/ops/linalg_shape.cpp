@@ -6,8 +6,6 @@
 #include "engine/core/error.h"
 #include "glassbox/ops/native/addmm.h"
 #include "glassbox/ops/native/bmm.h"
-#include "glassbox/ops/native/conv2d.h"
-#include "glassbox/ops/native/convolution_backward.h"
 #include "glassbox/ops/native/dot.h"
 #include "glassbox/ops/native/mm.h"
 #include "glassbox/ops/native/native_layer_norm.h"
@@ -335,21 +333,6 @@ Tensor& addmm_out_meta(const Tensor& self, const Tensor& mat1, const Tensor& mat
 Tensor dot_meta(const Tensor& self, const Tensor& tensor) {
   check_dot("dot", self, tensor);
   return meta({}, self.dtype());
-}
-
-Tensor conv2d_meta(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
-                   IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  return meta(conv2d_shape("conv2d", input, weight, bias, stride, padding, dilation, groups).output, input.dtype());
-}
-
-std::tuple<Tensor, Tensor, Tensor> convolution_backward_meta(const Tensor& grad_output, const Tensor& input,
-                                                             const Tensor& weight, IntArrayRef stride,
-                                                             IntArrayRef padding, IntArrayRef dilation,
-                                                             int64_t groups) {
-  const Conv2dShape s =
-      convolution_backward_shape("convolution_backward", grad_output, input, weight, stride, padding, dilation, groups);
-  const int64_t bias_shape[] = {s.out_channels};
-  return {meta(input.sizes(), input.dtype()), meta(weight.sizes(), weight.dtype()), meta(bias_shape, input.dtype())};
 }
 
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm_meta(const Tensor& input, IntArrayRef normalized_shape,
