@@ -5,7 +5,6 @@
 #include "engine/ops/kernels/where_div_mode.h"
 #include "engine/core/error.h"
 #include "engine/ops/pointwise_iterator.h"
-#include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/div.h"
 #include "glassbox/ops/native/where.h"
 
@@ -25,7 +24,7 @@ Tensor& where_into(const char* op, const Tensor& condition, const Tensor& self, 
   const WhereDivModeBackend* backend = WhereDivModeBackends::of(w.result.device());
   if (backend) backend->where(w.it);
   if (!out.defined()) out = w.result;
-  else if (backend && !out.is_same(w.result)) glassbox::copy_(out, w.result, false);  // out= of another dtype
+  else if (backend && !out.is_same(w.result)) copy_between(out, w.result);  // out= of another dtype
   if (backend) mark_written(out);
   return out;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // 2-D max and average pooling, written once for both backends: functors of one element's flat
-// index that the CPU runs in a parallel loop (engine/cpu/for_each_index.h) and CUDA one thread per
-// element (engine/cuda/for_each_launch.cuh). T is the element type, C the type it is read and
+// index that CUDA runs one thread per element (engine/cuda/for_each_launch.cuh); the CPU runs
+// their at(plane, row, column) along output rows in a parallel loop (engine/cpu/for_each_index.h),
+// which spares it the index's divisions. T is the element type, C the type it is read and
 // summed in (float for float16/bfloat16). NaN wins a max window and the first maximum's index is
 // kept, as in PyTorch. The front end (engine/ops/linalg_shape.cpp) checks, allocates and fills the
 // plan; a backend's PoolBackend entry visits the dtype and runs these.
@@ -37,8 +38,9 @@ struct MaxPoolOutput {
   const T* in;
   T* out;
   int64_t* indices;
-  GLASSBOX_HOST_DEVICE void operator()(int64_t o) const {
-    const int64_t ox = o % g.ow, oy = o / g.ow % g.oh, p = o / g.ow / g.oh;
+  GLASSBOX_HOST_DEVICE void operator()(int64_t o) const { at(o / g.ow / g.oh, o / g.ow % g.oh, o % g.ow, o); }
+  // Output o = (plane p, row oy, column ox).
+  GLASSBOX_HOST_DEVICE void at(int64_t p, int64_t oy, int64_t ox, int64_t o) const {
     int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
     const int64_t y1 = imin(y0 + g.dh * (g.kh - 1) + 1, g.h), x1 = imin(x0 + g.dw * (g.kw - 1) + 1, g.w);
     while (y0 < 0) y0 += g.dh;
@@ -101,8 +103,8 @@ struct AvgPoolOutput {
   PoolPlan g;
   const T* in;
   T* out;
-  GLASSBOX_HOST_DEVICE void operator()(int64_t o) const {
-    const int64_t ox = o % g.ow, oy = o / g.ow % g.oh, p = o / g.ow / g.oh;
+  GLASSBOX_HOST_DEVICE void operator()(int64_t o) const { at(o / g.ow / g.oh, o / g.ow % g.oh, o % g.ow, o); }
+  GLASSBOX_HOST_DEVICE void at(int64_t p, int64_t oy, int64_t ox, int64_t o) const {
     const AvgWindow a = avg_window(g, oy, ox);
     const T* src = in + p * g.h * g.w;
     C sum = 0;
@@ -113,7 +115,8 @@ struct AvgPoolOutput {
 };
 
 // grad_in[p, y, x] = the sum of grad_out[o] / divisor(o) over the outputs whose clipped window
-// holds (y, x): a gather per input element, so no two elements write one place.
+// holds (y, x): a gather per input element, so no two elements write one place (CUDA's way; the
+// CPU, whose threads own whole planes, scatters each output's share over its avg_window).
 template <class T, class C>
 struct AvgPoolInputGrad {
   PoolPlan g;
