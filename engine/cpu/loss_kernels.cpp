@@ -23,8 +23,8 @@ void run(TensorIterator& it, const F& f, std::index_sequence<K...>) {
 void pointwise(LossFormula formula, TensorIterator& it, double scale) {
   visit_scalar_type(it.operand(0).dtype(), [&]<class T>() {
     if constexpr (std::is_floating_point_v<opmath_t<T>>) {
-      with_loss_formula(formula, scale, [&](const auto& f) {
-        run<T>(it, f, std::make_index_sequence<std::decay_t<decltype(f)>::arity>{});
+      with_loss_formula(formula, scale, [&](const auto& f, auto arity) {
+        run<T>(it, f, std::make_index_sequence<decltype(arity)::value>{});
       });
     }
   });

@@ -28,8 +28,8 @@ void launch(TensorIterator& it, const F& f, std::index_sequence<K...>) {
 void pointwise(LossFormula formula, TensorIterator& it, double scale) {
   DeviceGuard guard(it.operand(0).device().index);
   visit_floating_device_type(it.operand(0).dtype(), [&]<class T>() {
-    with_loss_formula(formula, scale, [&](const auto& f) {
-      launch<T>(it, f, std::make_index_sequence<std::decay_t<decltype(f)>::arity>{});
+    with_loss_formula(formula, scale, [&](const auto& f, auto arity) {
+      launch<T>(it, f, std::make_index_sequence<decltype(arity)::value>{});
     });
   });
 }

@@ -5,6 +5,7 @@
 // in a loop and CUDA one thread per sample (engine/cuda/for_each_launch.cuh).
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "engine/core/host_device.h"
 #include "engine/ops/losses.h"
@@ -22,72 +23,47 @@ GLASSBOX_HOST_DEVICE A log_sigmoid(A x) {
   return (x < A(0) ? x : A(0)) - std::log1p(std::exp(-std::fabs(x)));
 }
 
-// The formulas of LossFormula, each with its operand count; `scale` is the gradients' factor.
-struct SquaredError {
-  static constexpr int arity = 2;
-  template <class A>
-  GLASSBOX_HOST_DEVICE A operator()(A x, A y) const {
-    return (x - y) * (x - y);
-  }
-};
-struct AbsoluteError {
-  static constexpr int arity = 2;
-  template <class A>
-  GLASSBOX_HOST_DEVICE A operator()(A x, A y) const {
-    return std::fabs(x - y);
-  }
-};
-struct SquaredErrorGrad {
-  static constexpr int arity = 3;
+// The formulas of LossFormula on the values v of their operands (losses.h's order) in A; `scale`
+// is the gradients' factor.
+template <LossFormula kF, class A>
+GLASSBOX_HOST_DEVICE A loss_formula(const A* v, A scale) {
+  using F = LossFormula;
+  const A x = v[0], y = v[1];
+  if constexpr (kF == F::SquaredError) return (x - y) * (x - y);
+  else if constexpr (kF == F::AbsoluteError) return std::fabs(x - y);
+  else if constexpr (kF == F::SquaredErrorGrad) return scale * (x - y) * v[2];
+  // Each log is clamped at -100, as PyTorch does, so that a confident wrong answer costs 100, not inf.
+  else if constexpr (kF == F::Bce)
+    return -(y * at_least(std::log(x), A(-100)) + (A(1) - y) * at_least(std::log1p(-x), A(-100))) * v[2];
+  else if constexpr (kF == F::BceGrad) return scale * v[2] * (x - y) / at_least(x * (A(1) - x), A(1e-12)) * v[3];
+  else if constexpr (kF == F::Logits) return -(v[3] * y * log_sigmoid(x) + (A(1) - y) * log_sigmoid(-x)) * v[2];
+  else return scale * v[4] * (A(1) / (A(1) + std::exp(-x)) * (A(1) - y + v[3] * y) - v[3] * y) * v[2];
+}
+
+// A formula as a functor of its operands, for the element-wise loops.
+template <LossFormula kF>
+struct Loss {
   double scale;
-  template <class A>
-  GLASSBOX_HOST_DEVICE A operator()(A x, A y, A g) const {
-    return static_cast<A>(scale) * (x - y) * g;
-  }
-};
-// Each log is clamped at -100, as PyTorch does, so that a confident wrong answer costs 100, not inf.
-struct Bce {
-  static constexpr int arity = 3;
-  template <class A>
-  GLASSBOX_HOST_DEVICE A operator()(A x, A y, A w) const {
-    return -(y * at_least(std::log(x), A(-100)) + (A(1) - y) * at_least(std::log1p(-x), A(-100))) * w;
-  }
-};
-struct BceGrad {
-  static constexpr int arity = 4;
-  double scale;
-  template <class A>
-  GLASSBOX_HOST_DEVICE A operator()(A x, A y, A g, A w) const {
-    return static_cast<A>(scale) * g * (x - y) / at_least(x * (A(1) - x), A(1e-12)) * w;
-  }
-};
-struct Logits {
-  static constexpr int arity = 4;
-  template <class A>
-  GLASSBOX_HOST_DEVICE A operator()(A x, A y, A w, A p) const {
-    return -(p * y * log_sigmoid(x) + (A(1) - y) * log_sigmoid(-x)) * w;
-  }
-};
-struct LogitsGrad {
-  static constexpr int arity = 5;
-  double scale;
-  template <class A>
-  GLASSBOX_HOST_DEVICE A operator()(A x, A y, A w, A p, A g) const {
-    return static_cast<A>(scale) * g * (A(1) / (A(1) + std::exp(-x)) * (A(1) - y + p * y) - p * y) * w;
+  template <class A, class... More>
+  GLASSBOX_HOST_DEVICE A operator()(A x, More... more) const {
+    const A v[] = {x, more...};
+    return loss_formula<kF>(v, static_cast<A>(scale));
   }
 };
 
-// run(functor) with the functor of `formula`.
+// run(Loss<formula>{scale}, std::integral_constant<int, its operand count>{}).
 template <class Run>
 void with_loss_formula(LossFormula formula, double scale, Run&& run) {
+  using F = LossFormula;
+  using std::integral_constant;
   switch (formula) {
-    case LossFormula::SquaredError: return run(SquaredError{});
-    case LossFormula::AbsoluteError: return run(AbsoluteError{});
-    case LossFormula::SquaredErrorGrad: return run(SquaredErrorGrad{scale});
-    case LossFormula::Bce: return run(Bce{});
-    case LossFormula::BceGrad: return run(BceGrad{scale});
-    case LossFormula::Logits: return run(Logits{});
-    case LossFormula::LogitsGrad: return run(LogitsGrad{scale});
+    case F::SquaredError: return run(Loss<F::SquaredError>{scale}, integral_constant<int, 2>{});
+    case F::AbsoluteError: return run(Loss<F::AbsoluteError>{scale}, integral_constant<int, 2>{});
+    case F::SquaredErrorGrad: return run(Loss<F::SquaredErrorGrad>{scale}, integral_constant<int, 3>{});
+    case F::Bce: return run(Loss<F::Bce>{scale}, integral_constant<int, 3>{});
+    case F::BceGrad: return run(Loss<F::BceGrad>{scale}, integral_constant<int, 4>{});
+    case F::Logits: return run(Loss<F::Logits>{scale}, integral_constant<int, 4>{});
+    case F::LogitsGrad: return run(Loss<F::LogitsGrad>{scale}, integral_constant<int, 5>{});
   }
 }
 
