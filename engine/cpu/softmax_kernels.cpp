@@ -122,9 +122,8 @@ void softmax_backward_impl(const Tensor& grad, const Tensor& output, int64_t d, 
   visit_scalar_type(grad.dtype(), [&]<class T>() {
     if constexpr (std::is_floating_point_v<opmath_t<T>>) {
       for_each_index(gg.outer * I, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(n, 1)),
-                     kernels::SoftmaxBackwardColumn<T, opmath_t<T>, kLog>{gg.data.template data<T>(),
-                                                                          gy.data.template data<T>(),
-                                                                          result.data<T>(), n, I});
+                     kernels::SoftmaxBackwardColumn<T, opmath_t<T>, kLog>{
+                         gg.data.template data<T>(), gy.data.template data<T>(), result.data<T>(), n, I});
     }
   });
 }

@@ -128,7 +128,8 @@ __global__ void softmax_backward_rows_kernel(const T* g, const T* y, T* dx, int6
   const int64_t off = row * n;
   A dot = 0;
   if (active)
-    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) dot += softmax_grad_term<kLog>(to_opmath(g[off + i]), to_opmath(y[off + i]));
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+      dot += softmax_grad_term<kLog>(to_opmath(g[off + i]), to_opmath(y[off + i]));
   dot = group_reduce(dot, Add{}, A(0));
   if (!active) return;
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x)

@@ -8,8 +8,6 @@
 #include "glassbox/ops/native/bmm.h"
 #include "glassbox/ops/native/dot.h"
 #include "glassbox/ops/native/mm.h"
-#include "glassbox/ops/native/native_layer_norm.h"
-#include "glassbox/ops/native/native_layer_norm_backward.h"
 
 namespace glassbox {
 
@@ -333,23 +331,6 @@ Tensor& addmm_out_meta(const Tensor& self, const Tensor& mat1, const Tensor& mat
 Tensor dot_meta(const Tensor& self, const Tensor& tensor) {
   check_dot("dot", self, tensor);
   return meta({}, self.dtype());
-}
-
-std::tuple<Tensor, Tensor, Tensor> native_layer_norm_meta(const Tensor& input, IntArrayRef normalized_shape,
-                                                          const std::optional<Tensor>& weight,
-                                                          const std::optional<Tensor>& bias, double /*eps*/) {
-  const LayerNormShape s = layer_norm_shape("native_layer_norm", input, normalized_shape, weight, bias);
-  return {meta(input.sizes(), input.dtype()), meta(s.stats, input.dtype()), meta(s.stats, input.dtype())};
-}
-
-std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_meta(const Tensor& grad_out, const Tensor& input,
-                                                                   IntArrayRef normalized_shape, const Tensor& mean,
-                                                                   const Tensor& rstd,
-                                                                   const std::optional<Tensor>& weight,
-                                                                   const std::optional<Tensor>& bias) {
-  layer_norm_backward_shape("native_layer_norm_backward", grad_out, input, normalized_shape, mean, rstd, weight, bias);
-  return {meta(input.sizes(), input.dtype()), meta(normalized_shape, input.dtype()),
-          meta(normalized_shape, input.dtype())};
 }
 
 }  // namespace glassbox::native
