@@ -8,26 +8,19 @@
 #include "engine/core/empty.h"
 #include "engine/core/parallel.h"
 #include "engine/cpu/loops.h"
-#include "engine/ops/layer_norm_operands.h"
-#include "glassbox/ops/Functions.h"
-#include "glassbox/ops/native/native_layer_norm.h"
-#include "glassbox/ops/native/native_layer_norm_backward.h"
+#include "engine/ops/kernels/layer_norm.h"
 
-namespace glassbox::native {
+namespace glassbox::cpu {
 
 namespace {
+using namespace kernels;
 
 int64_t row_grain(int64_t cols) { return std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(cols, 1)); }
 
-}  // namespace
-
-std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cpu(const Tensor& input, IntArrayRef normalized_shape,
-                                                         const std::optional<Tensor>& weight,
-                                                         const std::optional<Tensor>& bias, double eps) {
-  LayerNormOperands o = layer_norm_operands(input, normalized_shape, weight, bias);
+void forward(LayerNormOperands& o, double eps) {
   const int64_t N = o.s.cols;
-  visit_scalar_type(input.dtype(), [&]<class T>() {
-    using C = cpu::opmath_t<T>;
+  visit_scalar_type(o.x.dtype(), [&]<class T>() {
+    using C = opmath_t<T>;
     if constexpr (std::is_floating_point_v<C>) {
       const T* wp = data_or_null<T>(o.w);
       const T* bp = data_or_null<T>(o.b);
@@ -42,37 +35,24 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cpu(const Tensor& input, In
             const double d = static_cast<double>(static_cast<C>(xr[j])) - mu;
             sq += d * d;
           }
-          const double rs = 1.0 / std::sqrt(sq / static_cast<double>(N) + eps);
+          const double rs = layer_norm_rstd(sq, N, eps);
           const C mu_c = static_cast<C>(mu), rs_c = static_cast<C>(rs);
-          for (int64_t j = 0; j < N; ++j) {
-            C y = (static_cast<C>(xr[j]) - mu_c) * rs_c;
-            if (wp) y *= static_cast<C>(wp[j]);
-            if (bp) y += static_cast<C>(bp[j]);
-            yr[j] = static_cast<T>(y);
-          }
+          for (int64_t j = 0; j < N; ++j)
+            yr[j] = static_cast<T>(layer_norm_output(static_cast<C>(xr[j]), mu_c, rs_c, wp, bp, j));
           o.mean.data<T>()[r] = static_cast<T>(mu);
           o.rstd.data<T>()[r] = static_cast<T>(rs);
         }
       });
     }
   });
-  return {o.out, o.mean, o.rstd};
 }
 
-// With xhat = (x - mean) * rstd and g = grad_out * weight (weight 1 when absent), per row of N:
-//   grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat))
-//   grad_weight = sum over rows of grad_out * xhat,  grad_bias = sum over rows of grad_out.
-// grad_weight and grad_bias are always returned (shape normalized_shape), weight and bias given or not.
-std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& grad_out, const Tensor& input,
-                                                                  IntArrayRef normalized_shape, const Tensor& mean,
-                                                                  const Tensor& rstd,
-                                                                  const std::optional<Tensor>& weight,
-                                                                  const std::optional<Tensor>& bias) {
-  LayerNormBackwardOperands o =
-      layer_norm_backward_operands(grad_out, input, normalized_shape, mean, rstd, weight, bias);
+// grad_input per row (layer_norm_grad_input); grad_weight = sum over rows of grad_out * xhat and
+// grad_bias = sum over rows of grad_out.
+void backward(LayerNormBackwardOperands& o) {
   const int64_t N = o.s.cols, M = o.s.rows;
-  visit_scalar_type(input.dtype(), [&]<class T>() {
-    using C = cpu::opmath_t<T>;
+  visit_scalar_type(o.x.dtype(), [&]<class T>() {
+    using C = opmath_t<T>;
     if constexpr (std::is_floating_point_v<C>) {
       const T* wp = data_or_null<T>(o.w);
       const T *gp = o.g.data<T>(), *xp = o.x.data<T>(), *mp = o.mu.data<T>(), *rp = o.rs.data<T>();
@@ -90,7 +70,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& 
           }
           const double mean_g = sum_g / static_cast<double>(N), mean_gx = sum_gx / static_cast<double>(N);
           T* dst = o.grad_in.data<T>() + r * N;
-          for (int64_t j = 0; j < N; ++j) dst[j] = static_cast<T>(rsd * (gw[j] - mean_g - xhat[j] * mean_gx));
+          for (int64_t j = 0; j < N; ++j)
+            dst[j] = static_cast<T>(layer_norm_grad_input(rsd, gw[j], xhat[j], mean_g, mean_gx));
         }
       });
       // Column sums: each thread owns a range of columns and walks every row.
@@ -111,7 +92,10 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& 
       });
     }
   });
-  return {o.grad_in, o.grad_w, o.grad_b};
 }
 
-}  // namespace glassbox::native
+const LayerNormBackend kLayerNorm{forward, backward};
+const LayerNormBackends::Registration kRegistered(DeviceType::CPU, kLayerNorm);
+}  // namespace
+
+}  // namespace glassbox::cpu

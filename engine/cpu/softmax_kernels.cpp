@@ -1,11 +1,14 @@
 // softmax and log_softmax along one dim, fused per row: the maximum, the sum of exp(x - max)
 // and the normalised output in three passes over a row that stays in cache. Their gradients
-// (_softmax_backward_data, _log_softmax_backward_data) work from the saved output.
+// (_softmax_backward_data, _log_softmax_backward_data) work from the saved output, with the
+// arithmetic CUDA shares (engine/ops/kernels/softmax.h).
 #include <cmath>
 #include <limits>
 
 #include "engine/core/error.h"
+#include "engine/cpu/for_each_index.h"
 #include "engine/cpu/reduce_ops.h"
+#include "engine/ops/kernels/softmax.h"
 
 namespace glassbox::cpu {
 
@@ -110,8 +113,7 @@ void softmax_impl(const Tensor& in, int64_t d, Tensor& result) {
   });
 }
 
-// grad_input from grad_output g and the forward's output y along the dim:
-//   softmax: y * (g - sum(g * y));  log_softmax: g - exp(y) * sum(g).
+// The gradient along the dim (engine/ops/kernels/softmax.h), one slice at a time.
 template <bool kLog>
 void softmax_backward_impl(const Tensor& grad, const Tensor& output, int64_t d, Tensor& result) {
   const ReduceGeometry gg = dim_geometry(grad, d);
@@ -119,25 +121,9 @@ void softmax_backward_impl(const Tensor& grad, const Tensor& output, int64_t d, 
   const int64_t n = gg.reduced, I = gg.inner;
   visit_scalar_type(grad.dtype(), [&]<class T>() {
     if constexpr (std::is_floating_point_v<opmath_t<T>>) {
-      using A = opmath_t<T>;
-      const T* g = gg.data.template data<T>();
-      const T* y = gy.data.template data<T>();
-      T* out = result.data<T>();
-      parallel_for(0, gg.outer * I, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(n, 1)),
-                   [&](int64_t lo, int64_t hi) {
-        for (int64_t t = lo; t < hi; ++t) {
-          const int64_t base = (t / I) * n * I + t % I;
-          A dot = 0;
-          for (int64_t r = 0; r < n; ++r) {
-            const A gv = static_cast<A>(g[base + r * I]);
-            dot += kLog ? gv : gv * static_cast<A>(y[base + r * I]);
-          }
-          for (int64_t r = 0; r < n; ++r) {
-            const A gv = static_cast<A>(g[base + r * I]), yv = static_cast<A>(y[base + r * I]);
-            out[base + r * I] = static_cast<T>(kLog ? gv - std::exp(yv) * dot : yv * (gv - dot));
-          }
-        }
-      });
+      for_each_index(gg.outer * I, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(n, 1)),
+                     kernels::SoftmaxBackwardColumn<T, opmath_t<T>, kLog>{
+                         gg.data.template data<T>(), gy.data.template data<T>(), result.data<T>(), n, I});
     }
   });
 }

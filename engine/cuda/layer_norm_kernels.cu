@@ -8,14 +8,13 @@
 #include "engine/core/error.h"
 #include "engine/cuda/block_reduce.cuh"
 #include "engine/cuda/elementwise.cuh"
-#include "engine/ops/layer_norm_operands.h"
+#include "engine/ops/kernels/layer_norm.h"
 #include "glassbox/ops/Functions.h"
-#include "glassbox/ops/NativeFunctions.h"
 
-namespace glassbox::native {
+namespace glassbox::cuda {
 
 namespace {
-using namespace glassbox::cuda;
+using namespace kernels;
 
 struct Add {
   __device__ __forceinline__ double operator()(double a, double b) const { return a + b; }
@@ -39,19 +38,15 @@ __global__ void layer_norm_kernel(const T* x, const T* w, const T* b, T* y, T* m
       const double d = static_cast<double>(to_opmath(xr[j])) - mu;
       sq += d * d;
     }
-  const double rs = 1.0 / ::sqrt(group_reduce(sq, Add{}, 0.0) / static_cast<double>(n) + eps);
+  const double rs = layer_norm_rstd(group_reduce(sq, Add{}, 0.0), n, eps);
   if (!active) return;
   const C mu_c = static_cast<C>(mu), rs_c = static_cast<C>(rs);
-  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
-    C v = (to_opmath(xr[j]) - mu_c) * rs_c;
-    if (w) v *= to_opmath(w[j]);
-    if (b) v += to_opmath(b[j]);
-    y[row * n + j] = from_opmath<T>(v);
-  }
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
+    y[row * n + j] = from_opmath<T>(layer_norm_output(to_opmath(xr[j]), mu_c, rs_c, w, b, j));
   if (threadIdx.x == 0) mean[row] = from_opmath<T>(mu), rstd[row] = from_opmath<T>(rs);
 }
 
-// grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = grad_out * weight.
+// grad_input per row (layer_norm_grad_input): the sums of g and g * xhat first.
 template <class T>
 __global__ void layer_norm_backward_kernel(const T* go, const T* x, const T* mean, const T* rstd, const T* w, T* grad,
                                            int64_t rows, int64_t n) {
@@ -75,7 +70,7 @@ __global__ void layer_norm_backward_kernel(const T* go, const T* x, const T* mea
   const double mean_gx = group_reduce(sgx, Add{}, 0.0) / static_cast<double>(n);
   if (!active) return;
   for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
-    grad[row * n + j] = from_opmath<T>(rs * (g_at(j) - mean_g - xhat_at(j) * mean_gx));
+    grad[row * n + j] = from_opmath<T>(layer_norm_grad_input(rs, g_at(j), xhat_at(j), mean_g, mean_gx));
 }
 
 // grad_weight[j] = sum over rows of grad_out * xhat, grad_bias[j] = sum of grad_out: column sums,
@@ -132,34 +127,24 @@ int64_t param_rows_per_chunk(int64_t rows) {
 }
 
 cudaStream_t stream_of(const Tensor& t) { return current_stream(t.device().index).handle(); }
-}  // namespace
 
-std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, IntArrayRef normalized_shape,
-                                                          const std::optional<Tensor>& weight,
-                                                          const std::optional<Tensor>& bias, double eps) {
-  DeviceGuard guard(input.device().index);
-  LayerNormOperands o = layer_norm_operands(input, normalized_shape, weight, bias);
-  if (o.s.rows == 0) return {o.out, o.mean, o.rstd};
+void forward(LayerNormOperands& o, double eps) {
+  DeviceGuard guard(o.x.device().index);
+  if (o.s.rows == 0) return;
   const RowLaunch l = row_launch(o.s.rows, o.s.cols);
-  visit_floating_device_type(input.dtype(), [&]<class T>() {
-    layer_norm_kernel<T><<<l.grid, l.block, 0, stream_of(input)>>>(
+  visit_floating_device_type(o.x.dtype(), [&]<class T>() {
+    layer_norm_kernel<T><<<l.grid, l.block, 0, stream_of(o.x)>>>(
         o.x.template data<T>(), data_or_null<T>(o.w), data_or_null<T>(o.b), o.out.template data<T>(),
         o.mean.template data<T>(), o.rstd.template data<T>(), o.s.rows, o.s.cols, eps);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
-  return {o.out, o.mean, o.rstd};
 }
 
-std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cuda(const Tensor& grad_out, const Tensor& input,
-                                                                   IntArrayRef normalized_shape, const Tensor& mean,
-                                                                   const Tensor& rstd,
-                                                                   const std::optional<Tensor>& weight,
-                                                                   const std::optional<Tensor>& bias) {
-  DeviceGuard guard(input.device().index);
-  LayerNormBackwardOperands o =
-      layer_norm_backward_operands(grad_out, input, normalized_shape, mean, rstd, weight, bias);
-  if (o.s.cols == 0) return {o.grad_in, o.grad_w, o.grad_b};
+void backward(LayerNormBackwardOperands& o) {
+  DeviceGuard guard(o.x.device().index);
+  if (o.s.cols == 0) return;
   const RowLaunch l = row_launch(o.s.rows, o.s.cols);
+  const Tensor& input = o.x;
   visit_floating_device_type(input.dtype(), [&]<class T>() {
     if (o.s.rows > 0) {
       layer_norm_backward_kernel<T><<<l.grid, l.block, 0, stream_of(input)>>>(
@@ -181,7 +166,10 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cuda(const Tensor&
         part_w, part_b, o.grad_w.template data<T>(), o.grad_b.template data<T>(), chunks, o.s.cols);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
-  return {o.grad_in, o.grad_w, o.grad_b};
 }
 
-}  // namespace glassbox::native
+const LayerNormBackend kLayerNorm{forward, backward};
+const LayerNormBackends::Registration kRegistered(DeviceType::CUDA, kLayerNorm);
+}  // namespace
+
+}  // namespace glassbox::cuda

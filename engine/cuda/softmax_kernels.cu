@@ -11,11 +11,14 @@
 #include "engine/core/error.h"
 #include "engine/cuda/block_reduce.cuh"
 #include "engine/cuda/elementwise.cuh"
+#include "engine/cuda/for_each_launch.cuh"
+#include "engine/ops/kernels/softmax.h"
 
 namespace glassbox::cuda {
 
 namespace {
 using namespace glassbox::cuda;
+using namespace kernels;
 
 constexpr size_t kRowCacheBytes = 48 * 1024;  // dynamic shared memory without opting in
 
@@ -115,18 +118,8 @@ __global__ void softmax_columns_kernel(const T* x, T* y, int64_t outer, int64_t 
   }
 }
 
-// grad_input from g and the forward's output y along rows:
-//   softmax: y * (g - sum(g * y));  log_softmax: g - exp(y) * sum(g).
-template <class T, bool kLog>
-__device__ __forceinline__ opmath_t<T> grad_term(T g, T y) {
-  return kLog ? to_opmath(g) : to_opmath(g) * to_opmath(y);
-}
-template <class T, bool kLog>
-__device__ __forceinline__ T grad_input(T g, T y, opmath_t<T> dot) {
-  const auto gv = to_opmath(g), yv = to_opmath(y);
-  return from_opmath<T>(kLog ? gv - ::exp(yv) * dot : yv * (gv - dot));
-}
-
+// grad_input along rows: the sum of engine/ops/kernels/softmax.h's terms combined across the
+// row's threads, then each element's gradient.
 template <class T, bool kLog>
 __global__ void softmax_backward_rows_kernel(const T* g, const T* y, T* dx, int64_t rows, int64_t n) {
   using A = opmath_t<T>;
@@ -135,23 +128,12 @@ __global__ void softmax_backward_rows_kernel(const T* g, const T* y, T* dx, int6
   const int64_t off = row * n;
   A dot = 0;
   if (active)
-    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) dot += grad_term<T, kLog>(g[off + i], y[off + i]);
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+      dot += softmax_grad_term<kLog>(to_opmath(g[off + i]), to_opmath(y[off + i]));
   dot = group_reduce(dot, Add{}, A(0));
   if (!active) return;
-  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) dx[off + i] = grad_input<T, kLog>(g[off + i], y[off + i], dot);
-}
-
-template <class T, bool kLog>
-__global__ void softmax_backward_columns_kernel(const T* g, const T* y, T* dx, int64_t outer, int64_t n,
-                                                int64_t inner) {
-  using A = opmath_t<T>;
-  const int64_t column = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (column >= outer * inner) return;
-  const int64_t base = column / inner * n * inner + column % inner;
-  A dot = 0;
-  for (int64_t r = 0; r < n; ++r) dot += grad_term<T, kLog>(g[base + r * inner], y[base + r * inner]);
-  for (int64_t r = 0; r < n; ++r)
-    dx[base + r * inner] = grad_input<T, kLog>(g[base + r * inner], y[base + r * inner], dot);
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+    dx[off + i] = from_opmath<T>(softmax_grad_input<kLog>(to_opmath(g[off + i]), to_opmath(y[off + i]), dot));
 }
 
 // [outer, n, inner] around dim d (a 0-d tensor is one row of one element).
@@ -224,12 +206,11 @@ void softmax_backward_impl(const Tensor& grad, const Tensor& output, int64_t d, 
         const dim3 block = row_block(s.n, 1);
         const auto grid = static_cast<unsigned>((s.outer + block.y - 1) / block.y);
         softmax_backward_rows_kernel<T, kLog><<<grid, block, 0, stream>>>(gp, yp, dx, s.outer, s.n);
+        GB_CUDA_KERNEL_LAUNCH_CHECK();
       } else {
-        const int64_t columns = s.outer * s.inner;
-        softmax_backward_columns_kernel<T, kLog>
-            <<<static_cast<unsigned>((columns + 255) / 256), 256, 0, stream>>>(gp, yp, dx, s.outer, s.n, s.inner);
+        for_each_index(grad.device().index, s.outer * s.inner,
+                       SoftmaxBackwardColumn<T, opmath_t<T>, kLog>{gp, yp, dx, s.n, s.inner});
       }
-      GB_CUDA_KERNEL_LAUNCH_CHECK();
     });
   }
 }

@@ -8,6 +8,7 @@
 
 #include "engine/core/error.h"
 #include "engine/ops/factory_options.h"
+#include "engine/ops/kernels/range.h"
 #include "engine/ops/out_arguments.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/arange.h"
@@ -157,17 +158,47 @@ Tensor empty_strided_meta(IntArrayRef size, IntArrayRef stride, std::optional<Sc
   return empty_strided_tensor(size, stride, dtype_or_default(dtype), Device(DeviceType::Meta));
 }
 
-Tensor& arange_out_meta(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
-  check_arange_out(start, end, step, out);
+// ---- The fills of arange.out, linspace.out and eye.out: one kernel each for CPU, CUDA and Meta,
+// the checks above and then the device's RangeBackend (engine/ops/kernels/range.h); Meta has none.
+namespace {
+using kernels::Ramp;
+
+// out (1-d, or the diagonal: n elements stride_bytes apart) gets the ramp's values.
+Tensor& fill_ramp(Tensor& out, int64_t n, int64_t stride_bytes, const Ramp& ramp) {
+  const kernels::RangeBackend* backend = kernels::RangeBackends::of(out.device());
+  if (!backend || n == 0) return out;
+  backend->fill(out, n, stride_bytes, ramp);
+  if (out.unsafe_impl()->storage()) out.unsafe_impl()->storage()->bump_version();
   return out;
 }
-Tensor& linspace_out_meta(const Scalar& start, const Scalar& end, int64_t steps, Tensor& out) {
-  check_linspace_out(start, end, steps, out);
-  return out;
+int64_t stride_bytes_1d(const Tensor& out) {
+  return out.dim() == 1 ? out.strides()[0] * static_cast<int64_t>(element_size(out.dtype())) : 0;
 }
-Tensor& eye_out_meta(int64_t n, int64_t m, Tensor& out) {
+}  // namespace
+
+Tensor& arange_out_generic(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
+  const ArangeOut a = check_arange_out(start, end, step, out);
+  // Integer bounds count exactly in int64 into an integer out, in double into a floating-point one.
+  const Ramp r{.kind = a.integral ? Ramp::Integers : Ramp::Floats,
+               .first = a.integral ? start.to_int() : 0,
+               .step = a.integral ? step.to_int() : 0,
+               .start = start.to_double(),
+               .fstep = step.to_double()};
+  return fill_ramp(out, a.length, stride_bytes_1d(out), r);
+}
+
+Tensor& linspace_out_generic(const Scalar& start, const Scalar& end, int64_t steps, Tensor& out) {
+  const LinspaceOut l = check_linspace_out(start, end, steps, out);
+  return fill_ramp(out, steps, stride_bytes_1d(out),
+                   {.kind = Ramp::Linspace, .start = l.start, .end = l.end, .fstep = l.step, .steps = steps});
+}
+
+// One along the diagonal of zeros: element i at i * (stride0 + stride1).
+Tensor& eye_out_generic(int64_t n, int64_t m, Tensor& out) {
   check_eye_out(n, m, out);
-  return out;
+  glassbox::fill_(out, Scalar(int64_t{0}));
+  const int64_t diagonal = (out.strides()[0] + out.strides()[1]) * static_cast<int64_t>(element_size(out.dtype()));
+  return fill_ramp(out, std::min(n, m), diagonal, {.kind = Ramp::Ones});
 }
 
 }  // namespace native

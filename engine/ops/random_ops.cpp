@@ -7,6 +7,8 @@
 #include <limits>
 
 #include "engine/core/error.h"
+#include "engine/core/generator.h"
+#include "engine/ops/kernels/random.h"
 #include "glassbox/ops/Functions.h"
 #include "glassbox/ops/native/bernoulli.h"
 #include "glassbox/ops/native/dropout.h"
@@ -113,28 +115,73 @@ Tensor dropout(const Tensor& input, double p, bool train) {
   return glassbox::mul(input, mask);
 }
 
-// ---- Meta kernels of the random fills: the argument checks only (a meta tensor has no values to draw)
-Tensor& uniform_meta_(Tensor& self, double from, double to) {
+// ---- The random fills: one kernel each for CPU, CUDA and Meta. Each checks its arguments, then
+// hands the call to the device's RandomBackend (engine/ops/kernels/random.h); Meta has none and
+// draws nothing (nor advances the generator).
+namespace {
+using kernels::RandomFill;
+
+// Fills self through a contiguous temporary when it is not contiguous.
+Tensor& fill_random(Tensor& self, const RandomFill& fill) {
+  const kernels::RandomBackend* backend = kernels::RandomBackends::of(self.device());
+  if (!backend) return self;
+  const PhiloxState state = default_generator().next_call();
+  Tensor target = self.is_contiguous() ? self : empty_tensor(self.sizes(), self.dtype(), self.device());
+  if (target.numel() > 0) backend->fill(target, fill, state);
+  if (!target.is_same(self)) glassbox::copy_(self, target, false);
+  else if (self.unsafe_impl()->storage()) self.unsafe_impl()->storage()->bump_version();
+  return self;
+}
+}  // namespace
+
+Tensor& uniform_generic_(Tensor& self, double from, double to) {
   check_floating_dtype("uniform_", self.dtype());
   check_uniform_range("uniform_", from, to);
-  return self;
+  const ScalarType t = self.dtype();
+  return fill_random(self, {.kind = RandomFill::Uniform,
+                            .a = from,
+                            .b = to,
+                            .bits = t == ScalarType::Float16    ? 11
+                                    : t == ScalarType::BFloat16 ? 8
+                                                                : 24});
 }
-Tensor& normal_meta_(Tensor& self, double, double std) {
+
+Tensor& normal_generic_(Tensor& self, double mean, double std) {
   check_floating_dtype("normal_", self.dtype());
   check_normal_std("normal_", std);
-  return self;
+  return fill_random(self, {.kind = RandomFill::Normal, .a = mean, .b = std});
 }
-Tensor& bernoulli_float_meta_(Tensor& self, double p) {
+
+Tensor& bernoulli_float_generic_(Tensor& self, double p) {
   check_probability("bernoulli_", p);
-  return self;
+  return fill_random(self, {.kind = RandomFill::Bernoulli, .a = p});
 }
-Tensor bernoulli_meta(const Tensor& self) {
+
+Tensor bernoulli_generic(const Tensor& self) {
   check_floating_dtype("bernoulli", self.dtype());
-  return empty_tensor(self.sizes(), self.dtype(), Device(DeviceType::Meta));
+  Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
+  const kernels::RandomBackend* backend = kernels::RandomBackends::of(self.device());
+  if (!backend) return out;
+  // The probabilities as contiguous float64, checked before anything is drawn.
+  Tensor probs = empty_tensor(self.sizes(), ScalarType::Float64, self.device());
+  glassbox::copy_(probs, self, false);
+  if (const std::optional<int64_t> i = backend->first_bad_probability(probs)) {
+    const int64_t flat[] = {-1};
+    const double value = glassbox::reshape(probs, flat).to(Device(DeviceType::CPU)).data<double>()[*i];
+    throw Error(detail::str_cat("bernoulli: every probability must be in [0, 1], but element ", *i,
+                                " of the input (shape ", shape_to_string(self.sizes()), ", ", to_string(self.dtype()),
+                                ") is ", value));
+  }
+  const PhiloxState state = default_generator().next_call();
+  if (out.numel() > 0) backend->fill(out, {.kind = RandomFill::BernoulliTensor, .probs = probs.data<double>()}, state);
+  return out;
 }
-Tensor& random_from_meta_(Tensor& self, int64_t from, int64_t to) {
+
+Tensor& random_from_generic_(Tensor& self, int64_t from, int64_t to) {
   check_random_range("random_", self.dtype(), from, to);
-  return self;
+  return fill_random(
+      self,
+      {.kind = RandomFill::Integers, .from = from, .range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from)});
 }
 
 }  // namespace native
