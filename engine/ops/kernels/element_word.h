@@ -24,7 +24,8 @@ void visit_element_size(ScalarType t, F&& f) {
 // Elements moved as unsigned words of their size (B from visit_element_size).
 template <size_t B>
 using element_word_t =
-    std::conditional_t<B == 1, uint8_t, std::conditional_t<B == 2, uint16_t, std::conditional_t<B == 4, uint32_t, uint64_t>>>;
+    std::conditional_t<B == 1, uint8_t,
+                       std::conditional_t<B == 2, uint16_t, std::conditional_t<B == 4, uint32_t, uint64_t>>>;
 
 // Calls f.template operator()<I>() with I the C++ type of an int64 or int32 index tensor.
 template <class F>

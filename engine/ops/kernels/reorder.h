@@ -61,7 +61,8 @@ GLASSBOX_HOST_DEVICE inline int64_t clamp_column(const TrianglePlan& t, int64_t 
   return j < 0 ? int64_t{0} : j > t.cols ? t.cols : j;
 }
 GLASSBOX_HOST_DEVICE inline ColumnRange zeroed_columns(const TrianglePlan& t, int64_t i) {
-  return t.lower ? ColumnRange{clamp_column(t, i + t.diagonal + 1), t.cols} : ColumnRange{0, clamp_column(t, i + t.diagonal)};
+  return t.lower ? ColumnRange{clamp_column(t, i + t.diagonal + 1), t.cols}
+                 : ColumnRange{0, clamp_column(t, i + t.diagonal)};
 }
 
 // Whether element e (row-major, in a contiguous tensor) lies outside the kept triangle.
