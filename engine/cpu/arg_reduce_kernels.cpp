@@ -1,5 +1,5 @@
 // Reductions that also say where: max.dim, min.dim (values and indices), argmax, argmin.
-// The first extreme wins on ties; NaN counts as the extreme (its first index is returned).
+// Which value wins is engine/ops/kernels/reduce.h's replaces_extreme, as on CUDA.
 #include "engine/core/error.h"
 #include "engine/cpu/reduce_ops.h"
 
@@ -27,9 +27,7 @@ void arg_extreme(const ReduceGeometry& g, bool largest, T* values, int64_t* indi
         const T* row = base + r * I;
         for (int64_t j = 0; j < w; ++j) {
           const C v = static_cast<C>(row[j]);
-          const bool nan_first = v != v && best[j] == best[j];
-          const bool better = largest ? v > best[j] : v < best[j];
-          if (better || nan_first) best[j] = v, where[j] = r;
+          if (replaces_extreme(v, best[j], largest)) best[j] = v, where[j] = r;
         }
       }
       for (int64_t j = 0; j < w; ++j) {

@@ -11,6 +11,7 @@
 #include "engine/core/parallel.h"
 #include "engine/cpu/loops.h"
 #include "engine/ops/indexing.h"
+#include "engine/ops/kernels/index.h"
 
 namespace glassbox::cpu {
 
@@ -21,19 +22,18 @@ int64_t checked(const char* op, int64_t raw, const IndexedAlong& d) {
   if (v < 0 || v >= d.size) throw_index_out_of_range(op, raw, d.dim, d.size);
   return v;
 }
-template <class I>
-int64_t index_at(const char* p) {
-  I raw;
-  std::memcpy(&raw, p, sizeof(I));
-  return static_cast<int64_t>(raw);
-}
-
-// A Scalar as the value type a kernel of T computes in.
-template <class T>
-opmath_t<T> scalar_as(const Scalar& v) {
-  if (v.is_floating_point()) return static_cast<opmath_t<T>>(v.to_double());
-  if (v.is_bool()) return static_cast<opmath_t<T>>(v.to_bool());
-  return static_cast<opmath_t<T>>(v.to_int());
+// Runs f(p) for every element of the iterator's loop, p[k] the address of operand k's element.
+template <int N, class F>
+void for_each_element(TensorIterator& it, const F& f, int64_t grain = kDefaultGrain) {
+  it.for_each(
+      [&f](char** data, const int64_t* s, int64_t n) {
+    char* p[N];
+    for (int64_t i = 0; i < n; ++i) {
+      for (int k = 0; k < N; ++k) p[k] = data[k] + i * s[k];
+      f(p);
+    }
+      },
+      grain);
 }
 
 // The first value of an index tensor out of range throws, before a kernel writes anything.
@@ -45,17 +45,11 @@ void check_range(const char* op, const Tensor& index, const IndexedAlong& d) {
   });
 }
 
-// (out, src, index): out = src at index, moved as bytes (one instantiation per element size);
-// indices are checked as they are read (only out, a fresh tensor, is written).
-void gather(const char* op, TensorIterator& it, const Tensor&, const IndexedAlong& d) {
+void gather(const char* op, TensorIterator& it, const Tensor& index_values, const IndexedAlong& d) {
+  if (index_values.defined()) check_range(op, index_values, d);
   visit_element_size(d.dtype, [&]<size_t B>() {
     visit_index_type(d.index_dtype, [&]<class I>() {
-      it.for_each([op, &d](char** data, const int64_t* s, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-          const int64_t v = checked(op, index_at<I>(data[2] + i * s[2]), d);
-          std::memcpy(data[0] + i * s[0], data[1] + i * s[1] + v * d.stride_bytes, B);
-        }
-      });
+      for_each_element<3>(it, GatherElement<B, I>{{d.stride_bytes, d.size}});
     });
   });
 }
@@ -65,27 +59,20 @@ void gather(const char* op, TensorIterator& it, const Tensor&, const IndexedAlon
 void scatter(const char* op, TensorIterator& it, const Tensor& index_values, const IndexedAlong& d, bool accumulate,
              const Scalar& alpha) {
   if (index_values.defined()) check_range(op, index_values, d);
-  const auto wrapped = [&d](int64_t raw) { return raw < 0 ? raw + d.size : raw; };
+  const IndexStep step{d.stride_bytes, d.size};
   if (!accumulate) {
     visit_element_size(d.dtype, [&]<size_t B>() {
-      visit_index_type(d.index_dtype, [&]<class I>() {
-        it.for_each([&](char** data, const int64_t* s, int64_t n) {
-          for (int64_t i = 0; i < n; ++i) {
-            const int64_t v = wrapped(index_at<I>(data[2] + i * s[2]));
-            std::memcpy(data[0] + i * s[0] + v * d.stride_bytes, data[1] + i * s[1], B);
-          }
-        });
-      });
+      visit_index_type(d.index_dtype, [&]<class I>() { for_each_element<3>(it, ScatterElement<B, I>{step}); });
     });
     return;
   }
   visit_scalar_type(d.dtype, [&]<class T>() {
-    const opmath_t<T> a = scalar_as<T>(alpha);
+    const opmath_t<T> a = scalar_in<opmath_t<T>>(alpha);
     visit_index_type(d.index_dtype, [&]<class I>() {
       it.for_each(
           [&](char** data, const int64_t* s, int64_t n) {
         for (int64_t i = 0; i < n; ++i) {
-          char* p = data[0] + i * s[0] + wrapped(index_at<I>(data[2] + i * s[2])) * d.stride_bytes;
+          char* p = data[0] + i * s[0] + step.offset(load_element<I>(data[2] + i * s[2]));
           if constexpr (std::is_same_v<T, bool>) store<T>(p, load<T>(p) || (a && load<T>(data[1] + i * s[1])));
           else store<T>(p, load<T>(p) + a * load<T>(data[1] + i * s[1]));
         }
@@ -113,7 +100,7 @@ void index_offsets(const char* op, const Tensor& self, const AdvancedIndexing& a
     for (int64_t i = 0; i < n; ++i) {
       int64_t offset = 0;
       for (size_t j = 0; j < dims.size(); ++j)
-        offset += checked(op, index_at<int64_t>(data[1 + j] + i * s[1 + j]), dims[j]) * dims[j].stride_bytes;
+        offset += checked(op, load_element<int64_t>(data[1 + j] + i * s[1 + j]), dims[j]) * dims[j].stride_bytes;
       std::memcpy(data[0] + i * s[0], &offset, sizeof(offset));
     }
   });
@@ -121,37 +108,12 @@ void index_offsets(const char* op, const Tensor& self, const AdvancedIndexing& a
 
 void fill_masked(TensorIterator& it, const Scalar& value) {
   visit_scalar_type(it.operand(0).dtype(), [&]<class T>() {
-    const T v = static_cast<T>(scalar_as<T>(value));
-    it.for_each([v](char** data, const int64_t* s, int64_t n) {
-      for (int64_t i = 0; i < n; ++i)
-        if (*reinterpret_cast<const bool*>(data[1] + i * s[1])) std::memcpy(data[0] + i * s[0], &v, sizeof(T));
-    });
+    const T v = static_cast<T>(scalar_in<opmath_t<T>>(value));
+    using W = element_word_t<sizeof(T)>;
+    W bits;
+    std::memcpy(&bits, &v, sizeof(T));
+    for_each_element<2>(it, FillWhereElement<W>{bits});
   });
-}
-
-Scalar item(const Tensor& t) {
-  return visit_scalar_type(t.dtype(), [&]<class T>() -> Scalar {
-    const opmath_t<T> v = load<T>(static_cast<const char*>(t.data_ptr()));
-    if constexpr (std::is_same_v<T, bool>) return Scalar(v);
-    else if constexpr (std::is_floating_point_v<opmath_t<T>>) return Scalar(static_cast<double>(v));
-    else return Scalar(static_cast<int64_t>(v));
-  });
-}
-
-Tensor one_hot(const Tensor& self, const Tensor& classes, int64_t num_classes) {
-  const int64_t* v = classes.data<int64_t>();
-  const int64_t n = classes.numel();
-  if (num_classes == -1) num_classes = *std::max_element(v, v + n) + 1;
-  Tensor out = empty_tensor(one_hot_shape(self, num_classes), ScalarType::Int64, self.device());
-  int64_t* o = out.data<int64_t>();
-  parallel_for(0, n, kDefaultGrain / std::max<int64_t>(num_classes, 1) + 1, [&](int64_t lo, int64_t hi) {
-    std::fill(o + lo * num_classes, o + hi * num_classes, 0);
-    for (int64_t i = lo; i < hi; ++i) {
-      if (v[i] < 0 || v[i] >= num_classes) throw_one_hot_class_out_of_range(v[i], num_classes);
-      o[i * num_classes + v[i]] = 1;
-    }
-  });
-  return out;
 }
 
 void embedding_backward(const Tensor& grad, const Tensor& ids, int64_t padding_idx, bool scale_grad_by_freq,
@@ -184,7 +146,7 @@ void embedding_backward(const Tensor& grad, const Tensor& ids, int64_t padding_i
   });
 }
 
-const IndexBackend kIndexing{gather, scatter, index_offsets, fill_masked, item, one_hot, embedding_backward};
+const IndexBackend kIndexing{gather, scatter, index_offsets, fill_masked, embedding_backward};
 const IndexBackends::Registration kRegistered(DeviceType::CPU, kIndexing);
 }  // namespace
 

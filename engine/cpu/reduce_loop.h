@@ -1,6 +1,7 @@
 #pragma once
 // The reduction loop. Every reduction sees its input as a contiguous [outer, reduced, inner]
-// block (reduce_geometry makes it so) and an Op that combines values into an accumulator:
+// block (reduce_geometry of engine/ops/reduction_shape.h makes it so) and an Op that combines values into an
+// accumulator:
 //   using acc_t; acc_t identity() const; acc_t combine(acc_t acc, acc_t v) const; acc_t merge(acc_t, acc_t) const;
 // Runs along `reduced` are summed in blocks with many independent accumulators (they vectorise and
 // bound the rounding error), blocks combine pairwise, and long runs split into fixed chunks that
@@ -10,18 +11,9 @@
 
 #include "engine/core/parallel.h"
 #include "engine/cpu/loops.h"
+#include "engine/ops/reduction_shape.h"
 
 namespace glassbox::cpu {
-
-struct ReduceGeometry {
-  Tensor data;  // contiguous [outer, reduced, inner] (a view of the input, or a permuted copy)
-  int64_t outer = 1, reduced = 1, inner = 1;
-};
-// Views self as [outer, reduced, inner], reduced[d] flagging the reduced dims; the result's
-// elements are then in [outer, inner] order, the order of the kept dims.
-ReduceGeometry reduce_geometry(const Tensor& self, const DimVector& reduced);
-// The [outer, size, inner] view of self along one dim (a copy when self is not contiguous).
-ReduceGeometry dim_geometry(const Tensor& self, int64_t dim);
 
 inline constexpr int64_t kReduceLanes = 32;     // independent accumulators of a block (several vector registers)
 inline constexpr int64_t kReduceBlock = 1024;   // elements per block before pairwise combining

@@ -2,13 +2,13 @@
 // The combining rules of the reductions (for reduce_ori in reduce_loop.h) and the helpers that
 // run one over a tensor and write the results in the result's dtype.
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "engine/core/empty.h"
 #include "engine/cpu/reduce_loop.h"
 #include "engine/cpu/vec_math.h"
 #include "engine/ops/copy.h"
+#include "engine/ops/kernels/reduce.h"
 #include "engine/ops/reductions.h"
 #include "glassbox/ops/copy.h"
 
@@ -16,43 +16,24 @@ namespace glassbox::cpu {
 
 // Accumulator of sums and products: float for float16/bfloat16/float32, int64 for integers and bool.
 template <class T>
-using sum_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opmath_t<T>, int64_t>;
+using sum_acc_t = sum_acc_of<opmath_t<T>>;
 
-template <class A>
-struct SumOp {
+// A combining rule of engine/ops/kernels/reduce.h as the loop of reduce_loop.h takes it.
+template <class A, class Combine>
+struct ReduceOp {
   using acc_t = A;
-  A identity() const { return A(0); }
-  A combine(A acc, A v) const { return acc + v; }
-  A merge(A a, A b) const { return a + b; }
+  A identity() const { return Combine::template identity<A>(); }
+  A combine(A acc, A v) const { return Combine{}(acc, v); }
+  A merge(A a, A b) const { return Combine{}(a, b); }
 };
 template <class A>
-struct ProdOp {
-  using acc_t = A;
-  A identity() const { return A(1); }
-  A combine(A acc, A v) const { return acc * v; }
-  A merge(A a, A b) const { return a * b; }
-};
-// NaN wins: once the accumulator is NaN no comparison replaces it.
+using SumOp = ReduceOp<A, SumCombine>;
 template <class A>
-struct MaxOp {
-  using acc_t = A;
-  A identity() const {
-    if constexpr (std::numeric_limits<A>::has_infinity) return -std::numeric_limits<A>::infinity();
-    else return std::numeric_limits<A>::lowest();
-  }
-  A combine(A acc, A v) const { return (v > acc || v != v) ? v : acc; }
-  A merge(A a, A b) const { return combine(a, b); }
-};
+using ProdOp = ReduceOp<A, ProdCombine>;
 template <class A>
-struct MinOp {
-  using acc_t = A;
-  A identity() const {
-    if constexpr (std::numeric_limits<A>::has_infinity) return std::numeric_limits<A>::infinity();
-    else return std::numeric_limits<A>::max();
-  }
-  A combine(A acc, A v) const { return (v < acc || v != v) ? v : acc; }
-  A merge(A a, A b) const { return combine(a, b); }
-};
+using MaxOp = ReduceOp<A, MaxCombine>;
+template <class A>
+using MinOp = ReduceOp<A, MinCombine>;
 template <class A>
 struct SumSquaresOp : SumOp<A> {
   A combine(A acc, A v) const { return acc + v * v; }
@@ -79,14 +60,6 @@ void write_values(Tensor& result, const std::vector<A>& values, Project project)
     R* dst = result.template data<R>();
     for (size_t k = 0; k < values.size(); ++k) dst[k] = convert_value<R>(project(values[k], k));
   });
-}
-
-// self in dtype t (a copy when it differs).
-inline Tensor converted(const Tensor& self, ScalarType t) {
-  if (self.dtype() == t) return self;
-  Tensor out = empty_tensor(self.sizes(), t, self.device());
-  glassbox::copy_(out, self, false);
-  return out;
 }
 
 // The CPU's computes of the reduction family (engine/ops/reductions.h), one per file.

@@ -13,28 +13,22 @@ void variance_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   const bool take_sqrt = plan.kind == ReduceKind::Std;
   visit_scalar_type(self.dtype(), [&]<class T>() {
     if constexpr (std::is_floating_point_v<opmath_t<T>>) {
-      // float32 (and half) values accumulate in double: squares of deviations past 1.8e19 overflow a
-      // float, although their variance's square root (std) is in range.
-      using A = std::conditional_t<std::is_same_v<opmath_t<T>, float>, double, opmath_t<T>>;
+      using A = variance_acc_of<opmath_t<T>>;
       std::vector<A> mean = reduce_values<T>(g, SumOp<A>{});
       for (A& m : mean) m = static_cast<A>(m / n);
       const std::vector<A> squares = reduce_values<T, SumSquaresOp<A>, true>(g, {}, mean.data());
-      write_values(result, squares, [&](A ss, size_t) {
-        const A v = static_cast<A>(ss / plan.divisor);
-        return take_sqrt ? std::sqrt(v) : v;
-      });
+      write_values(result, squares, [&](A ss, size_t) { return variance_from(ss, plan.divisor, take_sqrt); });
     }
   });
 }
 
 void logsumexp_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
-  const Tensor in = converted(self, plan.shape.dtype);
-  const ReduceGeometry g = reduce_geometry(in, plan.shape.reduced);
-  visit_scalar_type(in.dtype(), [&]<class T>() {
+  const ReduceGeometry g = reduce_geometry(self, plan.shape.reduced);
+  visit_scalar_type(self.dtype(), [&]<class T>() {
     if constexpr (std::is_floating_point_v<opmath_t<T>>) {
       using A = opmath_t<T>;
       std::vector<A> center = reduce_values<T>(g, MaxOp<A>{});
-      for (A& c : center) c = std::isfinite(c) ? c : A(0);  // all -inf, some +inf or NaN: exp() decides
+      for (A& c : center) c = logsumexp_center(c);
       const std::vector<A> sums = reduce_values<T, SumExpOp<A>, true>(g, {}, center.data());
       write_values(result, sums, [&](A s, size_t k) { return static_cast<A>(std::log(s) + center[k]); });
     }

@@ -1,43 +1,35 @@
-// sort (stable) and topk along one dim. Each slice along the dim is gathered with its indices,
-// ordered, and written back; slices are split across threads. NaN sorts above every number
-// (last ascending, first descending), as in PyTorch.
+// sort (stable) and topk along one dim. Each slice along the dim is gathered as order keys
+// (engine/ops/kernels/sort.h, as on CUDA) with its indices, ordered, and written back; slices are
+// split across threads.
 #include <algorithm>
 #include <numeric>
 #include <vector>
 
 #include "engine/core/error.h"
 #include "engine/cpu/reduce_ops.h"
+#include "engine/ops/kernels/sort.h"
 
 namespace glassbox::cpu {
 
 namespace {
-template <class C>
-bool greater_nan_high(C a, C b) {
-  if (a != a) return b == b;  // NaN above numbers; two NaNs are equal
-  return a > b;
-}
-
 // For every slice x[o, :, i]: the first k of its values in order (all of them when k == n).
 template <class T>
 void sorted_slices(const ReduceGeometry& g, int64_t k, bool descending, T* values, int64_t* indices) {
   using C = opmath_t<T>;
+  using K = sort_key_t<T>;
   const T* x = g.data.template data<T>();
   const int64_t n = g.reduced, I = g.inner;
   parallel_for(0, g.outer * I, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(n, 1)),
                [&](int64_t lo, int64_t hi) {
-    std::vector<C> v(static_cast<size_t>(n));
+    std::vector<K> key(static_cast<size_t>(n));
     std::vector<int64_t> order(static_cast<size_t>(n));
     for (int64_t t = lo; t < hi; ++t) {
       const int64_t o = t / I, i = t % I;
       const T* src = x + o * n * I + i;
-      for (int64_t r = 0; r < n; ++r) v[r] = static_cast<C>(src[r * I]);
+      for (int64_t r = 0; r < n; ++r) key[r] = sort_key<T>(static_cast<C>(src[r * I]), descending);
       std::iota(order.begin(), order.end(), int64_t{0});
-      // Ties fall back to the index, which makes the order stable (and topk deterministic).
-      auto before = [&](int64_t a, int64_t b) {
-        if (descending ? greater_nan_high(v[a], v[b]) : greater_nan_high(v[b], v[a])) return true;
-        if (descending ? greater_nan_high(v[b], v[a]) : greater_nan_high(v[a], v[b])) return false;
-        return a < b;
-      };
+      // Equal keys fall back to the index, which makes the order stable (and topk deterministic).
+      auto before = [&](int64_t a, int64_t b) { return key[a] < key[b] || (key[a] == key[b] && a < b); };
       if (k < n) std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
       else std::sort(order.begin(), order.end(), before);
       const int64_t out_base = o * k * I + i;

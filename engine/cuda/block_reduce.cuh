@@ -7,14 +7,35 @@
 
 #include <cstdint>
 
+#include "engine/cuda/cuda_types.cuh"
+#include "engine/ops/kernels/reduce.h"
+
 namespace glassbox::cuda {
 
+// The accumulators of engine/ops/kernels/reduce.h for a device type: float for float16/bfloat16,
+// int64 sums of integers and bool, int32 extremes of small integers (what shuffles take).
+template <class T>
+using sum_acc_t = sum_acc_of<opmath_t<T>>;
+template <class T>
+using extreme_acc_t = extreme_acc_of<T, opmath_t<T>>;
+
 inline constexpr unsigned kFullWarp = 0xffffffffu;
+
+// v of the lane `offset` lanes down (shuffle_down) or of lane `lane` (shuffle_from). A kernel that
+// combines a value of more than 8 bytes overloads both for its type (argument-dependent lookup).
+template <class A>
+__device__ __forceinline__ A shuffle_down(A v, int offset) {
+  return __shfl_down_sync(kFullWarp, v, offset);
+}
+template <class A>
+__device__ __forceinline__ A shuffle_from(A v, int lane) {
+  return __shfl_sync(kFullWarp, v, lane);
+}
 
 template <class A, class Op>
 __device__ __forceinline__ A warp_reduce(A v, const Op& op) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_down_sync(kFullWarp, v, offset));
+  for (int offset = 16; offset > 0; offset /= 2) v = op(v, shuffle_down(v, offset));
   return v;
 }
 
@@ -24,7 +45,7 @@ __device__ __forceinline__ A warp_reduce(A v, const Op& op) {
 template <class A, class Op>
 __device__ __forceinline__ A group_reduce(A v, const Op& op, A identity) {
   v = warp_reduce(v, op);
-  if (blockDim.x == 32) return __shfl_sync(kFullWarp, v, 0);
+  if (blockDim.x == 32) return shuffle_from(v, 0);
   __shared__ A partial[32];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   __syncthreads();  // an earlier call may still be reading partial

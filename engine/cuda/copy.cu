@@ -10,6 +10,7 @@
 #include "engine/cuda/cuda_device.h"
 #include "engine/cuda/elementwise.cuh"
 #include "engine/cuda/pinned_memory.h"
+#include "engine/ops/kernels/element_word.h"
 #include "engine/ops/out_arguments.h"
 #include "glassbox/ops/copy.h"
 #include "glassbox/ops/native/copy.h"
@@ -91,12 +92,6 @@ struct Identity {
   }
 };
 
-// Unsigned integers of each element size: a same-dtype copy moves bits.
-template <size_t Bytes>
-using bits_t =
-    std::conditional_t<Bytes == 1, uint8_t,
-                       std::conditional_t<Bytes == 2, uint16_t, std::conditional_t<Bytes == 4, uint32_t, uint64_t>>>;
-
 bool same_sizes(const Tensor& a, const Tensor& b) { return a.sizes() == b.sizes(); }
 
 // dst = src, both on dst's device.
@@ -113,13 +108,10 @@ void device_copy(Tensor& dst, const Tensor& src) {
   }
   Tensor out = dst;
   TensorIterator it = TensorIteratorConfig("copy_").add_output(&out).add_input(src).keep_dtypes().build();
-  if (dst.dtype() == src.dtype()) {
-    switch (element_size(dst.dtype())) {
-      case 1: launch_elementwise<bits_t<1>, bits_t<1>>(it, Identity{}); return;
-      case 2: launch_elementwise<bits_t<2>, bits_t<2>>(it, Identity{}); return;
-      case 4: launch_elementwise<bits_t<4>, bits_t<4>>(it, Identity{}); return;
-      default: launch_elementwise<bits_t<8>, bits_t<8>>(it, Identity{}); return;
-    }
+  if (dst.dtype() == src.dtype()) {  // a same-dtype copy moves bits
+    visit_element_size(dst.dtype(),
+                       [&]<size_t B>() { launch_elementwise<element_word_t<B>, element_word_t<B>>(it, Identity{}); });
+    return;
   }
   LoopSpace<2> space;
   space.shape.assign(it.shape().begin(), it.shape().end());

@@ -4,49 +4,25 @@
 // adds index * dim_stride bytes itself. Indices are range-checked on the device first, so a bad one
 // throws the CPU's IndexError before anything is written; adds are atomic.
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "engine/cuda/index_launch.cuh"
 #include "engine/ops/indexing.h"
+#include "engine/ops/kernels/index.h"
 #include "glassbox/ops/Functions.h"
 
 namespace glassbox::cuda {
 
 namespace {
-const Device kHost(DeviceType::CPU);
 
-// The indexed dim: its byte stride and size (the index is known to be within [-size, size)).
-struct Along {
-  int64_t stride_bytes;
-  int64_t size;
-  __device__ int64_t offset(int64_t raw) const { return (raw < 0 ? raw + size : raw) * stride_bytes; }
-};
-
-// (out, src, index): out = src at index.
-template <size_t B, class I>
-struct GatherFn {
-  Along d;
-  __device__ void operator()(char* (&p)[3]) const {
-    const int64_t off = d.offset(static_cast<int64_t>(*reinterpret_cast<const I*>(p[2])));
-    *reinterpret_cast<word_t<B>*>(p[0]) = *reinterpret_cast<const word_t<B>*>(p[1] + off);
-  }
-};
-// (dst, src, index): dst at index = src.
-template <size_t B, class I>
-struct ScatterFn {
-  Along d;
-  __device__ void operator()(char* (&p)[3]) const {
-    const int64_t off = d.offset(static_cast<int64_t>(*reinterpret_cast<const I*>(p[2])));
-    *reinterpret_cast<word_t<B>*>(p[0] + off) = *reinterpret_cast<const word_t<B>*>(p[1]);
-  }
-};
 // (dst, src, index): dst at index += alpha * src.
 template <class T, class I>
 struct ScatterAddFn {
-  Along d;
+  IndexStep d;
   opmath_t<T> alpha;
-  __device__ void operator()(char* (&p)[3]) const {
-    const int64_t off = d.offset(static_cast<int64_t>(*reinterpret_cast<const I*>(p[2])));
+  __device__ void operator()(char* const* p) const {
+    const int64_t off = d.offset(static_cast<int64_t>(load_element<I>(p[2])));
     const opmath_t<T> v = to_opmath(*reinterpret_cast<const T*>(p[1]));
     if constexpr (std::is_same_v<T, bool>) atomic_add(reinterpret_cast<T*>(p[0] + off), alpha && v);
     else atomic_add(reinterpret_cast<T*>(p[0] + off), static_cast<opmath_t<T>>(alpha * v));
@@ -57,7 +33,7 @@ void gather(const char* op, TensorIterator& it, const Tensor& index_values, cons
   if (index_values.defined()) check_index_range(op, index_values, d.dim, d.size);
   visit_element_size(d.dtype, [&]<size_t B>() {
     visit_index_type(d.index_dtype, [&]<class I>() {
-      launch_with_operands<3>(it, GatherFn<B, I>{{d.stride_bytes, d.size}});
+      launch_with_operands<3>(it, GatherElement<B, I>{{d.stride_bytes, d.size}});
     });
   });
 }
@@ -65,16 +41,16 @@ void gather(const char* op, TensorIterator& it, const Tensor& index_values, cons
 void scatter(const char* op, TensorIterator& it, const Tensor& index_values, const IndexedAlong& d, bool accumulate,
              const Scalar& alpha) {
   if (index_values.defined()) check_index_range(op, index_values, d.dim, d.size);
-  const Along a{d.stride_bytes, d.size};
+  const IndexStep a{d.stride_bytes, d.size};
   if (accumulate) {
     visit_scalar_device_type(d.dtype, [&]<class T>() {
       visit_index_type(d.index_dtype, [&]<class I>() {
-        launch_with_operands<3>(it, ScatterAddFn<T, I>{a, scalar_as<T>(alpha)});
+        launch_with_operands<3>(it, ScatterAddFn<T, I>{a, scalar_in<opmath_t<T>>(alpha)});
       });
     });
   } else {
     visit_element_size(d.dtype, [&]<size_t B>() {
-      visit_index_type(d.index_dtype, [&]<class I>() { launch_with_operands<3>(it, ScatterFn<B, I>{a}); });
+      visit_index_type(d.index_dtype, [&]<class I>() { launch_with_operands<3>(it, ScatterElement<B, I>{a}); });
     });
   }
 }
@@ -108,38 +84,14 @@ void index_offsets(const char* op, const Tensor& self, const AdvancedIndexing& a
   }
 }
 
-// (self, mask): self = value where mask.
-template <class T>
-struct FillWhere {
-  T value;
-  __device__ void operator()(char* (&p)[2]) const {
-    if (*reinterpret_cast<const bool*>(p[1])) *reinterpret_cast<T*>(p[0]) = value;
-  }
-};
-
 void fill_masked(TensorIterator& it, const Scalar& value) {
-  visit_scalar_device_type(it.operand(0).dtype(),
-                           [&]<class T>() { launch_with_operands<2>(it, FillWhere<T>{scalar_to_device<T>(value)}); });
-}
-
-// The value of a 0-d device tensor, read back: int64 for integers, so nothing is rounded.
-Scalar item(const Tensor& t) {
-  const Tensor h = t.to(kHost);
-  return visit_scalar_type(h.dtype(), [&]<class H>() -> Scalar {
-    const H v = *h.data<H>();
-    if constexpr (std::is_same_v<H, bool>) return Scalar(v);
-    else if constexpr (std::is_integral_v<H>) return Scalar(static_cast<int64_t>(v));
-    else if constexpr (std::is_same_v<H, Half> || std::is_same_v<H, BFloat16>)
-      return Scalar(static_cast<double>(static_cast<float>(v)));
-    else return Scalar(static_cast<double>(v));
+  visit_scalar_device_type(it.operand(0).dtype(), [&]<class T>() {
+    const T v = scalar_to_device<T>(value);
+    using W = element_word_t<sizeof(T)>;
+    W bits;
+    memcpy(&bits, &v, sizeof(T));
+    launch_with_operands<2>(it, FillWhereElement<W>{bits});
   });
-}
-
-// out[i, classes[i]] = 1 (out zeroed, classes range-checked).
-__global__ void one_hot_kernel(const int64_t* classes, int64_t n, int64_t num_classes, int64_t* out) {
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    out[i * num_classes + classes[i]] = 1;
 }
 
 // Adds row i of grad (width wide) into row ids[i] of sum, scaled by 1 / count when counts is given.
@@ -164,23 +116,6 @@ __global__ void count_ids_kernel(const int64_t* ids, int64_t n, int64_t* counts)
 
 unsigned grid_for(int64_t n) {
   return static_cast<unsigned>(std::clamp<int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 1, 65536));
-}
-
-Tensor one_hot(const Tensor& self, const Tensor& classes, int64_t num_classes) {
-  const int64_t n = classes.numel();
-  // The largest class, read back; a negative one is reported below as out of range.
-  if (num_classes == -1) num_classes = glassbox::amax(classes).to(kHost).data<int64_t>()[0] + 1;
-  if (const std::optional<int64_t> bad = first_out_of_range(classes, 0, num_classes))
-    throw_one_hot_class_out_of_range(*bad, num_classes);
-  Tensor out = empty_tensor(one_hot_shape(self, num_classes), ScalarType::Int64, self.device());
-  glassbox::fill_(out, Scalar(int64_t{0}));
-  if (n > 0 && num_classes > 0) {
-    DeviceGuard guard(self.device().index);
-    one_hot_kernel<<<grid_for(n), kElementwiseThreads, 0, current_stream(self.device().index).handle()>>>(
-        classes.data<int64_t>(), n, num_classes, out.data<int64_t>());
-    GB_CUDA_KERNEL_LAUNCH_CHECK();
-  }
-  return out;
 }
 
 void embedding_backward(const Tensor& grad, const Tensor& ids, int64_t padding_idx, bool scale_grad_by_freq,
@@ -216,7 +151,7 @@ void embedding_backward(const Tensor& grad, const Tensor& ids, int64_t padding_i
   if (!sum.is_same(out)) copy_between(out, sum);
 }
 
-const IndexBackend kIndexing{gather, scatter, index_offsets, fill_masked, item, one_hot, embedding_backward};
+const IndexBackend kIndexing{gather, scatter, index_offsets, fill_masked, embedding_backward};
 const IndexBackends::Registration kRegistered(DeviceType::CUDA, kIndexing);
 }  // namespace
 

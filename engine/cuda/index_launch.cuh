@@ -12,6 +12,7 @@
 #include "engine/core/error.h"
 #include "engine/cuda/elementwise.cuh"
 #include "engine/ops/index_layout.h"
+#include "engine/ops/kernels/index.h"
 
 namespace glassbox::cuda {
 
@@ -33,7 +34,7 @@ __global__ void __launch_bounds__(kElementwiseThreads)
   f(p);
 }
 
-// Runs f(char* (&p)[N]) for every element of the iterator's loop, p[k] the address of operand k's
+// Runs f(p) (p: char* const*) for every element of the iterator's loop, p[k] the address of operand k's
 // element; queued on the current stream of operand 0's device.
 template <int N, class F>
 void launch_with_operands(const TensorIterator& it, const F& f) {
@@ -54,11 +55,6 @@ void launch_with_operands(const TensorIterator& it, const F& f) {
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
-
-// Elements moved as unsigned words of their size: one instantiation per size serves every dtype.
-template <size_t B>
-using word_t = std::conditional_t<B == 1, uint8_t,
-                                  std::conditional_t<B == 2, uint16_t, std::conditional_t<B == 4, uint32_t, uint64_t>>>;
 
 // The position of the first element of `values` (contiguous, n of them) outside [lo, hi).
 template <class I>
@@ -129,24 +125,15 @@ __device__ __forceinline__ void atomic_add(T* p, opmath_t<T> v) {
     unsigned old = *word, assumed;
     do {
       assumed = old;
-      const auto bits = static_cast<word_t<sizeof(T)>>((assumed & mask) >> shift);
+      const auto bits = static_cast<element_word_t<sizeof(T)>>((assumed & mask) >> shift);
       T current;
       memcpy(&current, &bits, sizeof(T));
       const T next = from_opmath<T>(to_opmath(current) + v);
-      word_t<sizeof(T)> next_bits;
+      element_word_t<sizeof(T)> next_bits;
       memcpy(&next_bits, &next, sizeof(T));
       old = atomicCAS(word, assumed, (assumed & ~mask) | (static_cast<unsigned>(next_bits) << shift));
     } while (old != assumed);
   }
-}
-
-// A Scalar (alpha, a fill value) as the type a kernel of T computes in, as the CPU reads it.
-template <class T>
-opmath_t<T> scalar_as(const Scalar& v) {
-  using C = opmath_t<T>;
-  if (v.is_floating_point()) return static_cast<C>(v.to_double());
-  if (v.is_bool()) return static_cast<C>(v.to_bool());
-  return static_cast<C>(v.to_int());
 }
 
 // The host type of a device type (__half -> Half): the inverse of device_t.
@@ -158,7 +145,7 @@ using host_t = std::conditional_t<std::is_same_v<T, __half>, Half,
 template <class T>
 T scalar_to_device(const Scalar& v) {
   using H = host_t<T>;
-  return to_device_value<T>(static_cast<H>(scalar_as<T>(v)));
+  return to_device_value<T>(static_cast<H>(scalar_in<opmath_t<T>>(v)));
 }
 
 }  // namespace glassbox::cuda

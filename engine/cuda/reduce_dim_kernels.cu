@@ -27,79 +27,35 @@ void sort_into(const Tensor& self, int64_t k, int64_t dim, bool descending, Tens
 namespace {
 using namespace glassbox::cuda;
 
-// self with the reduced dims moved last, contiguous: rows[o * len + r].
-struct Rows {
-  Tensor data;
-  int64_t outer = 1, len = 1;
-};
-Rows rows_of(const Tensor& self, const DimVector& reduced) {
-  Rows r;
-  DimVector perm;
-  bool in_place = true;
-  for (int64_t d = 0; d < self.dim(); ++d)
-    if (!reduced[d]) perm.push_back(d), r.outer *= self.sizes()[d];
-  for (int64_t d = 0; d < self.dim(); ++d)
-    if (reduced[d]) {
-      in_place = in_place && static_cast<int64_t>(perm.size()) == d;
-      perm.push_back(d), r.len *= self.sizes()[d];
-    }
-  r.data = in_place && self.is_contiguous() ? self : glassbox::permute(self, perm).contiguous();
-  return r;
-}
-
-struct Mul {
-  template <class A>
-  __device__ __forceinline__ A operator()(A a, A b) const {
-    return a * b;
-  }
-};
-struct Add {
-  template <class A>
-  __device__ __forceinline__ A operator()(A a, A b) const {
-    return a + b;
-  }
-};
-// NaN, once met, stays (as the CPU's MaxOp).
-struct MaxNan {
-  template <class A>
-  __device__ __forceinline__ A operator()(A a, A b) const {
-    return (b > a || b != b) ? b : a;
-  }
-};
-
 template <class T, class A, class R>
 __global__ void prod_rows_kernel(const T* x, R* out, int64_t outer, int64_t len) {
   const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
   A acc = A(1);
   if (row < outer)
     for (int64_t i = threadIdx.x; i < len; i += blockDim.x) acc *= static_cast<A>(to_opmath(x[row * len + i]));
-  acc = group_reduce(acc, Mul{}, A(1));
+  acc = group_reduce(acc, ProdCombine{}, A(1));
   if (row < outer && threadIdx.x == 0) out[row] = from_opmath<R>(acc);
 }
 
-// var (or std) of each row: divisor = max(0, len - correction). float32 (and half) values accumulate
-// in double, as on the CPU: squares of deviations past 1.8e19 overflow a float, their std does not.
+// var (or std) of each row: divisor = max(0, len - correction); accumulated as on the CPU.
 template <class T>
 __global__ void var_rows_kernel(const T* x, T* out, int64_t outer, int64_t len, double divisor, bool take_sqrt) {
-  using A = std::conditional_t<std::is_same_v<opmath_t<T>, float>, double, opmath_t<T>>;
+  using A = variance_acc_of<opmath_t<T>>;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
   const bool active = row < outer;
   const T* p = x + row * len;
   A s = 0;
   if (active)
     for (int64_t i = threadIdx.x; i < len; i += blockDim.x) s += static_cast<A>(to_opmath(p[i]));
-  const A mean = group_reduce(s, Add{}, A(0)) / static_cast<A>(len);
+  const A mean = group_reduce(s, SumCombine{}, A(0)) / static_cast<A>(len);
   A ss = 0;
   if (active)
     for (int64_t i = threadIdx.x; i < len; i += blockDim.x) {
       const A d = static_cast<A>(to_opmath(p[i])) - mean;
       ss += d * d;
     }
-  ss = group_reduce(ss, Add{}, A(0));
-  if (active && threadIdx.x == 0) {
-    const A v = ss / static_cast<A>(divisor);
-    out[row] = from_opmath<T>(take_sqrt ? ::sqrt(v) : v);
-  }
+  ss = group_reduce(ss, SumCombine{}, A(0));
+  if (active && threadIdx.x == 0) out[row] = from_opmath<T>(variance_from(ss, divisor, take_sqrt));
 }
 
 template <class T>
@@ -111,62 +67,52 @@ __global__ void logsumexp_rows_kernel(const T* x, T* out, int64_t outer, int64_t
   const A lowest = -::cuda::std::numeric_limits<A>::infinity();
   A m = lowest;
   if (active)
-    for (int64_t i = threadIdx.x; i < len; i += blockDim.x) m = MaxNan{}(m, to_opmath(p[i]));
-  A center = group_reduce(m, MaxNan{}, lowest);
-  if (!::isfinite(center)) center = 0;  // all -inf, some +inf or NaN: exp() decides, as on the CPU
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x) m = MaxCombine{}(m, to_opmath(p[i]));
+  const A center = logsumexp_center(group_reduce(m, MaxCombine{}, lowest));
   A s = 0;
   if (active)
     for (int64_t i = threadIdx.x; i < len; i += blockDim.x) s += ::exp(to_opmath(p[i]) - center);
-  s = group_reduce(s, Add{}, A(0));
+  s = group_reduce(s, SumCombine{}, A(0));
   if (active && threadIdx.x == 0) out[row] = from_opmath<T>(::log(s) + center);
 }
 
-// The extreme of a row and its first index; NaN counts as the extreme (its first index wins).
+// The extreme of a row and its first index; which one wins is the CPU's rule (replaces_extreme).
 template <class A>
 struct Best {
   A v;
   int64_t i;  // -1: nothing seen
 };
 template <class A>
-__device__ __forceinline__ Best<A> better_of(Best<A> a, Best<A> b, bool largest) {
-  if (a.i < 0) return b;
-  if (b.i < 0) return a;
-  const bool an = a.v != a.v, bn = b.v != b.v;
-  if (an || bn) return an && bn ? (a.i < b.i ? a : b) : (an ? a : b);
-  if (largest ? b.v > a.v : b.v < a.v) return b;
-  if (largest ? a.v > b.v : a.v < b.v) return a;
-  return a.i < b.i ? a : b;
+__device__ __forceinline__ Best<A> shuffle_down(Best<A> b, int offset) {
+  return {__shfl_down_sync(kFullWarp, b.v, offset), __shfl_down_sync(kFullWarp, b.i, offset)};
 }
+template <class A>
+__device__ __forceinline__ Best<A> shuffle_from(Best<A> b, int lane) {
+  return {__shfl_sync(kFullWarp, b.v, lane), __shfl_sync(kFullWarp, b.i, lane)};
+}
+// Of two candidates, the one of the earlier index stands unless the later replaces it.
+template <class A>
+struct BetterOf {
+  bool largest;
+  __device__ __forceinline__ Best<A> operator()(Best<A> a, Best<A> b) const {
+    if (a.i < 0) return b;
+    if (b.i < 0) return a;
+    const Best<A>& first = a.i < b.i ? a : b;
+    const Best<A>& later = a.i < b.i ? b : a;
+    return replaces_extreme(later.v, first.v, largest) ? later : first;
+  }
+};
 
 template <class T, class A>
 __global__ void arg_extreme_rows_kernel(const T* x, T* values, int64_t* indices, int64_t outer, int64_t len,
                                         bool largest) {
   const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  const BetterOf<A> better{largest};
   Best<A> best{A(0), -1};
   if (row < outer)
     for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-      best = better_of(best, Best<A>{static_cast<A>(to_opmath(x[row * len + i])), i}, largest);
-      // Warp shuffles, then the warps of a wide block through shared memory.
-#pragma unroll
-  for (int off = 16; off > 0; off /= 2) {
-    const Best<A> o{__shfl_down_sync(kFullWarp, best.v, off), __shfl_down_sync(kFullWarp, best.i, off)};
-    best = better_of(best, o, largest);
-  }
-  if (blockDim.x > 32) {
-    __shared__ A sv[32];
-    __shared__ int64_t si[32];
-    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    if (lane == 0) sv[warp] = best.v, si[warp] = best.i;
-    __syncthreads();
-    if (warp == 0) {
-      best = lane < blockDim.x / 32 ? Best<A>{sv[lane], si[lane]} : Best<A>{A(0), -1};
-#pragma unroll
-      for (int off = 16; off > 0; off /= 2) {
-        const Best<A> o{__shfl_down_sync(kFullWarp, best.v, off), __shfl_down_sync(kFullWarp, best.i, off)};
-        best = better_of(best, o, largest);
-      }
-    }
-  }
+      best = better(best, Best<A>{static_cast<A>(to_opmath(x[row * len + i])), i});
+  best = group_reduce(best, better, Best<A>{A(0), -1});
   if (row < outer && threadIdx.x == 0) {
     if (values) values[row] = x[row * len + best.i];
     indices[row] = best.i;
@@ -209,32 +155,20 @@ __global__ void cumsum_rows_kernel(const T* x, R* out, int64_t len) {
   }
 }
 
-// Accumulators as on the CPU: float for float16/bfloat16, int64 for integers and bool.
-template <class T>
-using acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opmath_t<T>, int64_t>;
-// Extremes compare in the compute type; small integers and bool widened to int32 (shuffles).
-template <class T>
-using extreme_t =
-    std::conditional_t<std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>, opmath_t<T>, int32_t>;
-
 cudaStream_t stream_of(const Tensor& t) { return current_stream(t.device().index).handle(); }
 
 void prod_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   const ReductionShape& shape = plan.shape;
   DeviceGuard guard(self.device().index);
-  // Floating-point results multiply in the result dtype (prod(x, dtype=float64) in float64); a floating
-  // input with an integer dtype is converted first, as PyTorch does.
-  const bool convert = is_floating_point(shape.dtype) || is_floating_point(self.dtype());
-  const Tensor in = convert && self.dtype() != shape.dtype ? self.to(shape.dtype) : self;
-  const Rows r = rows_of(in, shape.reduced);
-  const RowLaunch l = row_launch(r.outer, r.len);
-  visit_scalar_device_type(in.dtype(), [&]<class T>() {
-    using A = acc_t<T>;
+  const ReduceGeometry r = reduce_geometry(self, shape.reduced, true);
+  const RowLaunch l = row_launch(r.outer, r.reduced);
+  visit_scalar_device_type(self.dtype(), [&]<class T>() {
+    using A = sum_acc_t<T>;
     Tensor acc = result.dtype() == scalar_type_of<A>()
                      ? result
                      : empty_tensor(shape.out_shape, scalar_type_of<A>(), self.device());
-    prod_rows_kernel<T, A, A>
-        <<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), acc.template data<A>(), r.outer, r.len);
+    prod_rows_kernel<T, A, A><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(),
+                                                                       acc.template data<A>(), r.outer, r.reduced);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
     if (!acc.is_same(result)) copy_between(result, acc);
   });
@@ -244,23 +178,24 @@ void arg_extreme_into(const Tensor& self, std::optional<int64_t> dim, const DimV
                       Tensor& values, Tensor& indices) {
   DeviceGuard guard(self.device().index);
   // No dim: the index into the flattened tensor (row-major order of self).
-  const Rows r = dim ? rows_of(self, reduced) : Rows{self.contiguous(), 1, self.numel()};
-  const RowLaunch l = row_launch(r.outer, r.len);
+  const ReduceGeometry r =
+      dim ? reduce_geometry(self, reduced, true) : ReduceGeometry{self.contiguous(), 1, self.numel()};
+  const RowLaunch l = row_launch(r.outer, r.reduced);
   visit_scalar_device_type(self.dtype(), [&]<class T>() {
-    arg_extreme_rows_kernel<T, extreme_t<T>><<<l.grid, l.block, 0, stream_of(self)>>>(
+    arg_extreme_rows_kernel<T, extreme_acc_t<T>><<<l.grid, l.block, 0, stream_of(self)>>>(
         r.data.template data<T>(), values.defined() ? values.template data<T>() : nullptr, indices.data<int64_t>(),
-        r.outer, r.len, largest);
+        r.outer, r.reduced, largest);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
 
 void variance_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   DeviceGuard guard(self.device().index);
-  const Rows r = rows_of(self, plan.shape.reduced);
-  const RowLaunch l = row_launch(r.outer, r.len);
+  const ReduceGeometry r = reduce_geometry(self, plan.shape.reduced, true);
+  const RowLaunch l = row_launch(r.outer, r.reduced);
   visit_floating_device_type(self.dtype(), [&]<class T>() {
     var_rows_kernel<T><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), result.template data<T>(),
-                                                                r.outer, r.len, plan.divisor,
+                                                                r.outer, r.reduced, plan.divisor,
                                                                 plan.kind == ReduceKind::Std);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
@@ -268,12 +203,11 @@ void variance_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
 
 void logsumexp_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   DeviceGuard guard(self.device().index);
-  const Tensor in = self.dtype() == plan.shape.dtype ? self : self.to(plan.shape.dtype);
-  const Rows r = rows_of(in, plan.shape.reduced);
-  const RowLaunch l = row_launch(r.outer, r.len);
-  visit_floating_device_type(in.dtype(), [&]<class T>() {
-    logsumexp_rows_kernel<T>
-        <<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(), result.template data<T>(), r.outer, r.len);
+  const ReduceGeometry r = reduce_geometry(self, plan.shape.reduced, true);
+  const RowLaunch l = row_launch(r.outer, r.reduced);
+  visit_floating_device_type(self.dtype(), [&]<class T>() {
+    logsumexp_rows_kernel<T><<<l.grid, l.block, 0, stream_of(self)>>>(r.data.template data<T>(),
+                                                                      result.template data<T>(), r.outer, r.reduced);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -283,18 +217,18 @@ void cumsum_into(const Tensor& self, int64_t d, Tensor& result) {
   DeviceGuard guard(self.device().index);
   DimVector reduced(static_cast<size_t>(self.dim()), 0);
   if (self.dim() > 0) reduced[d] = 1;
-  const Rows r = rows_of(self, reduced);
+  const ReduceGeometry r = reduce_geometry(self, reduced, true);
   Tensor rows = empty_tensor(r.data.sizes(), self.dtype(), self.device());
-  const unsigned threads = r.len > 128 ? 256 : 32;
+  const unsigned threads = r.reduced > 128 ? 256 : 32;
   visit_scalar_device_type(self.dtype(), [&]<class T>() {
     if constexpr (std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>) {
-      cumsum_rows_kernel<T, acc_t<T>, T><<<static_cast<unsigned>(r.outer), threads, 0, stream_of(self)>>>(
-          r.data.template data<T>(), rows.template data<T>(), r.len);
+      cumsum_rows_kernel<T, sum_acc_t<T>, T><<<static_cast<unsigned>(r.outer), threads, 0, stream_of(self)>>>(
+          r.data.template data<T>(), rows.template data<T>(), r.reduced);
       GB_CUDA_KERNEL_LAUNCH_CHECK();
     }
   });
-  // Back to self's dim order: rows has the cumsum dim last.
-  if (self.dim() > 1 && d != self.dim() - 1) {
+  // Back to self's dim order: a permuted copy has the cumsum dim last.
+  if (!r.data.is_same(self)) {
     DimVector inverse;
     for (int64_t k = 0; k < self.dim(); ++k) inverse.push_back(k < d ? k : k == d ? self.dim() - 1 : k - 1);
     rows = glassbox::permute(rows, inverse);

@@ -9,11 +9,13 @@
 // Accumulators: float for float16/bfloat16/float32, double, int64 for integer sums.
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cuda/block_reduce.cuh"
 #include "engine/cuda/elementwise.cuh"
+#include "engine/ops/kernels/reduce.h"
 #include "engine/ops/reductions.h"
 #include "glassbox/ops/Functions.h"
 
@@ -22,28 +24,15 @@ namespace glassbox::cuda {
 namespace {
 using namespace glassbox::cuda;
 
-enum class Reduce { Sum, Max, Min };
-
-template <Reduce OP>
-struct Combine {
-  template <class A>
-  __device__ __forceinline__ A operator()(A acc, A v) const {
-    if constexpr (OP == Reduce::Sum) return acc + v;
-    // A NaN, once met, stays: no comparison replaces it (v != v is false for integers).
-    else if constexpr (OP == Reduce::Max) return (v > acc || v != v) ? v : acc;
-    else return (v < acc || v != v) ? v : acc;
-  }
-};
-
 // out[task] for task = row * chunks + chunk: the reduction of the chunk-th of `chunks` interleaved
 // slices of row `row` (rows of length `len`), divided by `divisor` (mean) when it is not 1. The
 // blocks of one row stride through it together, so that the GPU reads one contiguous stretch at a
 // time rather than `chunks` distant ones.
-template <Reduce OP, class T, class A>
+template <class Op, class T, class A>
 __global__ void reduce_rows_kernel(const T* x, A* out, int64_t tasks, int64_t len, int64_t chunks, A identity,
                                    double divisor, bool vectorized) {
   constexpr int kVec = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
-  const Combine<OP> op;
+  const Op op;
   const int64_t task = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
   A acc[4] = {identity, identity, identity, identity};  // independent chains keep loads in flight
   if (task < tasks) {
@@ -84,10 +73,10 @@ __global__ void reduce_rows_kernel(const T* x, A* out, int64_t tasks, int64_t le
 inline constexpr int kColumnThreads = 32, kColumnRows = 8;
 
 // out[(o * chunks + chunk) * inner + i]: the reduction over rows r of the chunk of x[o, r, i].
-template <Reduce OP, class T, class A>
+template <class Op, class T, class A>
 __global__ void reduce_columns_kernel(const T* x, A* out, int64_t outer, int64_t len, int64_t inner, int64_t chunk_len,
                                       int64_t chunks, A identity, double divisor) {
-  const Combine<OP> op;
+  const Op op;
   const int64_t tiles = (inner + kColumnThreads - 1) / kColumnThreads;
   const int64_t task = blockIdx.x / tiles;  // o * chunks + chunk
   const int64_t i = blockIdx.x % tiles * kColumnThreads + threadIdx.x;
@@ -122,7 +111,7 @@ int multiprocessors(int device) {
 
 // The reduction of x, a contiguous [outer, len, inner] block on the current device, into out
 // ([outer, inner], contiguous, dtype A).
-template <Reduce OP, class T, class A>
+template <class Op, class T, class A>
 void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner, A identity, double divisor,
                   int device) {
   const cudaStream_t stream = current_stream(device).handle();
@@ -145,10 +134,10 @@ void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner,
       dst = partial.data<A>();
     }
     const auto grid = static_cast<unsigned>((tasks + block.y - 1) / block.y);
-    reduce_rows_kernel<OP, T, A>
+    reduce_rows_kernel<Op, T, A>
         <<<grid, block, 0, stream>>>(x, dst, tasks, len, chunks, identity, chunks > 1 ? 1.0 : divisor, vectorized);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
-    if (chunks > 1) reduce_block<OP, A, A>(dst, out, outer, chunks, 1, identity, divisor, device);
+    if (chunks > 1) reduce_block<Op, A, A>(dst, out, outer, chunks, 1, identity, divisor, device);
     return;
   }
   int64_t chunks = 1;
@@ -165,94 +154,33 @@ void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner,
   }
   const int64_t tiles = (inner + kColumnThreads - 1) / kColumnThreads;
   const auto grid = static_cast<unsigned>(outer * chunks * tiles);
-  reduce_columns_kernel<OP, T, A><<<grid, dim3(kColumnThreads, kColumnRows), 0, stream>>>(
+  reduce_columns_kernel<Op, T, A><<<grid, dim3(kColumnThreads, kColumnRows), 0, stream>>>(
       x, dst, outer, len, inner, chunk_len, chunks, identity, chunks > 1 ? 1.0 : divisor);
   GB_CUDA_KERNEL_LAUNCH_CHECK();
-  if (chunks > 1) reduce_block<OP, A, A>(dst, out, outer, chunks, inner, identity, divisor, device);
+  if (chunks > 1) reduce_block<Op, A, A>(dst, out, outer, chunks, inner, identity, divisor, device);
 }
 
-// self as a contiguous [outer, reduced, inner] block whose results come out in the order of the
-// kept dims: self itself when the reduced dims (ignoring size 1) form one run, else a permuted copy.
-struct Geometry {
-  Tensor data;
-  int64_t outer = 1, len = 1, inner = 1;
-};
-Geometry geometry(const Tensor& self, const DimVector& reduced) {
-  Geometry g;
-  int state = 0;  // 0: before the reduced run, 1: inside it, 2: after it
-  bool one_run = true;
-  int64_t kept = 1, red = 1;
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    const int64_t s = self.sizes()[d];
-    reduced[d] ? red *= s : kept *= s;
-    if (s == 1) continue;
-    if (reduced[d]) {
-      one_run = one_run && state != 2;
-      state = 1;
-      g.len *= s;
-    } else {
-      if (state == 1) state = 2;
-      (state == 0 ? g.outer : g.inner) *= s;
-    }
-  }
-  if (one_run && self.is_contiguous()) {
-    g.data = self;
-    return g;
-  }
-  DimVector perm;
-  for (int64_t d = 0; d < self.dim(); ++d)
-    if (!reduced[d]) perm.push_back(d);
-  for (int64_t d = 0; d < self.dim(); ++d)
-    if (reduced[d]) perm.push_back(d);
-  g.data = glassbox::permute(self, perm).contiguous();
-  g.outer = kept, g.len = red, g.inner = 1;
-  return g;
-}
-
-// Accumulator of sums; extremes compare in the compute type, small integers widened to int32.
-template <class T>
-using sum_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opmath_t<T>, int64_t>;
-template <class T>
-using extreme_acc_t =
-    std::conditional_t<std::is_floating_point_v<opmath_t<T>> || std::is_same_v<T, int64_t>, opmath_t<T>, int32_t>;
-
-template <Reduce OP, class A>
-A identity_of() {
-  if constexpr (OP == Reduce::Sum) return A(0);
-  else if constexpr (OP == Reduce::Max)
-    return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
-                                                : std::numeric_limits<A>::lowest();
-  else return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
-}
-
-template <Reduce OP>
+template <class Op>
 void reduce_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   const ReductionShape& shape = plan.shape;
+  constexpr bool kSum = std::is_same_v<Op, SumCombine>;
   const bool mean = plan.kind == ReduceKind::Mean;
   const int device = self.device().index;
   DeviceGuard guard(device);
-  // Sums compute in a floating-point result dtype (sum(x, dtype=float64) adds in float64); a floating
-  // input with an integer dtype is converted first, as PyTorch does (sum([0.6, 0.6], dtype=int64) is 0).
-  Tensor in = self;
-  const bool convert = is_floating_point(shape.dtype) || is_floating_point(self.dtype());
-  if (OP == Reduce::Sum && convert && self.dtype() != shape.dtype) {
-    in = empty_tensor(self.sizes(), shape.dtype, self.device());
-    copy_between(in, self);
-  }
-  const Geometry g = geometry(in, shape.reduced);
+  const ReduceGeometry g = reduce_geometry(self, shape.reduced);
   const double divisor = mean ? static_cast<double>(shape.reduced_numel) : 1.0;
-  visit_scalar_device_type(in.dtype(), [&]<class T>() {
-    using A = std::conditional_t<OP == Reduce::Sum, sum_acc_t<T>, extreme_acc_t<T>>;
+  visit_scalar_device_type(self.dtype(), [&]<class T>() {
+    using A = std::conditional_t<kSum, sum_acc_t<T>, extreme_acc_t<T>>;
     // Results land in `result` directly when it has the accumulator's dtype.
     Tensor acc = result.dtype() == scalar_type_of<A>()
                      ? result
                      : empty_tensor(shape.out_shape, scalar_type_of<A>(), self.device());
-    if (g.len == 0) {
+    if (g.reduced == 0) {
       // Nothing to combine (only sums get here): 0, and a mean of nothing is 0 / 0.
       glassbox::fill_(acc, mean ? Scalar(std::numeric_limits<double>::quiet_NaN()) : Scalar(0.0));
     } else {
-      reduce_block<OP, T, A>(g.data.template data<T>(), acc.template data<A>(), g.outer, g.len, g.inner,
-                             identity_of<OP, A>(), divisor, device);
+      reduce_block<Op, T, A>(g.data.template data<T>(), acc.template data<A>(), g.outer, g.reduced, g.inner,
+                             Op::template identity<A>(), divisor, device);
     }
     if (!acc.is_same(result)) copy_between(result, acc);
   });
@@ -261,9 +189,9 @@ void reduce_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
 
 void sum_max_min_into(const ReducePlan& plan, const Tensor& self, Tensor& result) {
   switch (plan.kind) {
-    case ReduceKind::Max: return reduce_into<Reduce::Max>(plan, self, result);
-    case ReduceKind::Min: return reduce_into<Reduce::Min>(plan, self, result);
-    default: return reduce_into<Reduce::Sum>(plan, self, result);
+    case ReduceKind::Max: return reduce_into<MaxCombine>(plan, self, result);
+    case ReduceKind::Min: return reduce_into<MinCombine>(plan, self, result);
+    default: return reduce_into<SumCombine>(plan, self, result);
   }
 }
 

@@ -1,13 +1,12 @@
 // sort (stable) and topk on CUDA. Every slice along the dim becomes a segment of CUB's stable
-// segmented sort over unsigned keys whose order is the CPU's: numbers by value (-0.0 equal to
-// 0.0), NaN above every number (last ascending, first descending); descending sorts the
-// complemented keys, so equal values keep their order either way. topk is the first k of that
-// order, as the CPU's partial sort gives.
+// segmented sort over the order keys the CPU sorts too (engine/ops/kernels/sort.h). topk is the
+// first k of that order, as the CPU's partial sort gives.
 #include <cub/device/device_segmented_sort.cuh>
 
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
 #include "engine/cuda/elementwise.cuh"
+#include "engine/ops/kernels/sort.h"
 #include "glassbox/ops/Functions.h"
 
 namespace glassbox::cuda {
@@ -15,39 +14,14 @@ namespace glassbox::cuda {
 namespace {
 using namespace glassbox::cuda;
 
-// 64-bit keys for double and int64, 32-bit ones for the rest.
-template <class T>
-using key_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-
-template <class T>
-__device__ __forceinline__ key_t<T> sort_key(T x) {
-  if constexpr (std::is_same_v<T, double>) {
-    if (x != x) return ~0ull;
-    const uint64_t b = static_cast<uint64_t>(__double_as_longlong(x + 0.0));  // -0.0 + 0.0 == +0.0
-    return b >> 63 ? ~b : b | (1ull << 63);
-  } else if constexpr (std::is_floating_point_v<opmath_t<T>>) {
-    const float f = to_opmath(x);
-    if (f != f) return ~0u;
-    const uint32_t b = __float_as_uint(f + 0.0f);
-    return b >> 31 ? ~b : b | (1u << 31);
-  } else if constexpr (std::is_same_v<T, int64_t>) {
-    return static_cast<uint64_t>(x) ^ (1ull << 63);
-  } else if constexpr (std::is_signed_v<T>) {
-    return static_cast<uint32_t>(static_cast<int32_t>(x)) ^ (1u << 31);
-  } else {
-    return static_cast<uint32_t>(x);  // uint8, bool
-  }
-}
-
 // keys and positions of rows [rows, len]; offsets[r] = r * len.
 template <class T>
-__global__ void make_keys_kernel(const T* x, key_t<T>* keys, int64_t* positions, int64_t* offsets, int64_t rows,
+__global__ void make_keys_kernel(const T* x, sort_key_t<T>* keys, int64_t* positions, int64_t* offsets, int64_t rows,
                                  int64_t len, bool descending) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i <= rows) offsets[i] = i * len;
   if (i >= rows * len) return;
-  const key_t<T> k = sort_key(x[i]);
-  keys[i] = descending ? ~k : k;
+  keys[i] = sort_key<T>(to_opmath(x[i]), descending);
   positions[i] = i % len;
 }
 
@@ -87,7 +61,7 @@ void sort_into(const Tensor& self, int64_t k, int64_t dim, bool descending, Tens
   const int64_t rows = self.numel() / len, n = self.numel();
   const cudaStream_t stream = current_stream(device.index).handle();
   visit_scalar_device_type(self.dtype(), [&]<class T>() {
-    using K = key_t<T>;
+    using K = sort_key_t<T>;
     const ScalarType key_dtype = sizeof(K) == 8 ? ScalarType::Int64 : ScalarType::Int32;
     Tensor keys = device_buffer(n, key_dtype, device), sorted_keys = device_buffer(n, key_dtype, device);
     Tensor positions = device_buffer(n, ScalarType::Int64, device), order = device_buffer(n, ScalarType::Int64, device);

@@ -1,12 +1,14 @@
 #pragma once
 // The views the indexing kernels of every backend lay over their operands, so that TensorIterator
 // walks one shape: "restrided" views of a tensor's storage (the indexed dim given stride 0, the
-// kernel adding index * stride itself), and the dtype visitors those kernels instantiate by.
+// kernel adding index * stride itself). The dtype visitors those kernels instantiate by are in
+// engine/ops/kernels/element_word.h.
 #include <cstdint>
 #include <span>
 
 #include "engine/core/empty.h"
 #include "engine/ops/index_shape.h"
+#include "engine/ops/kernels/element_word.h"
 
 namespace glassbox {
 
@@ -43,24 +45,5 @@ struct IndexResultOperands {
   Tensor offsets;
 };
 IndexResultOperands index_result_operands(const Tensor& self, const AdvancedIndexing& a, const Tensor& offsets);
-
-// Calls f.template operator()<kBytes>() for a dtype's element size: kernels that move elements as
-// bytes need one instantiation per size, not per dtype.
-template <class F>
-void visit_element_size(ScalarType t, F&& f) {
-  switch (element_size(t)) {
-    case 1: f.template operator()<1>(); break;
-    case 2: f.template operator()<2>(); break;
-    case 4: f.template operator()<4>(); break;
-    default: f.template operator()<8>(); break;
-  }
-}
-
-// Calls f.template operator()<I>() with I the C++ type of an int64 or int32 index tensor.
-template <class F>
-void visit_index_type(ScalarType t, F&& f) {
-  if (t == ScalarType::Int32) f.template operator()<int32_t>();
-  else f.template operator()<int64_t>();
-}
 
 }  // namespace glassbox

@@ -139,9 +139,20 @@ Tensor& fill_masked(const char* op, Tensor& self, const Tensor& mask, const std:
   bump_version(self);
   return self;
 }
+// The value of a 0-d tensor with data, read on the host: int64 for integers, so nothing is rounded.
+Scalar item(const Tensor& t) {
+  const Tensor h = t.device().type == DeviceType::CPU ? t : t.to(Device(DeviceType::CPU));
+  return visit_scalar_type(h.dtype(), [&]<class T>() -> Scalar {
+    const T v = *h.data<T>();
+    if constexpr (std::is_same_v<T, bool>) return Scalar(v);
+    else if constexpr (std::is_integral_v<T>) return Scalar(static_cast<int64_t>(v));
+    else if constexpr (std::is_same_v<T, double>) return Scalar(v);
+    else return Scalar(static_cast<double>(static_cast<float>(v)));
+  });
+}
+
 std::optional<Scalar> value_of(const Tensor& self, const Tensor& value) {
-  const IndexBackend* backend = backend_of(value);
-  return backend && backend_of(self) ? std::optional(backend->item(value)) : std::nullopt;
+  return backend_of(value) && backend_of(self) ? std::optional(item(value)) : std::nullopt;
 }
 
 Tensor broadcast_copy(const Tensor& self, std::span<const int64_t> shape) {
@@ -248,14 +259,27 @@ Tensor masked_fill_tensor_generic(const Tensor& self, const Tensor& mask, const 
   return fill_masked("masked_fill", out, mask, value_of(self, value));
 }
 
+// Written with other operators, so every backend runs it: the largest class (when inferred) and the
+// first class out of range (row-major) are read back, then a 1 is scattered into zeros per class.
 Tensor one_hot_generic(const Tensor& self, int64_t num_classes) {
   one_hot_shape(self, num_classes == -1 ? 0 : num_classes);  // dtype and num_classes checks
   if (num_classes == -1 && self.numel() == 0) throw_one_hot_no_classes(self);
   const IndexBackend* backend = backend_of(self);
-  if (backend) return backend->one_hot(self, self.contiguous().to(ScalarType::Int64), num_classes);
-  if (num_classes == -1)
+  if (!backend && num_classes == -1)
     throw Error("one_hot: on the meta device num_classes must be given (inferring it reads the values)");
-  return empty_tensor(one_hot_shape(self, num_classes), ScalarType::Int64, self.device());
+  if (!backend) return empty_tensor(one_hot_shape(self, num_classes), ScalarType::Int64, self.device());
+  const Tensor classes = self.to(ScalarType::Int64);
+  if (num_classes == -1) num_classes = item(glassbox::amax(classes)).to_int() + 1;
+  Tensor out = glassbox::zeros(one_hot_shape(self, num_classes), ScalarType::Int64, self.device());
+  if (classes.numel() == 0) return out;
+  const int64_t flat_shape[] = {-1};
+  const Tensor flat = classes.reshape(flat_shape);
+  const Tensor bad =
+      glassbox::logical_or(glassbox::lt(flat, Scalar(int64_t{0})), glassbox::ge(flat, Scalar(num_classes)));
+  const int64_t first = item(flat.select(0, item(glassbox::argmax(bad)).to_int())).to_int();
+  if (first < 0 || first >= num_classes) throw_one_hot_class_out_of_range(first, num_classes);
+  out.scatter_(-1, classes.unsqueeze(-1), Scalar(int64_t{1}));
+  return out;
 }
 
 Tensor embedding_dense_backward_generic(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,

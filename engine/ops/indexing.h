@@ -35,11 +35,6 @@ struct IndexBackend {
   void (*index_offsets)(const char* op, const Tensor& self, const AdvancedIndexing& a, Tensor& offsets);
   // Operands (self, mask): self = value where mask (value already checked against self's dtype).
   void (*fill_masked)(TensorIterator& it, const Scalar& value);
-  // The value of a 0-d tensor of this device as a Scalar (int64 for integers, so nothing is rounded).
-  Scalar (*item)(const Tensor& t);
-  // one_hot of classes (Int64, contiguous); num_classes -1: the largest class + 1. Classes outside
-  // [0, num_classes) throw throw_one_hot_class_out_of_range.
-  Tensor (*one_hot)(const Tensor& self, const Tensor& classes, int64_t num_classes);
   // out (zeroed by nobody: written whole) = grad rows summed into the rows ids pick; ids (Int64,
   // contiguous) outside [0, out.size(0)) throw throw_index_out_of_range.
   void (*embedding_backward)(const Tensor& grad, const Tensor& ids, int64_t padding_idx, bool scale_grad_by_freq,

@@ -1,21 +1,23 @@
 #pragma once
-// The device-agnostic halves of the cat, tril and triu kernels: cat copies each input into its
-// slice of the output through copy_ (any dtypes, any strides), and tril/triu copy self before a
-// backend zeroes what lies outside the kept triangle. The CPU and CUDA kernels both call these.
+// The join and reorder family (cat, flip, roll, tril, triu): one front end (join_reorder_copy.cpp)
+// is each operator's kernel on CPU, CUDA and Meta. It checks the arguments (join_reorder_shape.h),
+// allocates the result and builds the plan (engine/ops/kernels/reorder.h); a backend only runs the
+// element loop (ReorderBackend). cat copies each input into its slice of the output through copy_
+// (any dtypes, any strides), so it needs no loop of its own. Meta has no backend: its kernel is the
+// front end without compute.
+#include "engine/ops/backend_table.h"
 #include "engine/ops/join_reorder_shape.h"
+#include "engine/ops/kernels/reorder.h"
 
 namespace glassbox {
 
-// Copies each input that cat does not skip into its slice of out along r.dim (r from cat_result).
-void copy_into_cat_slices(TensorList tensors, const CatResult& r, Tensor& out);
-
-// A backend's part of tril/triu: zeroes, in a contiguous tensor, what lies outside the kept
-// triangle of every matrix of its last two dims (lower: tril, else triu).
-using ZeroOutsideTriangle = void (*)(Tensor& t, int64_t diagonal, bool lower);
-
-// tril/triu: a contiguous copy of self with zero_outside applied.
-Tensor triangle(const char* op, const Tensor& self, int64_t diagonal, bool lower, ZeroOutsideTriangle zero_outside);
-// tril_/triu_: in place when self is contiguous, else through triangle and a copy back.
-Tensor& triangle_(const char* op, Tensor& self, int64_t diagonal, bool lower, ZeroOutsideTriangle zero_outside);
+struct ReorderBackend {
+  // out (contiguous, src's shape) = src remapped as the plan (built over src's dims) says. Elements
+  // are moved whole, so any dtype of the same size takes the same loop.
+  void (*remap)(const RemapPlan& plan, const Tensor& src, Tensor& out);
+  // Zeroes, in the contiguous, non-empty t, what lies outside the kept triangle.
+  void (*zero_outside_triangle)(const TrianglePlan& plan, Tensor& t);
+};
+using ReorderBackends = BackendTable<ReorderBackend>;
 
 }  // namespace glassbox

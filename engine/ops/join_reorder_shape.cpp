@@ -8,11 +8,6 @@
 #include "engine/ops/out_arguments.h"
 #include "engine/ops/tensor_iterator.h"
 #include "engine/ops/view_geometry.h"
-#include "glassbox/ops/native/cat.h"
-#include "glassbox/ops/native/flip.h"
-#include "glassbox/ops/native/roll.h"
-#include "glassbox/ops/native/tril.h"
-#include "glassbox/ops/native/triu.h"
 
 namespace glassbox {
 
@@ -131,50 +126,5 @@ void check_triangle_input(const char* op, const Tensor& self) {
     throw Error(detail::str_cat(op, ": the input must have at least 2 dimensions, but got ", describe(self)));
   }
 }
-
-// ---- Meta kernels: the checks above with no compute, and results of the shapes and dtypes they give.
-namespace native {
-
-namespace {
-const Device kMeta(DeviceType::Meta);
-Tensor meta_like(const Tensor& t) { return empty_tensor(t.sizes(), t.dtype(), kMeta); }
-}  // namespace
-
-Tensor cat_meta(TensorList tensors, int64_t dim) {
-  const CatResult r = cat_result("cat", tensors, dim);
-  return empty_tensor(r.shape, r.dtype, kMeta);
-}
-Tensor& cat_out_meta(TensorList tensors, int64_t dim, Tensor& out) {
-  check_cat_out(cat_result("cat.out", tensors, dim), out);
-  return out;
-}
-
-Tensor flip_meta(const Tensor& self, IntArrayRef dims) {
-  flip_dims(self, dims);
-  return meta_like(self);
-}
-Tensor roll_meta(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
-  roll_plan(self, shifts, dims);
-  return meta_like(self);
-}
-
-Tensor tril_meta(const Tensor& self, int64_t) {
-  check_triangle_input("tril", self);
-  return meta_like(self);
-}
-Tensor triu_meta(const Tensor& self, int64_t) {
-  check_triangle_input("triu", self);
-  return meta_like(self);
-}
-Tensor& tril_meta_(Tensor& self, int64_t) {
-  check_triangle_input("tril_", self);
-  return self;
-}
-Tensor& triu_meta_(Tensor& self, int64_t) {
-  check_triangle_input("triu_", self);
-  return self;
-}
-
-}  // namespace native
 
 }  // namespace glassbox

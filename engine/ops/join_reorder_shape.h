@@ -1,6 +1,6 @@
 #pragma once
-// Shape and dtype inference of cat, flip, roll, tril and triu, shared by their CPU and Meta
-// kernels (and stack's front end, which is cat of unsqueezed inputs).
+// Shape and dtype inference of cat, flip, roll, tril and triu, for their front end
+// (join_reorder_copy.cpp).
 #include "engine/core/tensor.h"
 
 namespace glassbox {

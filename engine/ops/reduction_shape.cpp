@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/core/error.h"
+#include "glassbox/ops/Functions.h"
 
 namespace glassbox {
 
@@ -121,6 +122,48 @@ DimVector topk_shape(const Tensor& self, int64_t k, int64_t dim) {
   DimVector shape = self.sizes();
   if (self.dim() > 0) shape[d] = k;
   return shape;
+}
+
+ReduceGeometry reduce_geometry(const Tensor& self, const DimVector& reduced, bool rows_only) {
+  ReduceGeometry g;
+  const int64_t nd = self.dim();
+  // The reduced dims (ignoring size-1 dims) must form one run of a contiguous tensor for a view.
+  int state = 0;  // 0: before the run, 1: inside it, 2: after it
+  bool one_run = true;
+  int64_t kept = 1, red = 1;
+  for (int64_t d = 0; d < nd; ++d) {
+    const int64_t s = self.sizes()[d];
+    reduced[d] ? red *= s : kept *= s;
+    if (s == 1) continue;
+    if (reduced[d]) {
+      if (state == 2) one_run = false;
+      state = 1;
+      g.reduced *= s;
+    } else {
+      if (state == 1) state = 2;
+      (state == 0 ? g.outer : g.inner) *= s;
+    }
+  }
+  if (self.numel() == 0 || (one_run && self.is_contiguous() && (!rows_only || g.inner == 1))) {
+    if (self.numel() == 0) g.outer = kept, g.reduced = red, g.inner = 1;
+    g.data = self;
+    return g;
+  }
+  DimVector perm;
+  for (int64_t d = 0; d < nd; ++d)
+    if (!reduced[d]) perm.push_back(d);
+  for (int64_t d = 0; d < nd; ++d)
+    if (reduced[d]) perm.push_back(d);
+  g.data = glassbox::permute(self, perm).contiguous();
+  g.outer = kept, g.reduced = red, g.inner = 1;
+  return g;
+}
+
+ReduceGeometry dim_geometry(const Tensor& self, int64_t dim) {
+  ReduceGeometry g;
+  g.data = self.is_contiguous() ? self : self.contiguous();
+  for (int64_t d = 0; d < self.dim(); ++d) (d < dim ? g.outer : d == dim ? g.reduced : g.inner) *= self.sizes()[d];
+  return g;
 }
 
 }  // namespace glassbox

@@ -25,6 +25,18 @@ struct ReductionShape {
 ReductionShape reduction_shape(const char* op, const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim,
                                ScalarType result_dtype);
 
+// A reduction's input as a contiguous [outer, reduced, inner] block whose results come out in the
+// order of the kept dims, for every backend's loops: a view of self when the reduced dims (flagged in
+// `reduced`, ignoring size-1 dims) form one run of a contiguous tensor, else a permuted copy with the
+// reduced dims last (inner 1). rows_only asks for inner 1 always (kernels that take whole rows).
+struct ReduceGeometry {
+  Tensor data;
+  int64_t outer = 1, reduced = 1, inner = 1;
+};
+ReduceGeometry reduce_geometry(const Tensor& self, const DimVector& reduced, bool rows_only = false);
+// The [outer, size, inner] view of self along one dim (a copy when self is not contiguous).
+ReduceGeometry dim_geometry(const Tensor& self, int64_t dim);
+
 // The result dtypes of the reduction families, as PyTorch picks them.
 enum class ReductionDtype {
   Accumulate,  // sum, prod: integers and bool give int64; `dtype` overrides

@@ -53,10 +53,22 @@ ReducePlan plan_of(const char* op, ReduceKind kind, const Tensor& self, std::opt
   return plan;
 }
 
+// The input in the dtype the backends compute in. Sums, means and products of a floating-point
+// result compute in its dtype (sum(x, dtype=float64) adds in float64), and a floating input with an
+// integer dtype is converted first, as PyTorch does (sum([0.6, 0.6], dtype=int64) is 0); logsumexp
+// computes in its result dtype. Integers otherwise accumulate in int64 and extremes in their own dtype.
+Tensor compute_input(const ReducePlan& plan, const Tensor& self) {
+  const ScalarType t = plan.shape.dtype;
+  const bool accumulate = plan.kind == R::Sum || plan.kind == R::Mean || plan.kind == R::Prod;
+  const bool convert =
+      plan.kind == R::LogSumExp || (accumulate && (is_floating_point(t) || is_floating_point(self.dtype())));
+  return convert && self.dtype() != t ? self.to(t) : self;
+}
+
 Tensor run(const ReducePlan& plan, const Tensor& self) {
   Tensor result = empty_tensor(plan.shape.out_shape, plan.shape.dtype, self.device());
   const ReductionBackend* backend = ReductionBackends::of(self.device());
-  if (backend && result.numel() > 0) backend->reduce(plan, self, result);
+  if (backend && result.numel() > 0) backend->reduce(plan, compute_input(plan, self), result);
   return result;
 }
 

@@ -22,7 +22,8 @@ struct ReducePlan {
 
 // What a backend computes; each is called with a non-empty result, allocated contiguous on self's device.
 struct ReductionBackend {
-  // result (plan.shape.out_shape, plan.shape.dtype) = the reduction of self.
+  // result (plan.shape.out_shape, plan.shape.dtype) = the reduction of self, given in the dtype to
+  // compute in (reductions.cpp's compute_input).
   void (*reduce)(const ReducePlan& plan, const Tensor& self, Tensor& result);
   // indices (Int64) and, when defined, values (self's dtype) of the first extreme of self along dim,
   // or over the flattened tensor (row-major) when dim is empty; reduced: the plan's per-dim flags.
