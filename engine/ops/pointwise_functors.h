@@ -7,6 +7,7 @@
 // `structured:`.
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 
@@ -85,7 +86,160 @@ GB_FLOAT_FUNCTOR(Tanh, "tanh", IntToFloat, true, "tanh(self)", std::tanh(x))
 // ---- activations
 GB_FLOAT_FUNCTOR(Sigmoid, "sigmoid", IntToFloat, true, "1 / (1 + exp(-self))", C(1) / (C(1) + std::exp(-x)))
 GB_FLOAT_FUNCTOR(Silu, "silu", FloatOnly, true, "self / (1 + exp(-self))", x / (C(1) + std::exp(-x)))
+GB_FLOAT_FUNCTOR(Exp2, "exp2", IntToFloat, true, "2^self", std::exp2(x))
+GB_FLOAT_FUNCTOR(Log2, "log2", IntToFloat, true, "log2(self)", std::log2(x))
+GB_FLOAT_FUNCTOR(Log10, "log10", IntToFloat, true, "log10(self)", std::log10(x))
+GB_FLOAT_FUNCTOR(Tan, "tan", IntToFloat, true, "tan(self)", std::tan(x))
+GB_FLOAT_FUNCTOR(Asin, "asin", IntToFloat, true, "asin(self)", std::asin(x))
+GB_FLOAT_FUNCTOR(Acos, "acos", IntToFloat, true, "acos(self)", std::acos(x))
+GB_FLOAT_FUNCTOR(Atan, "atan", IntToFloat, true, "atan(self)", std::atan(x))
+GB_FLOAT_FUNCTOR(Sinh, "sinh", IntToFloat, true, "sinh(self)", std::sinh(x))
+GB_FLOAT_FUNCTOR(Cosh, "cosh", IntToFloat, true, "cosh(self)", std::cosh(x))
+GB_FLOAT_FUNCTOR(Asinh, "asinh", IntToFloat, true, "asinh(self)", std::asinh(x))
+GB_FLOAT_FUNCTOR(Acosh, "acosh", IntToFloat, true, "acosh(self)", std::acosh(x))
+GB_FLOAT_FUNCTOR(Atanh, "atanh", IntToFloat, true, "atanh(self)", std::atanh(x))
+GB_FLOAT_FUNCTOR(Erf, "erf", IntToFloat, true, "erf(self)", std::erf(x))
+GB_FLOAT_FUNCTOR(Erfc, "erfc", IntToFloat, true, "erfc(self)", std::erfc(x))
+GB_FLOAT_FUNCTOR(Recip, "reciprocal", IntToFloat, false, "1 / self", C(1) / x)
+GB_FLOAT_FUNCTOR(Frac, "frac", FloatOnly, false, "self - trunc(self)", x - std::trunc(x))
 #undef GB_FLOAT_FUNCTOR
+
+// erfinv: a closed-form first guess (|error| < 2e-3) refined by Newton steps on erf, each of
+// which squares the relative error; +-1 give +-inf and |self| > 1 NaN.
+struct Erfinv : UnaryOp<UnaryKind::IntToFloat> {
+  static constexpr const char* name = "erfinv";
+  static constexpr const char* formula = "erf^-1(self)";
+  static constexpr bool transcendental = true;
+  template <class C>
+  GLASSBOX_HOST_DEVICE C operator()(C y) const {
+    if (!(y > C(-1) && y < C(1))) {
+      if (y == C(1)) return C(1) / C(0);
+      if (y == C(-1)) return C(-1) / C(0);
+      return C(0) / C(0);
+    }
+    const C a = C(0.147), two_over_pi_a = C(2.0 / (3.14159265358979323846 * 0.147));
+    const C ln = std::log((C(1) - y) * (C(1) + y));
+    const C first = two_over_pi_a + ln / C(2);
+    C x = std::sqrt(std::sqrt(first * first - ln / a) - first);
+    if (y < C(0)) x = -x;
+    for (int i = 0; i < 3; ++i) {
+      const C slope = C(1.12837916709551257390) * std::exp(-x * x);  // d erf / dx
+      if (slope == C(0)) break;
+      x -= (std::erf(x) - y) / slope;
+    }
+    return x;
+  }
+};
+
+// Rounding: integers are already whole (their own value), floating point rounds; bool is refused.
+#define GB_ROUNDING_FUNCTOR(Name, op, expr)                   \
+  struct Name : UnaryOp<UnaryKind::Keep> {                    \
+    static constexpr const char* name = op;                   \
+    static constexpr const char* formula = op "(self)";       \
+    template <class C>                                        \
+    GLASSBOX_HOST_DEVICE C operator()(C x) const {            \
+      if constexpr (std::is_floating_point_v<C>) return expr; \
+      else return x;                                          \
+    }                                                         \
+  };
+GB_ROUNDING_FUNCTOR(Floor, "floor", std::floor(x))
+GB_ROUNDING_FUNCTOR(Ceil, "ceil", std::ceil(x))
+GB_ROUNDING_FUNCTOR(Trunc, "trunc", std::trunc(x))
+GB_ROUNDING_FUNCTOR(Round, "round", std::nearbyint(x))  // half to even, the default rounding mode
+#undef GB_ROUNDING_FUNCTOR
+// round(decimals=): scaled by 10^|decimals|, rounded half to even, scaled back (floating point only).
+struct RoundDecimals : UnaryOp<UnaryKind::FloatOnly> {
+  static constexpr const char* name = "round";
+  static constexpr const char* formula = "round(self * 10^decimals) / 10^decimals";
+  template <class C>
+  struct Fn {
+    C scale;
+    bool negative;
+    GLASSBOX_HOST_DEVICE C operator()(C x) const {
+      return negative ? std::nearbyint(x / scale) * scale : std::nearbyint(x * scale) / scale;
+    }
+  };
+  template <class C, class Run>
+  static void with(const Run& run, const Tensor&, int64_t decimals) {
+    const bool negative = decimals < 0;
+    run(Fn<C>{static_cast<C>(std::pow(10.0, static_cast<double>(negative ? -decimals : decimals))), negative});
+  }
+};
+// sgn: sign for real numbers (PyTorch's name for the complex-aware form).
+struct Sgn : Sign {
+  static constexpr const char* name = "sgn";
+};
+
+// isnan, isinf, isfinite: bool results; integers and bool are always finite. x - x is NaN exactly
+// for infinities and NaN.
+struct IsNan : UnaryOp<UnaryKind::Logical> {
+  static constexpr const char* name = "isnan";
+  static constexpr const char* formula = "self != self";
+  template <class C>
+  GLASSBOX_HOST_DEVICE bool operator()(C x) const {
+    return is_nan(x);
+  }
+};
+struct IsInf : UnaryOp<UnaryKind::Logical> {
+  static constexpr const char* name = "isinf";
+  static constexpr const char* formula = "self == inf || self == -inf";
+  template <class C>
+  GLASSBOX_HOST_DEVICE bool operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) return !is_nan(x) && is_nan(x - x);
+    else return false;
+  }
+};
+struct IsFinite : UnaryOp<UnaryKind::Logical> {
+  static constexpr const char* name = "isfinite";
+  static constexpr const char* formula = "!isnan(self) && !isinf(self)";
+  template <class C>
+  GLASSBOX_HOST_DEVICE bool operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) return !is_nan(x - x);
+    else return true;
+  }
+};
+
+// nan_to_num: NaN, +inf and -inf replaced by the given numbers, by default 0 and the largest and
+// lowest finite values of self's dtype; integers and bool keep their values.
+struct NanToNumLimits {
+  double nan, posinf, neginf;
+};
+NanToNumLimits nan_to_num_limits(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                                 std::optional<double> neginf);
+struct NanToNum : UnaryOp<UnaryKind::KeepWithBool> {
+  static constexpr const char* name = "nan_to_num";
+  static constexpr const char* formula = "isnan(self) ? nan : self == inf ? posinf : self == -inf ? neginf : self";
+  template <class C>
+  struct Fn {
+    C nan, posinf, neginf;
+    GLASSBOX_HOST_DEVICE C operator()(C x) const {
+      if constexpr (std::is_floating_point_v<C>) {
+        if (is_nan(x)) return nan;
+        if (is_nan(x - x)) return x > C(0) ? posinf : neginf;
+      }
+      return x;
+    }
+  };
+  template <class C, class Run>
+  static void with(const Run& run, const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                   std::optional<double> neginf) {
+    const NanToNumLimits l = nan_to_num_limits(self, nan, posinf, neginf);
+    run(Fn<C>{static_cast<C>(l.nan), static_cast<C>(l.posinf), static_cast<C>(l.neginf)});
+  }
+};
+// bitwise_not: ~ on integers, logical not on bool; floating point refused.
+void check_integer_operand(const char* op, const Tensor& self);
+struct BitwiseNot : UnaryOp<UnaryKind::KeepWithBool> {
+  static constexpr const char* name = "bitwise_not";
+  static constexpr const char* formula = "~self";
+  static void check(const char* op, const Tensor& self) { check_integer_operand(op, self); }
+  template <class C>
+  GLASSBOX_HOST_DEVICE C operator()(C x) const {
+    if constexpr (std::is_same_v<C, bool>) return !x;
+    else if constexpr (std::is_integral_v<C>) return static_cast<C>(~x);
+    else return x;
+  }
+};
 
 // x < 0 rather than x > 0 so that NaN passes through.
 struct Relu : UnaryOp<UnaryKind::Keep> {
@@ -244,6 +398,239 @@ struct Hypot : BinaryOp<BinaryKind::FloatOnly> {
   template <class C>
   GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
     return std::hypot(x, y);
+  }
+};
+
+// ---- bitwise ops and shifts: integers and bool only, refused for a floating-point operand before
+// the loop (PyTorch has no kernel for them either), so the float branches below never run.
+void check_integer_operands(const char* op, const Tensor& self, const Tensor& other, bool allow_bool);
+#define GB_BITWISE_FUNCTOR(Name, op, text, expr)                                \
+  struct Name : BinaryOp<BinaryKind::Promote> {                                 \
+    static constexpr const char* name = op;                                     \
+    static constexpr const char* formula = text;                                \
+    static void check(const char* o, const Tensor& self, const Tensor& other) { \
+      check_integer_operands(o, self, other, /*allow_bool=*/true);              \
+    }                                                                           \
+    template <class C>                                                          \
+    GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {                         \
+      if constexpr (std::is_integral_v<C>) return static_cast<C>(expr);         \
+      else return x;                                                            \
+    }                                                                           \
+  };
+GB_BITWISE_FUNCTOR(BitwiseAnd, "bitwise_and", "self & other", x& y)
+GB_BITWISE_FUNCTOR(BitwiseOr, "bitwise_or", "self | other", x | y)
+GB_BITWISE_FUNCTOR(BitwiseXor, "bitwise_xor", "self ^ other", x ^ y)
+#undef GB_BITWISE_FUNCTOR
+
+// A shift by a negative count or by the width of the type or more gives 0 (left), or fills with the
+// sign bit (right), as PyTorch defines them; shifting left works on the unsigned bits (no overflow).
+template <class C>
+GLASSBOX_HOST_DEVICE bool shift_out_of_range(C y) {
+  constexpr C bits = static_cast<C>(sizeof(C) * 8);
+  if constexpr (std::is_signed_v<C>) return y < 0 || y >= bits;
+  else return y >= bits;
+}
+struct LeftShift : BinaryOp<BinaryKind::Promote> {
+  static constexpr const char* name = "bitwise_left_shift";
+  static constexpr const char* formula = "self << other";
+  static void check(const char* op, const Tensor& self, const Tensor& other) {
+    check_integer_operands(op, self, other, /*allow_bool=*/false);
+  }
+  template <class C>
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
+      using U = std::make_unsigned_t<C>;
+      return shift_out_of_range(y) ? C(0) : static_cast<C>(static_cast<U>(static_cast<U>(x) << y));
+    } else {
+      return x;
+    }
+  }
+};
+struct RightShift : BinaryOp<BinaryKind::Promote> {
+  static constexpr const char* name = "bitwise_right_shift";
+  static constexpr const char* formula = "self >> other";
+  static void check(const char* op, const Tensor& self, const Tensor& other) {
+    check_integer_operands(op, self, other, /*allow_bool=*/false);
+  }
+  template <class C>
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
+      if (!shift_out_of_range(y)) return static_cast<C>(x >> y);
+      if constexpr (std::is_signed_v<C>) return x < 0 ? C(-1) : C(0);
+      else return C(0);
+    } else {
+      return x;
+    }
+  }
+};
+
+// ---- remainder (the sign of the divisor, Python's %) and fmod (the sign of the dividend, C's fmod).
+// An integer division by zero is refused before the loop (it reads the divisor's values); the loop
+// still guards it, and the one overflowing quotient (INT_MIN / -1), whose remainder is 0.
+void check_integer_divisor(const char* op, const Tensor& self, const Tensor& other);
+struct Remainder : BinaryOp<BinaryKind::Numeric> {
+  static constexpr const char* name = "remainder";
+  static constexpr const char* formula = "self - floor(self / other) * other";
+  static void check(const char* op, const Tensor& self, const Tensor& other) { check_integer_divisor(op, self, other); }
+  template <class C>
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      C m = std::fmod(x, y);
+      if (m != C(0) && ((y < C(0)) != (m < C(0)))) m += y;
+      return m;
+    } else if constexpr (std::is_signed_v<C>) {
+      if (y == C(0) || y == C(-1)) return C(0);
+      C r = static_cast<C>(x % y);
+      if (r != C(0) && ((r < C(0)) != (y < C(0)))) r = static_cast<C>(r + y);
+      return r;
+    } else {
+      return y == C(0) ? C(0) : static_cast<C>(x % y);
+    }
+  }
+};
+struct Fmod : BinaryOp<BinaryKind::Numeric> {
+  static constexpr const char* name = "fmod";
+  static constexpr const char* formula = "self - trunc(self / other) * other";
+  static void check(const char* op, const Tensor& self, const Tensor& other) { check_integer_divisor(op, self, other); }
+  template <class C>
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    if constexpr (std::is_floating_point_v<C>) return std::fmod(x, y);
+    else if constexpr (std::is_signed_v<C>) return (y == C(0) || y == C(-1)) ? C(0) : static_cast<C>(x % y);
+    else return y == C(0) ? C(0) : static_cast<C>(x % y);
+  }
+};
+
+// ---- more binary math: integers and bool compute in the default float dtype (copysign, atan2) or
+// are refused (logaddexp)
+struct Copysign : BinaryOp<BinaryKind::IntToFloat> {
+  static constexpr const char* name = "copysign";
+  static constexpr const char* formula = "|self| * sign bit of other";
+  template <class C>
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    return std::copysign(x, y);
+  }
+};
+struct Atan2 : BinaryOp<BinaryKind::IntToFloat> {
+  static constexpr const char* name = "atan2";
+  static constexpr const char* formula = "atan2(self, other)";
+  static constexpr bool transcendental = true;
+  template <class C>
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    return std::atan2(x, y);
+  }
+};
+// max + log(1 + exp(-|x - y|)); equal infinities give themselves rather than inf - inf = NaN.
+struct LogAddExp : BinaryOp<BinaryKind::FloatOnly> {
+  static constexpr const char* name = "logaddexp";
+  static constexpr const char* formula = "log(exp(self) + exp(other))";
+  static constexpr bool transcendental = true;
+  template <class C>
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    if (x == y && (x - x != x - x) && !is_nan(x)) return x;
+    const C m = x < y ? y : x;
+    const C d = x < y ? x - y : y - x;
+    return is_nan(d) ? d : m + std::log1p(std::exp(d));
+  }
+};
+struct LogAddExp2 : BinaryOp<BinaryKind::FloatOnly> {
+  static constexpr const char* name = "logaddexp2";
+  static constexpr const char* formula = "log2(2^self + 2^other)";
+  static constexpr bool transcendental = true;
+  template <class C>
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y) const {
+    if (x == y && (x - x != x - x) && !is_nan(x)) return x;
+    const C m = x < y ? y : x;
+    const C d = x < y ? x - y : y - x;
+    return is_nan(d) ? d : m + std::log1p(std::exp2(d)) / C(0.69314718055994530942);
+  }
+};
+
+// isclose: |self - other| <= atol + rtol * |other|, or equal (infinities included); NaNs are close
+// to each other only with equal_nan. Integers compare in double.
+void check_isclose(const char* op, const Tensor& self, const Tensor& other, double rtol, double atol);
+struct IsClose : BinaryOp<BinaryKind::Compare> {
+  static constexpr const char* name = "isclose";
+  static constexpr const char* formula = "self == other || |self - other| <= atol + rtol * |other|";
+  template <class C>
+  struct Fn {
+    double rtol, atol;
+    bool equal_nan;
+    GLASSBOX_HOST_DEVICE bool operator()(C x, C y) const {
+      if constexpr (std::is_same_v<C, bool>) {
+        return x == y;
+      } else {
+        if (x == y) return true;
+        const double a = static_cast<double>(x), b = static_cast<double>(y);
+        if (a != a || b != b) return equal_nan && a != a && b != b;
+        if (a - a != a - a || b - b != b - b) return false;  // an infinity, not equal to the other
+        const double diff = a < b ? b - a : a - b;
+        return diff <= atol + rtol * (b < 0 ? -b : b);
+      }
+    }
+  };
+  static void check(const char* op, const Tensor& self, const Tensor& other, double rtol, double atol, bool) {
+    check_isclose(op, self, other, rtol, atol);
+  }
+  template <class C, class Run>
+  static void with(const Run& run, const Tensor&, const Tensor&, double rtol, double atol, bool equal_nan) {
+    run(Fn<C>{rtol, atol, equal_nan});
+  }
+};
+
+// ---- three-operand formulas: lerp (floating point, one dtype), addcmul and addcdiv (promoted)
+TensorIterator lerp_iterator(const char* op, const Tensor& self, const Tensor& end, const Tensor& weight, Tensor& out);
+TensorIterator addc_iterator(const char* op, bool divides, const Tensor& self, const Tensor& tensor1,
+                             const Tensor& tensor2, Tensor& out);
+// self + weight * (end - self), from the nearer end so that weight 1 gives end exactly.
+struct Lerp : BinaryOp<BinaryKind::FloatOnly> {
+  static constexpr const char* name = "lerp";
+  static constexpr const char* formula = "self + weight * (end - self)";
+  static void check(const char*, const Tensor&, const Tensor&, const Tensor&) {}
+  static TensorIterator plan(const char* op, Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight) {
+    return lerp_iterator(op, self, end, weight, out);
+  }
+  template <class C>
+  GLASSBOX_HOST_DEVICE C operator()(C x, C y, C w) const {
+    return (w < C(0.5) && w > C(-0.5)) ? x + w * (y - x) : y - (y - x) * (C(1) - w);
+  }
+};
+struct Addcmul : BinaryOp<BinaryKind::Numeric> {
+  static constexpr const char* name = "addcmul";
+  static constexpr const char* formula = "self + value * tensor1 * tensor2";
+  template <class C>
+  struct Fn {
+    C value;
+    GLASSBOX_HOST_DEVICE C operator()(C x, C a, C b) const { return static_cast<C>(x + value * a * b); }
+  };
+  static void check(const char*, const Tensor&, const Tensor&, const Tensor&, const Scalar&) {}
+  static TensorIterator plan(const char* op, Tensor& out, const Tensor& self, const Tensor& tensor1,
+                             const Tensor& tensor2, const Scalar&) {
+    return addc_iterator(op, false, self, tensor1, tensor2, out);
+  }
+  template <class C, class Run>
+  static void with(const Run& run, const Tensor&, const Tensor&, const Tensor&, const Scalar& value) {
+    run(Fn<C>{scalar_as<C>(value)});
+  }
+};
+struct Addcdiv : BinaryOp<BinaryKind::Numeric> {
+  static constexpr const char* name = "addcdiv";
+  static constexpr const char* formula = "self + value * tensor1 / tensor2";
+  template <class C>
+  struct Fn {
+    C value;
+    GLASSBOX_HOST_DEVICE C operator()(C x, C a, C b) const {
+      if constexpr (std::is_floating_point_v<C>) return x + value * a / b;
+      else return x;  // refused by addc_iterator: integer division is not addcdiv's
+    }
+  };
+  static void check(const char*, const Tensor&, const Tensor&, const Tensor&, const Scalar&) {}
+  static TensorIterator plan(const char* op, Tensor& out, const Tensor& self, const Tensor& tensor1,
+                             const Tensor& tensor2, const Scalar&) {
+    return addc_iterator(op, true, self, tensor1, tensor2, out);
+  }
+  template <class C, class Run>
+  static void with(const Run& run, const Tensor&, const Tensor&, const Tensor&, const Scalar& value) {
+    run(Fn<C>{scalar_as<C>(value)});
   }
 };
 

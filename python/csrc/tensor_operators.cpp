@@ -1,5 +1,5 @@
-// Python's operators on tensors (a + b, 2 * a, a @ b, -a, a < b, ...), bound directly to the typed
-// C++ functions: the fastest path from Python to a kernel. Each runs with the GIL released.
+// Python's operators on tensors (a + b, 2 * a, a @ b, -a, a < b, a & b, a % b, a << b, ...), bound directly to the
+// typed C++ functions: the fastest path from Python to a kernel. Each runs with the GIL released.
 //
 // Operands: tensors, Python numbers and NumPy scalars (as Scalars: weak types in promotion), and
 // NumPy arrays (a 0-d array as the number it holds, an array with dims as a tensor holding a copy).
@@ -60,9 +60,41 @@ Tensor mul_tt(const Tensor& a, const Tensor& b) { return glassbox::mul(a, b); }
 Tensor div_tt(const Tensor& a, const Tensor& b) { return glassbox::div(a, b); }
 Tensor pow_tt(const Tensor& a, const Tensor& b) { return glassbox::pow(a, b); }
 Tensor matmul_tt(const Tensor& a, const Tensor& b) { return glassbox::matmul(a, b); }
-Tensor and_tt(const Tensor& a, const Tensor& b) { return glassbox::logical_and(a, b); }
-Tensor or_tt(const Tensor& a, const Tensor& b) { return glassbox::logical_or(a, b); }
-Tensor xor_tt(const Tensor& a, const Tensor& b) { return glassbox::logical_xor(a, b); }
+Tensor and_tt(const Tensor& a, const Tensor& b) { return glassbox::bitwise_and(a, b); }
+Tensor or_tt(const Tensor& a, const Tensor& b) { return glassbox::bitwise_or(a, b); }
+Tensor xor_tt(const Tensor& a, const Tensor& b) { return glassbox::bitwise_xor(a, b); }
+Tensor lshift_tt(const Tensor& a, const Tensor& b) { return glassbox::bitwise_left_shift(a, b); }
+Tensor rshift_tt(const Tensor& a, const Tensor& b) { return glassbox::bitwise_right_shift(a, b); }
+Tensor mod_tt(const Tensor& a, const Tensor& b) { return glassbox::remainder(a, b); }
+Tensor floordiv_tt(const Tensor& a, const Tensor& b) { return glassbox::floor_divide(a, b); }
+
+// ~ is bitwise: integers and bool only; Python's TypeError for floating point, as PyTorch raises it.
+Tensor invert(const Tensor& a) {
+  if (is_floating_point(a.dtype()))
+    throw py::type_error("~ (operator.invert) is only implemented on integer and bool tensors, got " +
+                         std::string(to_string(a.dtype())));
+  return glassbox::bitwise_not(a);
+}
+
+// The binary operators Python spells with a symbol, each with its reflected (2 - a) and in-place
+// (a -= 2) form, for tensor and number operands. In-place forms write self and return it.
+template <TensorFn F>
+void def_binary(py::class_<Tensor>& t, const char* name, const char* reflected, const char* inplace,
+                Tensor& (Tensor::*in_place)(const Tensor&) const) {
+  const auto op = py::is_operator();
+  t.def(
+       name, [](const Tensor& a, const Tensor& b) { return F(a, b); }, op, kNoGil)
+      .def(
+          name, [](const Tensor& a, const Scalar& b) { return F(a, number(b)); }, op, kNoGil)
+      .def(
+          reflected, [](const Tensor& a, const Tensor& b) { return F(b, a); }, op, kNoGil)
+      .def(
+          reflected, [](const Tensor& a, const Scalar& b) { return F(number(b), a); }, op, kNoGil)
+      .def(
+          inplace, [in_place](Tensor& a, const Tensor& b) { return (a.*in_place)(b); }, op, kNoGil)
+      .def(
+          inplace, [in_place](Tensor& a, const Scalar& b) { return (a.*in_place)(number(b)); }, op, kNoGil);
+}
 Tensor eq_tt(const Tensor& a, const Tensor& b) { return glassbox::eq(a, b); }
 Tensor ne_tt(const Tensor& a, const Tensor& b) { return glassbox::ne(a, b); }
 Tensor lt_tt(const Tensor& a, const Tensor& b) { return glassbox::lt(a, b); }
@@ -112,14 +144,7 @@ void bind_tensor_operators(py::module_&) {
           "__matmul__", [](const Tensor& a, const Tensor& b) { return glassbox::matmul(a, b); }, op, kNoGil)
       .def(
           "__abs__", [](const Tensor& a) { return glassbox::abs(a); }, kNoGil)
-      .def(
-          "__invert__", [](const Tensor& a) { return glassbox::logical_not(a); }, kNoGil)
-      .def(
-          "__and__", [](const Tensor& a, const Tensor& b) { return glassbox::logical_and(a, b); }, op, kNoGil)
-      .def(
-          "__or__", [](const Tensor& a, const Tensor& b) { return glassbox::logical_or(a, b); }, op, kNoGil)
-      .def(
-          "__xor__", [](const Tensor& a, const Tensor& b) { return glassbox::logical_xor(a, b); }, op, kNoGil)
+      .def("__invert__", &invert, kNoGil)
       .def(
           "__neg__", [](const Tensor& a) { return glassbox::neg(a); }, kNoGil)
       .def("__pos__", [](const Tensor& a) { return a; })
@@ -160,19 +185,27 @@ void bind_tensor_operators(py::module_&) {
           "__rpow__", [](const Tensor& a, const Tensor& b) { return glassbox::pow(b, a); }, op, kNoGil)
       .def(
           "__rmatmul__", [](const Tensor& a, const Tensor& b) { return glassbox::matmul(b, a); }, op, kNoGil);
-  // Python's & | ^ on numbers: a Scalar operand as a wrapped number (t & True).
+  // & | ^ are bitwise (logical on bool), << >> shift, % is Python's remainder, // floor division.
+  def_binary<and_tt>(t, "__and__", "__rand__", "__iand__", &Tensor::bitwise_and_);
+  def_binary<or_tt>(t, "__or__", "__ror__", "__ior__", &Tensor::bitwise_or_);
+  def_binary<xor_tt>(t, "__xor__", "__rxor__", "__ixor__", &Tensor::bitwise_xor_);
+  def_binary<lshift_tt>(t, "__lshift__", "__rlshift__", "__ilshift__", &Tensor::bitwise_left_shift_);
+  def_binary<rshift_tt>(t, "__rshift__", "__rrshift__", "__irshift__", &Tensor::bitwise_right_shift_);
+  def_binary<mod_tt>(t, "__mod__", "__rmod__", "__imod__", &Tensor::remainder_);
+  def_binary<floordiv_tt>(t, "__floordiv__", "__rfloordiv__", "__ifloordiv__", &Tensor::floor_divide_);
+  // The in-place arithmetic (a -= b writes a, as in PyTorch, rather than rebinding a to a new tensor).
   t.def(
-       "__and__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_and(a, number(b)); }, op, kNoGil)
+       "__isub__", [](Tensor& a, const Tensor& b) { return a.sub_(b); }, op, kNoGil)
       .def(
-          "__or__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_or(a, number(b)); }, op, kNoGil)
+          "__isub__", [](Tensor& a, const Scalar& b) { return a.sub_(number(b)); }, op, kNoGil)
       .def(
-          "__xor__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_xor(a, number(b)); }, op, kNoGil)
+          "__imul__", [](Tensor& a, const Tensor& b) { return a.mul_(b); }, op, kNoGil)
       .def(
-          "__rand__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_and(number(b), a); }, op, kNoGil)
+          "__imul__", [](Tensor& a, const Scalar& b) { return a.mul_(number(b)); }, op, kNoGil)
       .def(
-          "__ror__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_or(number(b), a); }, op, kNoGil)
+          "__itruediv__", [](Tensor& a, const Tensor& b) { return a.div_(b); }, op, kNoGil)
       .def(
-          "__rxor__", [](const Tensor& a, const Scalar& b) { return glassbox::logical_xor(number(b), a); }, op, kNoGil);
+          "__itruediv__", [](Tensor& a, const Scalar& b) { return a.div_(number(b)); }, op, kNoGil);
   // NumPy arrays, tried after every typed overload.
   def_array<false, add_tt>(t, "__add__");
   def_array<true, add_tt>(t, "__radd__");
@@ -192,6 +225,14 @@ void bind_tensor_operators(py::module_&) {
   def_array<true, or_tt>(t, "__ror__");
   def_array<false, xor_tt>(t, "__xor__");
   def_array<true, xor_tt>(t, "__rxor__");
+  def_array<false, lshift_tt>(t, "__lshift__");
+  def_array<true, lshift_tt>(t, "__rlshift__");
+  def_array<false, rshift_tt>(t, "__rshift__");
+  def_array<true, rshift_tt>(t, "__rrshift__");
+  def_array<false, mod_tt>(t, "__mod__");
+  def_array<true, mod_tt>(t, "__rmod__");
+  def_array<false, floordiv_tt>(t, "__floordiv__");
+  def_array<true, floordiv_tt>(t, "__rfloordiv__");
   def_array<false, eq_tt>(t, "__eq__");
   def_array<false, ne_tt>(t, "__ne__");
   def_array<false, lt_tt>(t, "__lt__");

@@ -52,6 +52,16 @@ from ._factories import (  # noqa: E402,F401
     seed,
     initial_seed,
 )
+from ._tensor_conversions import (  # noqa: E402,F401  (and Tensor.float/.long/.type/.T/.mT/...)
+    empty_like,
+    full_like,
+    rand_like,
+    randn_like,
+    clip,
+    allclose,
+    equal,
+    where,
+)
 from . import autograd  # noqa: E402
 from . import _tensor_protocols  # noqa: E402,F401  (bool(t), x in t)
 from ._serialization import save, load  # noqa: E402,F401  (and pickling, copy.deepcopy)
@@ -64,6 +74,9 @@ from .autograd import enable_grad, no_grad, set_grad_enabled, is_grad_enabled  #
 
 float32, float64, float16, bfloat16 = dtype.float32, dtype.float64, dtype.float16, dtype.bfloat16
 int64, int32, int16, int8, uint8, bool = dtype.int64, dtype.int32, dtype.int16, dtype.int8, dtype.uint8, dtype.bool
+# PyTorch's other names of the dtypes (gb.float is float32, gb.long int64, ...).
+float, double, half = float32, float64, float16  # noqa: A001
+int, long, short = int32, int64, int16  # noqa: A001
 
 # Registration errors from static initialisers cannot raise in C++; they surface here.
 _load_errors = _C._registry.load_errors()

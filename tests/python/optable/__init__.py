@@ -5,8 +5,17 @@ Each family lives in its own module (arithmetic.py, ...); ALL collects them in a
 """
 
 from .common import TOL, OpInfo, Sample  # noqa: F401
-from . import arithmetic, factories_shape, indexing, linalg_nn, pointwise, reductions
+from . import arithmetic, bitwise, elementwise_math, factories_shape, indexing, linalg_nn, pointwise, reductions
 
-ALL: list = [*arithmetic.OPS, *pointwise.OPS, *reductions.OPS, *linalg_nn.OPS, *factories_shape.OPS, *indexing.OPS]
+ALL: list = [
+    *arithmetic.OPS,
+    *pointwise.OPS,
+    *bitwise.OPS,
+    *elementwise_math.OPS,
+    *reductions.OPS,
+    *linalg_nn.OPS,
+    *factories_shape.OPS,
+    *indexing.OPS,
+]
 
 __all__ = ["ALL", "TOL", "OpInfo", "Sample"]
