@@ -97,9 +97,13 @@ struct BetterOf {
   __device__ __forceinline__ Best<A> operator()(Best<A> a, Best<A> b) const {
     if (a.i < 0) return b;
     if (b.i < 0) return a;
-    const Best<A>& first = a.i < b.i ? a : b;
-    const Best<A>& later = a.i < b.i ? b : a;
-    return replaces_extreme(later.v, first.v, largest) ? later : first;
+    // By value, not by references chosen at run time: those would put both candidates in local memory.
+    if (b.i < a.i) {
+      const Best<A> t = a;
+      a = b;
+      b = t;
+    }
+    return replaces_extreme(b.v, a.v, largest) ? b : a;
   }
 };
 
@@ -110,8 +114,11 @@ __global__ void arg_extreme_rows_kernel(const T* x, T* values, int64_t* indices,
   const BetterOf<A> better{largest};
   Best<A> best{A(0), -1};
   if (row < outer)
-    for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-      best = better(best, Best<A>{static_cast<A>(to_opmath(x[row * len + i])), i});
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x) {
+      // Each thread meets its elements in index order: a later one replaces or not.
+      const A v = static_cast<A>(to_opmath(x[row * len + i]));
+      if (best.i < 0 || replaces_extreme(v, best.v, largest)) best = Best<A>{v, i};
+    }
   best = group_reduce(best, better, Best<A>{A(0), -1});
   if (row < outer && threadIdx.x == 0) {
     if (values) values[row] = x[row * len + best.i];
