@@ -88,6 +88,7 @@ def test_size_methods_take_ints_one_by_one():
     assert x.view(1, 6).expand(4, -1).shape == (4, 6)
     assert x.view(np.int64(6)).shape == (6,) and x.view([2, 3]).shape == (2, 3)
     np.testing.assert_array_equal(x.view(2, 3).flip(0, 1).numpy(), np.arange(6).reshape(2, 3)[::-1, ::-1])
-    for bad, kind in [((2, 3.0), "float"), ((True, 6), "bool"), ((gb.int64,), "dtype")]:
+    for bad, kind in [((2, 3.0), "float"), ((True, 6), "bool"), ((6, gb.int64), "dtype")]:
         with pytest.raises(TypeError, match=f"view\\(\\): size must be ints, got {kind}"):
             x.view(*bad)
+    assert x.view(gb.float64).dtype == gb.float64  # a dtype alone is view(dtype), as in PyTorch
