@@ -122,7 +122,12 @@ def run_device(args):
         torch.set_num_threads(args.threads)
     device = args.device
     threads = f", {args.threads or os.cpu_count()} threads" if device == "cpu" else ""
-    print(f"== {device}{threads}; torch {torch.__version__}", flush=True)
+    # PyTorch's default lets cuDNN convolve in TF32 on the GPU (glassbox computes in float32), so the
+    # CNN's losses part in the third digit there; --torch-float32 turns TF32 off for the same arithmetic.
+    if args.torch_float32:
+        torch.backends.cudnn.allow_tf32 = False
+    tf32 = f", torch cuDNN TF32 {'on' if torch.backends.cudnn.allow_tf32 else 'off'}" if device == "cuda" else ""
+    print(f"== {device}{threads}; torch {torch.__version__}{tf32}", flush=True)
     print(
         f"{'model':8s} {'glassbox ms':>12s} {'torch ms':>9s} {'ratio':>6s} {'gb MiB':>8s} {'torch MiB':>9s}  losses (5 steps) glassbox / torch"
     )
@@ -162,6 +167,7 @@ def main():
     parser.add_argument("--threads", type=int, default=0, help="CPU threads (0: all cores)")
     parser.add_argument("--models", nargs="*", default=list(SIZES), choices=list(SIZES))
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--torch-float32", action="store_true", help="PyTorch without TF32 convolutions")
     args = parser.parse_args()
     if args.device:
         return run_device(args)
@@ -172,7 +178,8 @@ def main():
     )
     if probe.stdout.strip() == "True":
         configs.append(["--device", "cuda"])
-    extra = (["--quick"] if args.quick else []) + ["--models", *args.models]
+    extra = (["--quick"] if args.quick else []) + (["--torch-float32"] if args.torch_float32 else [])
+    extra += ["--models", *args.models]
     for config in configs:
         subprocess.run([sys.executable, os.path.abspath(__file__), *config, *extra], check=False)
 
