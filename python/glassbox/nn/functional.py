@@ -1,7 +1,8 @@
 """gb.nn.functional (F): the stateless forms of the layers, calling glassbox's operators."""
 
 from .. import _C
-from ._reduction import REDUCTION_CODES, reduction_name
+from ._reduction import REDUCTION_CODES as _REDUCTION_CODES
+from ._reduction import reduction_name as _reduction_name
 from .functional_activations import (  # noqa: F401
     celu,
     elu,
@@ -49,7 +50,7 @@ _f = _C._functions
 
 def _reduction(reduction, size_average=None, reduce=None):
     """The reduction code of a loss (the kernels' enum)."""
-    return REDUCTION_CODES[reduction_name(reduction, size_average, reduce)]
+    return _REDUCTION_CODES[_reduction_name(reduction, size_average, reduce)]
 
 
 def linear(input, weight, bias=None):

@@ -60,6 +60,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if not input.dtype.is_floating_point:  # the result keeps an integer dtype: bounds as integers
+        min_val, max_val = int(min_val), int(max_val)
     # Inside (min, max) the gradient is 1; on the bounds and outside it is 0, as PyTorch's is.
     inside = (input > min_val).logical_and(input < max_val)
     return _inplace(input, _f.where(inside, input, input.clamp(min=min_val, max=max_val).detach()), inplace)
