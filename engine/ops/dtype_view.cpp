@@ -27,7 +27,8 @@ Tensor view_dtype(const Tensor& self, ScalarType dtype) {
         throw Error(what + detail::str_cat("the size of the last dimension must be a multiple of ", ratio));
       for (size_t d = 0; d + 1 < sizes.size(); ++d) {
         if (strides[d] % ratio != 0)
-          throw Error(what + detail::str_cat("the stride of every dimension but the last must be a multiple of ", ratio));
+          throw Error(what +
+                      detail::str_cat("the stride of every dimension but the last must be a multiple of ", ratio));
         strides[d] /= ratio;
       }
       if (offset % ratio != 0) throw Error(what + detail::str_cat("the storage offset must be a multiple of ", ratio));

@@ -81,7 +81,9 @@ def _T(self):
 def _mT(self):
     """The last two dims swapped (a batch of matrices transposed)."""
     if self.dim() < 2:
-        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
+        raise RuntimeError(
+            f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
+        )
     return self.transpose(-2, -1)
 
 

@@ -61,7 +61,9 @@ def test_dtype_aliases():
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int8", "uint8", "bool"])
 def test_element_size(dtype):
-    assert tensor(dtype=getattr(gb, dtype)).element_size() == np.dtype("float16" if dtype == "float16" else dtype).itemsize
+    assert (
+        tensor(dtype=getattr(gb, dtype)).element_size() == np.dtype("float16" if dtype == "float16" else dtype).itemsize
+    )
 
 
 def test_T_and_mT():

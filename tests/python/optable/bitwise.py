@@ -41,7 +41,13 @@ def bitwise_entries():
         fn = getattr(ops, name)
         out += [
             OpInfo(f"{name}.Tensor", fn, ref, binary_samples(), INT_BOOL),
-            OpInfo(f"{name}_.Tensor", inplace(lambda a, b, n=name: getattr(a, n + "_")(b)), ref, inplace_samples(), INT_BOOL),
+            OpInfo(
+                f"{name}_.Tensor",
+                inplace(lambda a, b, n=name: getattr(a, n + "_")(b)),
+                ref,
+                inplace_samples(),
+                INT_BOOL,
+            ),
             OpInfo(f"{name}.Tensor_out", lambda a, b, fn=fn: call_out(fn, a, b), ref, binary_samples(), INT_BOOL),
             OpInfo(f"{name}.Scalar", lambda a, fn=fn: fn(a, 6), number_ref(ref, 6), unary_samples(), INT),
             OpInfo(
@@ -63,7 +69,13 @@ def bitwise_entries():
         fn, ref = getattr(ops, name), shift_ref(left)
         out += [
             OpInfo(f"{name}.Tensor", fn, ref, binary_samples(**counts), INT),
-            OpInfo(f"{name}_.Tensor", inplace(lambda a, b, n=name: getattr(a, n + "_")(b)), ref, inplace_samples(**counts), INT),
+            OpInfo(
+                f"{name}_.Tensor",
+                inplace(lambda a, b, n=name: getattr(a, n + "_")(b)),
+                ref,
+                inplace_samples(**counts),
+                INT,
+            ),
             OpInfo(f"{name}.Tensor_out", lambda a, b, fn=fn: call_out(fn, a, b), ref, binary_samples(**counts), INT),
             OpInfo(f"{name}.Tensor_Scalar", lambda a, fn=fn: fn(a, 3), number_ref(ref, 3), unary_samples(), INT),
             OpInfo(
@@ -101,11 +113,24 @@ def remainder_entries():
         fn = getattr(ops, name)
         out += [
             OpInfo(f"{name}.Tensor", fn, ref, divisors, NUMERIC, differentiable=True),
-            OpInfo(f"{name}_.Tensor", inplace(lambda a, b, n=name: getattr(a, n + "_")(b)), ref, inplace_divisors, NUMERIC),
-            OpInfo(f"{name}.Tensor_out", lambda a, b, fn=fn: call_out(fn, a, b), ref, divisors, NUMERIC),
-            OpInfo(f"{name}.Scalar", lambda a, fn=fn: fn(a, 3), number_ref(ref, 3), unary_samples(), NUMERIC, differentiable=True),
             OpInfo(
-                f"{name}.Scalar(negative)", lambda a, fn=fn: fn(a, -2), number_ref(ref, -2), unary_samples(), FLOATS + INT[:4]
+                f"{name}_.Tensor", inplace(lambda a, b, n=name: getattr(a, n + "_")(b)), ref, inplace_divisors, NUMERIC
+            ),
+            OpInfo(f"{name}.Tensor_out", lambda a, b, fn=fn: call_out(fn, a, b), ref, divisors, NUMERIC),
+            OpInfo(
+                f"{name}.Scalar",
+                lambda a, fn=fn: fn(a, 3),
+                number_ref(ref, 3),
+                unary_samples(),
+                NUMERIC,
+                differentiable=True,
+            ),
+            OpInfo(
+                f"{name}.Scalar(negative)",
+                lambda a, fn=fn: fn(a, -2),
+                number_ref(ref, -2),
+                unary_samples(),
+                FLOATS + INT[:4],
             ),
             OpInfo(
                 f"{name}_.Scalar",
@@ -126,8 +151,16 @@ def remainder_entries():
     )
     out += [
         OpInfo("floor_divide", ops.floor_divide, np.floor_divide, divisors, NUMERIC),
-        OpInfo("floor_divide.Scalar", lambda a: ops.floor_divide(a, 3), number_ref(np.floor_divide, 3), unary_samples(), NUMERIC),
-        OpInfo("floor_divide_.Tensor", inplace(lambda a, b: a.floor_divide_(b)), np.floor_divide, inplace_divisors, NUMERIC),
+        OpInfo(
+            "floor_divide.Scalar",
+            lambda a: ops.floor_divide(a, 3),
+            number_ref(np.floor_divide, 3),
+            unary_samples(),
+            NUMERIC,
+        ),
+        OpInfo(
+            "floor_divide_.Tensor", inplace(lambda a, b: a.floor_divide_(b)), np.floor_divide, inplace_divisors, NUMERIC
+        ),
         OpInfo(
             "floor_divide_.Scalar",
             inplace(lambda a: a.floor_divide_(3)),

@@ -102,7 +102,9 @@ def unary_entries():
                 FLOAT,
                 differentiable=True,
             ),
-            OpInfo(f"round_.decimals({decimals})", inplace(lambda a, d=decimals: a.round_(decimals=d)), ref, samples, FLOAT),
+            OpInfo(
+                f"round_.decimals({decimals})", inplace(lambda a, d=decimals: a.round_(decimals=d)), ref, samples, FLOAT
+            ),
             OpInfo(
                 f"round.decimals_out({decimals})",
                 lambda a, d=decimals: call_out(ops.round, a, decimals=d),
@@ -200,15 +202,24 @@ def binary_entries():
         fn = getattr(ops, name)
         out += [
             OpInfo(name, fn, f64(ref), binary_samples(), ALL_DTYPES, differentiable=True, ref_dtype=to_float),
-            OpInfo(name + "_", inplace(lambda a, b, n=name: getattr(a, n + "_")(b)), f64(ref), inplace_samples(), FLOATS),
             OpInfo(
-                name + ".out", lambda a, b, fn=fn: call_out(fn, a, b), f64(ref), binary_samples(), ALL_DTYPES, ref_dtype=to_float
+                name + "_", inplace(lambda a, b, n=name: getattr(a, n + "_")(b)), f64(ref), inplace_samples(), FLOATS
+            ),
+            OpInfo(
+                name + ".out",
+                lambda a, b, fn=fn: call_out(fn, a, b),
+                f64(ref),
+                binary_samples(),
+                ALL_DTYPES,
+                ref_dtype=to_float,
             ),
         ]
     log2_add = f64(lambda a, b: np.logaddexp2(a, b))
     out += [
         OpInfo("logaddexp", ops.logaddexp, f64(np.logaddexp), binary_samples(), FLOATS, differentiable=True),
-        OpInfo("logaddexp.out", lambda a, b: call_out(ops.logaddexp, a, b), f64(np.logaddexp), binary_samples(), FLOATS),
+        OpInfo(
+            "logaddexp.out", lambda a, b: call_out(ops.logaddexp, a, b), f64(np.logaddexp), binary_samples(), FLOATS
+        ),
         OpInfo("logaddexp2", ops.logaddexp2, log2_add, binary_samples(), FLOATS, differentiable=True),
         OpInfo("logaddexp2.out", lambda a, b: call_out(ops.logaddexp2, a, b), log2_add, binary_samples(), FLOATS),
     ]
@@ -245,7 +256,11 @@ def ternary_entries():
             differentiable=True,
         ),
         OpInfo(
-            "lerp_.Scalar", inplace(lambda a, b: a.lerp_(b, 0.25)), lambda a, b: lerp_ref(a, b, 0.25), inplace_samples(), FLOATS
+            "lerp_.Scalar",
+            inplace(lambda a, b: a.lerp_(b, 0.25)),
+            lambda a, b: lerp_ref(a, b, 0.25),
+            inplace_samples(),
+            FLOATS,
         ),
         OpInfo(
             "addcmul",
