@@ -324,3 +324,19 @@ def test_optimizer_state_dict_resumes_training_exactly():
         np.testing.assert_array_equal(to_numpy(p), want)
     with pytest.raises(ValueError, match="parameter group"):
         optim.Adam(list(resumed.parameters())[:2]).load_state_dict(saved_opt)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: F.elu([1.0, 2.0]),
+        lambda: F.cosine_similarity(gb.ones(2, 3), 3),
+        lambda: F.scaled_dot_product_attention(gb.ones(2, 3), gb.ones(2, 3), "v"),
+        lambda: F.batch_norm(gb.ones(2, 3), None, None, weight=1.0, training=True),
+        lambda: F.max_unpool2d(gb.ones(1, 1, 2, 2), [0, 1], 2),
+        lambda: F.pad((1, 2), (1, 1)),
+    ],
+)
+def test_composites_name_a_non_tensor_argument_with_type_error(call):
+    with pytest.raises(TypeError, match=r"\(\): argument '\w+' must be Tensor, not \w+"):
+        call()

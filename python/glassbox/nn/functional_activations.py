@@ -7,6 +7,7 @@ unused branch, and 0 * inf would still make NaN there.
 """
 
 from .. import _C
+from ._checks import tensor_arguments
 
 _f = _C._functions
 
@@ -24,15 +25,18 @@ def _softplus(x):
     return _f.where(x > 0, positive, negative)
 
 
+@tensor_arguments("input")
 def softplus(input, beta=1.0, threshold=20.0):
     scaled = input * beta
     return _f.where(scaled > threshold, input, _softplus(scaled) / beta)
 
 
+@tensor_arguments("input")
 def logsigmoid(input):
     return -_softplus(-input)
 
 
+@tensor_arguments("input")
 def elu(input, alpha=1.0, inplace=False):
     result = _f.where(input > 0, input, _f.expm1(input.clamp(max=0)) * alpha)
     return _inplace(input, result, inplace)
@@ -42,10 +46,12 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@tensor_arguments("input")
 def selu(input, inplace=False):
     return _inplace(input, elu(input, _SELU_ALPHA) * _SELU_SCALE, inplace)
 
 
+@tensor_arguments("input")
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: celu's alpha must not be 0")
@@ -53,10 +59,12 @@ def celu(input, alpha=1.0, inplace=False):
     return _inplace(input, result, inplace)
 
 
+@tensor_arguments("input")
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _inplace(input, _f.where(input > 0, input, input * negative_slope), inplace)
 
 
+@tensor_arguments("input")
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
@@ -67,36 +75,44 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _inplace(input, _f.where(inside, input, input.clamp(min=min_val, max=max_val).detach()), inplace)
 
 
+@tensor_arguments("input")
 def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@tensor_arguments("input")
 def hardsigmoid(input, inplace=False):
     return _inplace(input, hardtanh(input + 3.0, 0.0, 6.0) / 6.0, inplace)
 
 
+@tensor_arguments("input")
 def hardswish(input, inplace=False):
     return _inplace(input, input * hardtanh(input + 3.0, 0.0, 6.0) / 6.0, inplace)
 
 
+@tensor_arguments("input")
 def softsign(input):
     return input / (input.abs() + 1.0)
 
 
+@tensor_arguments("input")
 def tanhshrink(input):
     return input - _f.tanh(input)
 
 
+@tensor_arguments("input")
 def mish(input, inplace=False):
     return _inplace(input, input * _f.tanh(softplus(input)), inplace)
 
 
+@tensor_arguments("input")
 def softmin(input, dim=None, dtype=None):
     from .functional import softmax
 
     return softmax(-input, dim, dtype)
 
 
+@tensor_arguments("input")
 def glu(input, dim=-1):
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
@@ -107,6 +123,7 @@ def glu(input, dim=-1):
     return a * _f.sigmoid(b)
 
 
+@tensor_arguments("input", "weight")
 def prelu(input, weight):
     if weight.dim() > 1:
         raise RuntimeError(f"prelu: weight must be 0-d or 1-d, got {weight.dim()} dimensions")

@@ -4,6 +4,7 @@
 import warnings
 
 from .. import _C
+from ._checks import tensor_arguments
 from ._reduction import reduction_name
 
 _f = _C._functions
@@ -28,6 +29,7 @@ def _elementwise_difference(what, input, target):
     return (input - target).abs()
 
 
+@tensor_arguments("input", "target")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -36,6 +38,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _reduce(loss, reduction, size_average, reduce)
 
 
+@tensor_arguments("input", "target", "weight")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -46,6 +49,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _reduce(loss, reduction)
 
 
+@tensor_arguments("input", "target")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """target * (log(target) - input), pointwise, with 0 where target is 0 (input holds log-probabilities)."""
     if log_target:
@@ -76,11 +80,13 @@ def _vector_norm(x, p, dim, keepdim):
     return (x.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
 
 
+@tensor_arguments("input")
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     result = input / _vector_norm(input, p, dim, True).clamp(min=eps)
     return result if out is None else out.copy_(result)
 
 
+@tensor_arguments("x1", "x2")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     # Each side divided by its own norm (clamped to eps) before the product, as PyTorch computes it,
     # so that large inputs do not overflow the product of the norms.
@@ -108,5 +114,6 @@ def _broadcast_shape(a, b):
     return tuple(out)
 
 
+@tensor_arguments("x1", "x2")
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return _vector_norm(x1 - x2 + eps, p, -1, keepdim)

@@ -5,6 +5,7 @@ import math
 
 from .. import _C
 from ..autograd import no_grad
+from ._checks import tensor_arguments
 
 _f = _C._functions
 
@@ -14,6 +15,7 @@ def _channel_shape(input):
     return [1, input.shape[1]] + [1] * (input.dim() - 2)
 
 
+@tensor_arguments("input", "running_mean?", "running_var?", "weight", "bias")
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """Normalises each channel of (N, C, *) by the batch's statistics (training) or the running
     ones. In training the running statistics move towards the batch's by `momentum`, the variance
@@ -49,6 +51,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return out + bias.reshape(shape) if bias is not None else out
 
 
+@tensor_arguments("input", "weight", "bias")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if input.dim() < 2:
         raise RuntimeError(f"group_norm: expected an input of shape (N, C, *), got {list(input.shape)}")
@@ -71,6 +74,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 _MACHINE_EPSILON = {"float16": 2.0**-10, "bfloat16": 2.0**-7, "float32": 2.0**-23, "float64": 2.0**-52}
 
 
+@tensor_arguments("input", "weight")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """input / sqrt(mean(input²) + eps) over the last len(normalized_shape) dimensions; eps defaults
     to the dtype's machine epsilon, as PyTorch's does."""
@@ -89,6 +93,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return out * weight if weight is not None else out
 
 
+@tensor_arguments("query", "key", "value", "attn_mask")
 def scaled_dot_product_attention(
     query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
 ):

@@ -5,6 +5,7 @@ pad, interpolate, conv1d, avg/max_pool1d, adaptive pools, max_unpool2d."""
 import math
 
 from .. import _C
+from ._checks import tensor_arguments
 
 _f = _C._functions
 
@@ -29,6 +30,7 @@ def _source_index(i, size, mode):
     return i % size  # circular
 
 
+@tensor_arguments("input")
 def pad(input, pad, mode="constant", value=None):
     """pad = (left, right) pairs from the last dimension backwards, as PyTorch takes them."""
     pad = list(pad)
@@ -149,6 +151,7 @@ def _weights_tensor(values, like):
 _MODES = {"nearest": (1, 2, 3), "linear": (1,), "bilinear": (2,), "bicubic": (2,), "trilinear": (3,)}
 
 
+@tensor_arguments("input")
 def interpolate(
     input,
     size=None,
@@ -183,6 +186,7 @@ def _single(v):
     return v[0] if isinstance(v, (list, tuple)) else v
 
 
+@tensor_arguments("input", "weight", "bias")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if input.dim() not in (2, 3):
         raise RuntimeError(f"conv1d: expected a 2-D or 3-D input (C, L) or (N, C, L), got {input.dim()}-D")
@@ -200,6 +204,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out if batched else out.squeeze(0)
 
 
+@tensor_arguments("input")
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     stride = [] if stride is None else [1, _single(stride)]
     out = _f.avg_pool2d(
@@ -208,6 +213,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return out.squeeze(-2)
 
 
+@tensor_arguments("input")
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     stride = [] if stride is None else [1, _single(stride)]
     values, indices = _f.max_pool2d_with_indices(
@@ -232,6 +238,7 @@ def _spread(x, dim, stride):
     return merged.narrow(dim, 0, (shape[dim] - 1) * stride + 1)
 
 
+@tensor_arguments("input", "weight", "bias")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     from .functional import _pair
 
@@ -264,6 +271,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return out if batched else out.squeeze(0)
 
 
+@tensor_arguments("input", "weight", "bias")
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     out = conv_transpose2d(
         input.unsqueeze(-2),
@@ -312,10 +320,12 @@ def _adaptive_avg_pool(input, output_size, spatial):
     return out
 
 
+@tensor_arguments("input")
 def adaptive_avg_pool1d(input, output_size):
     return _adaptive_avg_pool(input, output_size, 1)
 
 
+@tensor_arguments("input")
 def adaptive_avg_pool2d(input, output_size):
     return _adaptive_avg_pool(input, output_size, 2)
 
@@ -331,18 +341,21 @@ def _adaptive_max_pool(input, output_size, spatial):
     return out
 
 
+@tensor_arguments("input")
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     if return_indices:
         raise NotImplementedError("adaptive_max_pool1d: return_indices=True is not implemented")
     return _adaptive_max_pool(input, output_size, 1)
 
 
+@tensor_arguments("input")
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     if return_indices:
         raise NotImplementedError("adaptive_max_pool2d: return_indices=True is not implemented")
     return _adaptive_max_pool(input, output_size, 2)
 
 
+@tensor_arguments("input", "indices")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Puts each value back at the flat (h * W + w) position max_pool2d took it from; zeros elsewhere."""
     k = [kernel_size] * 2 if isinstance(kernel_size, int) else list(kernel_size)
