@@ -1,6 +1,7 @@
 """gb.nn.functional (F): the stateless forms of the layers, calling glassbox's operators."""
 
 from .. import _C
+from ._checks import tensor_arguments as _tensor_arguments
 from ._reduction import REDUCTION_CODES as _REDUCTION_CODES
 from ._reduction import reduction_name as _reduction_name
 from .functional_activations import (  # noqa: F401
@@ -87,10 +88,12 @@ def _implicit_dim(name, input, dim):
     return 0 if input.dim() in (0, 1, 3) else 1
 
 
+@_tensor_arguments("input")
 def softmax(input, dim=None, dtype=None):
     return _f.softmax(input, _implicit_dim("softmax", input, dim), dtype)
 
 
+@_tensor_arguments("input")
 def log_softmax(input, dim=None, dtype=None):
     return _f.log_softmax(input, _implicit_dim("log_softmax", input, dim), dtype)
 
@@ -102,6 +105,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return input.copy_(out) if inplace else out
 
 
+@_tensor_arguments("input")
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zeroes whole channels: input (N, C, H, W) or (C, H, W), one draw per channel."""
     if p < 0.0 or p > 1.0:
@@ -134,6 +138,7 @@ def _classes_last(input, target):
     return rows, target.reshape([-1]), list(target.shape)
 
 
+@_tensor_arguments("input", "target", "weight")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     code = _reduction(reduction, size_average, reduce)
     rows, flat_target, shape = _classes_last(input, target)
@@ -165,6 +170,7 @@ def _cross_entropy_with_probabilities(input, target, weight, reduction, label_sm
     return loss.sum() if reduction == 2 else loss
 
 
+@_tensor_arguments("input", "target", "weight")
 def cross_entropy(
     input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
 ):

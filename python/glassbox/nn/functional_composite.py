@@ -71,6 +71,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 def _vector_norm(x, p, dim, keepdim):
+    if p == 0:  # the count of non-zero elements, as PyTorch's 0-norm
+        return (x != 0).sum(dim, keepdim=keepdim).to(x.dtype)
     if p == 2:
         return (x * x).sum(dim, keepdim=keepdim).sqrt()
     if p == 1:
