@@ -67,7 +67,8 @@ TEST(ViewOps, ViewInfersSizeAndSharesStorage) {
   EXPECT_EQ(at(a, {0, 2, 3}), 100.f);  // flat element 11
   EXPECT_GEOMETRY(a.view({24}), V({24}), V({1}), 0);
   EXPECT_GEOMETRY(a.view({1, 2, 1, 12}), V({1, 2, 1, 12}), V({24, 12, 12, 1}), 0);
-  EXPECT_GEOMETRY(iota({1}).view({}), V({}), V({}), 0);
+  // A bare view({}) would pick view(ScalarType) (a value-initialised dtype), as with PyTorch's C++ API.
+  EXPECT_GEOMETRY(iota({1}).view(IntArrayRef{}), V({}), V({}), 0);
   EXPECT_GEOMETRY(iota({0, 3}).view({3, 0, 2}), V({3, 0, 2}), V({2, 2, 1}), 0);
   EXPECT_NE(error_of([] { iota({0, 3}).view({3, 0, -1}); }).find("can be any value"), std::string::npos);
   const Tensor i = iota({6}, ScalarType::Int64).view({2, 3});
