@@ -25,17 +25,24 @@ constexpr int kDemangleOptions = DMGL_PARAMS | DMGL_ANSI;
 
 bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
-// Whether cplus_demangle would take `name` for Rust: "_R..." (v0), or a legacy name, which is an
-// Itanium "_ZN...E" name whose last part is the hash "17h" + 16 hex digits. cplus_demangle tries
-// Rust first on every name; the rest go straight to the C++ demangler, which gives the same text.
+// Whether cplus_demangle might take `name` for Rust: "_R..." (v0), or a legacy name, an Itanium
+// "_ZN...E" name whose last part is the hash "17h" + 16 hex digits, with its 'E' last or before a
+// ".suffix". cplus_demangle tries Rust first on every name; the rest go straight to the C++
+// demangler, which gives the same text. Only the end and the places before a '.' are looked at:
+// a scan for "17h" stops at every length prefix in the teens.
+bool legacy_rust_hash_ends_at(std::string_view name, std::size_t e) {
+  constexpr std::size_t kHash = 3 + 16;  // "17h" and the digits
+  return name[e] == 'E' && e >= 3 + kHash && name.compare(e - kHash, 3, "17h") == 0 &&
+         std::all_of(name.begin() + static_cast<std::ptrdiff_t>(e - 16), name.begin() + static_cast<std::ptrdiff_t>(e),
+                     is_hex);
+}
+
 bool may_be_rust(std::string_view name) {
   if (name.starts_with("_R")) return true;
   if (!name.starts_with("_ZN")) return false;
-  for (std::size_t at = name.find("17h"); at != std::string_view::npos; at = name.find("17h", at + 1)) {
-    if (at + 3 + 16 < name.size() && name[at + 3 + 16] == 'E' &&
-        std::all_of(name.begin() + at + 3, name.begin() + at + 3 + 16, is_hex))
-      return true;
-  }
+  if (legacy_rust_hash_ends_at(name, name.size() - 1)) return true;
+  for (std::size_t dot = name.find('.'); dot != std::string_view::npos; dot = name.find('.', dot + 1))
+    if (legacy_rust_hash_ends_at(name, dot - 1)) return true;
   return false;
 }
 
@@ -143,9 +150,11 @@ namespace {
 // The function a clone's name belongs to ("_Z1fv" for "_Z1fv.isra.0"), or "" when `name` is no
 // clone of a C++ function (versioned and Rust names keep their own path).
 std::string_view clone_base(std::string_view name) {
-  if (!is_mangled(name) || name.find('@') != std::string_view::npos) return {};
+  if (!is_mangled(name)) return {};
   const std::size_t dot = name.find('.');
-  if (dot == std::string_view::npos || !clone_suffixes(name.substr(dot), nullptr)) return {};
+  if (dot == std::string_view::npos || name.find('@') != std::string_view::npos ||
+      !clone_suffixes(name.substr(dot), nullptr))
+    return {};
 #ifdef GLASSBOX_HAVE_LIBIBERTY
   if (may_be_rust(name.substr(0, dot))) return {};
 #endif
@@ -156,7 +165,14 @@ std::string_view clone_base(std::string_view name) {
 
 SharedCloneNames::SharedCloneNames(const std::vector<std::string_view>& names, unsigned threads)
     : names_(names), slot_(names.size(), kNone) {
-  std::unordered_map<std::string_view, uint32_t> slot_of;
+  // Keyed by the names' fingerprint below, not a hash of every byte: mangled names that end alike
+  // and are as long are rare, and equal fingerprints still compare the names.
+  const auto fingerprint = [](std::string_view n) {
+    uint64_t tail = 0;
+    std::memcpy(&tail, n.data() + n.size() - std::min<std::size_t>(n.size(), 8), std::min<std::size_t>(n.size(), 8));
+    return (tail ^ (n.size() * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+  };
+  std::unordered_map<std::string_view, uint32_t, decltype(fingerprint)> slot_of(names.size() / 8, fingerprint);
   std::vector<std::string_view> bases;
   std::vector<std::size_t> first_clone;
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -171,16 +187,11 @@ SharedCloneNames::SharedCloneNames(const std::vector<std::string_view>& names, u
   // of what is saved: a filter on a quick fingerprint (length and last bytes) lets through the
   // functions and a few others only.
   constexpr std::size_t kFilterBits = std::size_t{1} << 22;
-  auto fingerprint = [](std::string_view n) {
-    uint64_t tail = 0;
-    std::memcpy(&tail, n.data() + n.size() - std::min<std::size_t>(n.size(), 8), std::min<std::size_t>(n.size(), 8));
-    return ((tail ^ (n.size() * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull) >> 42;  // 22 bits
-  };
   std::vector<bool> filter(kFilterBits);
-  for (const auto& b : bases) filter[fingerprint(b)] = true;
+  for (const auto& b : bases) filter[fingerprint(b) >> 42] = true;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string_view n = names[i];
-    if (slot_[i] != kNone || n.size() < 3 || !filter[fingerprint(n)]) continue;
+    if (slot_[i] != kNone || n.size() < 3 || !filter[fingerprint(n) >> 42]) continue;
     if (const auto it = slot_of.find(n); it != slot_of.end()) slot_[i] = it->second;
   }
   texts_.resize(bases.size());

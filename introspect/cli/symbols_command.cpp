@@ -2,6 +2,7 @@
 // totals per source file or section (as bloaty shows them), and the operator registrations that
 // its symbols reveal.
 #include <charconv>
+#include <cstring>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -45,18 +46,34 @@ ArgumentParser symbols_parser() {
   return p;
 }
 
-void append_hex16(std::string& buf, uint64_t v) {
-  char digits[16];
-  for (int i = 15; i >= 0; --i, v >>= 4) digits[i] = "0123456789abcdef"[v & 15];
-  buf.append(digits, 16);
-}
-
 void append_padded(std::string& buf, uint64_t v, std::size_t width) {
   char digits[24];
   const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
   const std::size_t n = static_cast<std::size_t>(end - digits);
   if (n < width) buf.append(width - n, ' ');
   buf.append(digits, n);
+}
+
+// "ADDRESS(16 hex)  SIZE(8, right-aligned) L " -- or blanks for an undefined symbol -- in one
+// append: the fixed-width start of every line.
+void append_line_start(std::string& buf, const ElfSymbol& s, char letter) {
+  constexpr std::size_t kWidth = 16 + 1 + 8 + 1 + 1 + 1;
+  char line[kWidth + 24];
+  std::memset(line, ' ', 16 + 1 + 8);
+  std::size_t n = 16 + 1 + 8;
+  if (s.defined()) {
+    uint64_t a = s.address;
+    for (int i = 15; i >= 0; --i, a >>= 4) line[i] = "0123456789abcdef"[a & 15];
+    char digits[24];
+    const std::size_t size_chars =
+        static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, s.size).ptr - digits);
+    // Sizes wider than 8 digits push the rest of the line right, as the padded form did.
+    const std::size_t start = size_chars < 8 ? 17 + 8 - size_chars : 17;
+    std::memcpy(line + start, digits, size_chars);
+    n = start + size_chars;
+  }
+  line[n] = ' ', line[n + 1] = letter, line[n + 2] = ' ';
+  buf.append(line, n + 3);
 }
 
 // One line per symbol (a listing may have half a million): a window of chunks formatted in
@@ -90,16 +107,7 @@ void print_symbol_lines(const SymbolListing& listing, bool demangled, bool deman
         }
         const ListedSymbol& ls = listing.symbols[i];
         const ElfSymbol& s = listing.symbol(ls);
-        if (s.defined()) {
-          append_hex16(buf, s.address);
-          buf += ' ';
-          append_padded(buf, s.size, 8);
-        } else {
-          buf.append(25, ' ');
-        }
-        buf += ' ';
-        buf += ls.nm;
-        buf += ' ';
+        append_line_start(buf, s, ls.nm);
         if (demangle_here) shared.append_demangled(ls.index, demangler, buf);
         else buf += demangled ? std::string_view(s.demangled) : s.name;
         if (lines && ls.line.valid()) {

@@ -43,6 +43,11 @@ TEST(Demangle, AsBinutilsDoes) {
             "_ZN2at6native12_GLOBAL__N_1L8kernel_aE.lto_priv.0");
   // A name that only looks like legacy Rust (no hash) is C++.
   EXPECT_EQ(demangle("_ZN4core3fmt3padE"), "core::fmt::pad");
+  // The hash is the last part, its 'E' last or before a ".suffix" (binutils 2.40's nm -C).
+  EXPECT_EQ(demangle("_ZN4core3fmt9Formatter3pad17h0123456789abcdefE.llvm.42"), "core::fmt::Formatter::pad");
+  EXPECT_EQ(demangle("_ZN4core3fmt9Formatter3pad17h0123456789abcdefE.17h0123456789abcdefE"),
+            "_ZN4core3fmt9Formatter3pad17h0123456789abcdefE.17h0123456789abcdefE");
+  EXPECT_EQ(demangle("_ZN4core17h0123456789abcdefE3fmtE"), "_ZN4core17h0123456789abcdefE3fmtE");
 }
 
 TEST(Demangle, AllInParallelMatchesOneByOne) {
