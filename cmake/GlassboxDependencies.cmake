@@ -101,6 +101,32 @@ else()
   endif()
 endif()
 
+# --- oneDNN (Debian: libdnnl-dev): float32 CPU convolutions, as PyTorch computes them; without it
+# the CPU convolves with im2col + gemm (engine/cpu/conv_kernels.cpp).
+set(GLASSBOX_ONEDNN_FOUND OFF)
+if(NOT GLASSBOX_ONEDNN STREQUAL "OFF")
+  # The header and library themselves: Debian's dnnl-config.cmake insists on OpenCL (its GPU
+  # runtime), which the CPU primitives used here do not need.
+  find_path(GLASSBOX_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+  find_library(GLASSBOX_DNNL_LIBRARY dnnl)
+  if(GLASSBOX_DNNL_INCLUDE_DIR AND GLASSBOX_DNNL_LIBRARY)
+    set(GLASSBOX_ONEDNN_FOUND ON)
+    add_library(glassbox_dnnl INTERFACE IMPORTED)
+    target_link_libraries(glassbox_dnnl INTERFACE ${GLASSBOX_DNNL_LIBRARY})
+    target_include_directories(glassbox_dnnl INTERFACE ${GLASSBOX_DNNL_INCLUDE_DIR})
+    file(STRINGS "${GLASSBOX_DNNL_INCLUDE_DIR}/oneapi/dnnl/dnnl_version.h" _dnnl_version REGEX "define DNNL_VERSION_(MAJOR|MINOR|PATCH)")
+    string(REGEX REPLACE "[^0-9;]" "" _dnnl_version "${_dnnl_version}")
+    list(JOIN _dnnl_version "." _dnnl_version)
+    glassbox_report("oneDNN" ON "${_dnnl_version} (${GLASSBOX_DNNL_LIBRARY}): CPU float32 convolutions")
+  elseif(GLASSBOX_ONEDNN STREQUAL "ON")
+    message(FATAL_ERROR "GLASSBOX_ONEDNN=ON but oneDNN was not found (install libdnnl-dev, or set dnnl_DIR)")
+  else()
+    glassbox_report("oneDNN" OFF "not found (install libdnnl-dev): CPU convolutions use im2col + gemm")
+  endif()
+else()
+  glassbox_report("oneDNN" OFF "GLASSBOX_ONEDNN=OFF: CPU convolutions use im2col + gemm")
+endif()
+
 # --- Python extension: needs the interpreter's headers and pybind11 (from the venv's pip).
 if(GLASSBOX_BUILD_PYTHON)
   find_package(Python 3.9 COMPONENTS Interpreter Development.Module QUIET)

@@ -9,6 +9,7 @@
 #include "engine/core/empty.h"
 #include "engine/core/parallel.h"
 #include "engine/cpu/blas.h"
+#include "engine/cpu/conv_im2col.h"
 #include "engine/ops/kernels/conv.h"
 #include "glassbox/ops/Functions.h"
 
@@ -135,7 +136,9 @@ void conv_backward(const Conv2dShape& s, const T* grad_out, const T* in, const T
   }
 }
 
-Tensor forward(const Conv2dShape& s, const Tensor& in, const Tensor& weight, const Tensor& bias) {
+}  // namespace
+
+Tensor im2col_conv_forward(const Conv2dShape& s, const Tensor& in, const Tensor& weight, const Tensor& bias) {
   Tensor out = empty_tensor(s.output, in.dtype(), in.device());
   visit_scalar_type(in.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
@@ -144,8 +147,8 @@ Tensor forward(const Conv2dShape& s, const Tensor& in, const Tensor& weight, con
   return out;
 }
 
-std::tuple<Tensor, Tensor, Tensor> backward(const Conv2dShape& s, const Tensor& grad_out, const Tensor& in,
-                                            const Tensor& weight) {
+std::tuple<Tensor, Tensor, Tensor> im2col_conv_backward(const Conv2dShape& s, const Tensor& grad_out, const Tensor& in,
+                                                        const Tensor& weight) {
   Tensor grad_in = glassbox::zeros(in.sizes(), in.dtype(), in.device());
   Tensor grad_w = empty_tensor(weight.sizes(), in.dtype(), in.device());
   const int64_t bias_shape[] = {s.out_channels};
@@ -157,9 +160,5 @@ std::tuple<Tensor, Tensor, Tensor> backward(const Conv2dShape& s, const Tensor& 
   });
   return {grad_in, grad_w, grad_b};
 }
-
-const kernels::ConvBackend kConv{forward, backward};
-const kernels::ConvBackends::Registration kRegistered(DeviceType::CPU, kConv);
-}  // namespace
 
 }  // namespace glassbox::cpu

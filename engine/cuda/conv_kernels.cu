@@ -69,7 +69,7 @@ std::tuple<Tensor, Tensor, Tensor> backward(const Conv2dShape& s, const Tensor& 
   return {grad_in, grad_w, glassbox::sum(glassbox::reshape(go, o_sizes), IntArrayRef(last))};
 }
 
-const ConvBackend kConv{forward, backward};
+const ConvBackend kConv{forward, backward, "im2col + gemm (cuBLAS)"};
 const ConvBackends::Registration kRegistered(DeviceType::CUDA, kConv);
 }  // namespace
 

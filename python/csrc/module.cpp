@@ -2,6 +2,7 @@
 // text: glassbox::TypeError/IndexError/ValueError/NotImplementedError as the Python class of that name, every other
 // glassbox::Error as RuntimeError.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <cstdio>
 
@@ -9,6 +10,8 @@
 #include "engine/core/tensor.h"
 #include "engine/core/warning.h"
 #include "engine/cuda/cuda_device.h"
+#include "engine/ops/kernels/conv.h"
+#include "python/csrc/type_casters.h"
 
 namespace py = pybind11;
 
@@ -76,6 +79,13 @@ PYBIND11_MODULE(_C, m) {
   bind_library(m);
   bind_trace(m);
   bind_profiler(m);
+
+  // Which library computes convolutions on a device ("oneDNN", "im2col + gemm", ...; None on Meta).
+  m.def("_convolution_library", [](const glassbox::Device& device) -> std::optional<std::string> {
+    const auto* backend = glassbox::kernels::ConvBackends::of(device);
+    if (!backend) return std::nullopt;
+    return std::string(backend->library);
+  });
 
   py::module_ cuda = m.def_submodule("_cuda", "what glassbox_cuda was built with and sees");
   cuda.def("built_with_cuda", &glassbox::cuda::built_with_cuda);

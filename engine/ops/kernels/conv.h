@@ -72,6 +72,7 @@ struct ConvBackend {
   // (grad_input, grad_weight, grad_bias).
   std::tuple<Tensor, Tensor, Tensor> (*backward)(const Conv2dShape& s, const Tensor& grad_out, const Tensor& in,
                                                  const Tensor& weight);
+  const char* library;  // what computes it: "im2col + gemm", "oneDNN", ... (shown by the tools)
 };
 using ConvBackends = BackendTable<ConvBackend>;
 
