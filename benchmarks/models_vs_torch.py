@@ -143,7 +143,7 @@ def run_device(args):
         for lib in (gb, torch):
             if device == "cuda":
                 lib.cuda.reset_peak_memory_stats()
-        repeats, steps = (3, 2) if args.quick else (5, 5)
+        repeats, steps = (5, 5)
         ms = {}
         for _ in range(2):  # alternate the libraries, keep each one's better round
             for k, r in runners.items():

@@ -9,8 +9,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/core/empty.h"
@@ -38,8 +38,8 @@ struct Geometry {
     const Window2d& w = s.window;
     const int64_t g = s.groups, o = s.out_channels, c = s.in_channels;
     src = {s.batch, c, s.height, s.width};
-    weights = g > 1 ? memory::dims{g, o / g, c / g, w.kernel[0], w.kernel[1]}
-                    : memory::dims{o, c, w.kernel[0], w.kernel[1]};
+    weights =
+        g > 1 ? memory::dims{g, o / g, c / g, w.kernel[0], w.kernel[1]} : memory::dims{o, c, w.kernel[0], w.kernel[1]};
     weights_tag = g > 1 ? Tag::goihw : Tag::oihw;
     bias = {o};
     dst = {s.batch, o, s.out_height, s.out_width};
@@ -145,7 +145,8 @@ Tensor forward(const Conv2dShape& s, const Tensor& in, const Tensor& weight, con
   Run run;
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, laid_out(plain(p.g.src, Tag::nchw, in), p.forward_pd.src_desc(), run.stream)},
-      {DNNL_ARG_WEIGHTS, laid_out(plain(p.g.weights, p.g.weights_tag, weight), p.forward_pd.weights_desc(), run.stream)},
+      {DNNL_ARG_WEIGHTS,
+       laid_out(plain(p.g.weights, p.g.weights_tag, weight), p.forward_pd.weights_desc(), run.stream)},
       {DNNL_ARG_DST, run.output(plain(p.g.dst, Tag::nchw, out), p.forward_pd.dst_desc())}};
   if (bias.defined()) args.emplace(DNNL_ARG_BIAS, plain(p.g.bias, Tag::x, bias));
   p.forward.execute(run.stream, args);
@@ -164,18 +165,17 @@ std::tuple<Tensor, Tensor, Tensor> backward(const Conv2dShape& s, const Tensor& 
   Tensor grad_b = empty_tensor(bias_shape, in.dtype(), in.device());
   Run run;
   const memory dst_user = plain(p.g.dst, Tag::nchw, grad_out);
-  p.data.execute(run.stream,
-                 {{DNNL_ARG_DIFF_DST, laid_out(dst_user, p.data_pd.diff_dst_desc(), run.stream)},
-                  {DNNL_ARG_WEIGHTS, laid_out(plain(p.g.weights, p.g.weights_tag, weight), p.data_pd.weights_desc(),
-                                              run.stream)},
-                  {DNNL_ARG_DIFF_SRC, run.output(plain(p.g.src, Tag::nchw, grad_in), p.data_pd.diff_src_desc())}});
-  p.weights.execute(
+  p.data.execute(
       run.stream,
-      {{DNNL_ARG_SRC, laid_out(plain(p.g.src, Tag::nchw, in), p.weights_pd.src_desc(), run.stream)},
-       {DNNL_ARG_DIFF_DST, laid_out(dst_user, p.weights_pd.diff_dst_desc(), run.stream)},
-       {DNNL_ARG_DIFF_WEIGHTS,
-        run.output(plain(p.g.weights, p.g.weights_tag, grad_w), p.weights_pd.diff_weights_desc())},
-       {DNNL_ARG_DIFF_BIAS, run.output(plain(p.g.bias, Tag::x, grad_b), p.weights_pd.diff_bias_desc())}});
+      {{DNNL_ARG_DIFF_DST, laid_out(dst_user, p.data_pd.diff_dst_desc(), run.stream)},
+       {DNNL_ARG_WEIGHTS, laid_out(plain(p.g.weights, p.g.weights_tag, weight), p.data_pd.weights_desc(), run.stream)},
+       {DNNL_ARG_DIFF_SRC, run.output(plain(p.g.src, Tag::nchw, grad_in), p.data_pd.diff_src_desc())}});
+  p.weights.execute(run.stream,
+                    {{DNNL_ARG_SRC, laid_out(plain(p.g.src, Tag::nchw, in), p.weights_pd.src_desc(), run.stream)},
+                     {DNNL_ARG_DIFF_DST, laid_out(dst_user, p.weights_pd.diff_dst_desc(), run.stream)},
+                     {DNNL_ARG_DIFF_WEIGHTS,
+                      run.output(plain(p.g.weights, p.g.weights_tag, grad_w), p.weights_pd.diff_weights_desc())},
+                     {DNNL_ARG_DIFF_BIAS, run.output(plain(p.g.bias, Tag::x, grad_b), p.weights_pd.diff_bias_desc())}});
   run.finish();
   return {grad_in, grad_w, grad_b};
 }

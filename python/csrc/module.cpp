@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "engine/core/error.h"
+#include "engine/core/parallel.h"
 #include "engine/core/tensor.h"
 #include "engine/core/warning.h"
 #include "engine/cuda/cuda_device.h"
@@ -80,6 +81,9 @@ PYBIND11_MODULE(_C, m) {
   bind_trace(m);
   bind_profiler(m);
 
+  // torch.set_num_threads / get_num_threads: the CPU kernels' thread pool (OpenBLAS and oneDNN follow it).
+  m.def("set_num_threads", &glassbox::set_num_threads, py::arg("n"));
+  m.def("get_num_threads", &glassbox::get_num_threads);
   // Which library computes convolutions on a device ("oneDNN", "im2col + gemm", ...; None on Meta).
   m.def("_convolution_library", [](const glassbox::Device& device) -> std::optional<std::string> {
     const auto* backend = glassbox::kernels::ConvBackends::of(device);

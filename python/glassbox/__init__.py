@@ -27,7 +27,7 @@ except ImportError as _e:  # pragma: no cover - only when the build is missing
 from . import registry  # noqa: E402
 from .registry import trace_calls  # noqa: E402,F401
 from .ops import ops  # noqa: E402
-from ._C import Tensor, dtype, from_numpy  # noqa: E402
+from ._C import Tensor, dtype, from_numpy, set_num_threads, get_num_threads  # noqa: E402,F401
 from ._tensor_factory import tensor  # noqa: E402
 from ._dlpack import from_dlpack  # noqa: E402
 from ._trace import trace, TraceEvent  # noqa: E402

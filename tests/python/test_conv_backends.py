@@ -4,10 +4,10 @@ forward and all three gradients, are checked against the float64 ones over geome
 exercise the libraries' layouts: strides, padding, dilation, groups, 1x1, odd sizes, no bias and
 non-contiguous inputs."""
 
-import devices
 import numpy as np
 import pytest
 
+import devices
 import glassbox as gb
 import glassbox.nn.functional as F
 
