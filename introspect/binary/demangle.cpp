@@ -172,7 +172,7 @@ SharedCloneNames::SharedCloneNames(const std::vector<std::string_view>& names, u
     std::memcpy(&tail, n.data() + n.size() - std::min<std::size_t>(n.size(), 8), std::min<std::size_t>(n.size(), 8));
     return (tail ^ (n.size() * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
   };
-  std::unordered_map<std::string_view, uint32_t, decltype(fingerprint)> slot_of(names.size() / 8, fingerprint);
+  std::unordered_map<std::string_view, uint32_t, decltype(fingerprint)> slot_of(names.size() / 4, fingerprint);
   std::vector<std::string_view> bases;
   std::vector<std::size_t> first_clone;
   for (std::size_t i = 0; i < names.size(); ++i) {

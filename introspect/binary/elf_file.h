@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "introspect/support/huge_page_allocator.h"
+
 namespace glassbox::introspect {
 
 enum class SymbolType : uint8_t { NoType, Object, Function, Section, File, Common, Tls, IFunc, Other };
@@ -48,6 +50,8 @@ struct ElfSymbol {
 
   bool defined() const { return section_index != 0; }
 };
+// A whole symbol table (half a million entries in a big library).
+using ElfSymbols = std::vector<ElfSymbol, HugePageAllocator<ElfSymbol>>;
 
 // Which symbol tables to read: both, one, or .symtab when there is one and .dynsym otherwise
 // (as nm does with and without -D).
@@ -78,7 +82,7 @@ class ElfFile {
   const ElfSection* section(std::string_view name) const;
   // .symtab's symbols followed by .dynsym's, as chosen by ElfReadOptions::tables (each table in
   // file order, the null symbol left out).
-  const std::vector<ElfSymbol>& symbols() const { return symbols_; }
+  const ElfSymbols& symbols() const { return symbols_; }
   bool has_symtab() const { return has_symtab_; }  // whether the file has the table (read or not)
   bool has_dynsym() const { return has_dynsym_; }
 
@@ -98,7 +102,7 @@ class ElfFile {
   uint16_t type_ = 0, machine_ = 0;
   uint64_t file_size_ = 0;
   std::vector<ElfSection> sections_;
-  std::vector<ElfSymbol> symbols_;
+  ElfSymbols symbols_;
   bool has_symtab_ = false, has_dynsym_ = false;
   std::vector<std::string> needed_;
   std::string soname_, build_id_, debuglink_;

@@ -54,12 +54,12 @@ SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuer
   const auto by_name = [&](const ListedSymbol& a, const ListedSymbol& b) {
     return symbols[a.index].name < symbols[b.index].name;
   };
-  std::vector<std::pair<uint64_t, uint32_t>> keys(out.symbols.size());
+  std::vector<std::pair<uint64_t, uint32_t>, HugePageAllocator<std::pair<uint64_t, uint32_t>>> keys(out.symbols.size());
   for (std::size_t i = 0; i < keys.size(); ++i)
     keys[i] = {key(symbols[out.symbols[i].index]), static_cast<uint32_t>(i)};
   if (!std::is_sorted(keys.begin(), keys.end())) {  // tables are often in order
     std::sort(keys.begin(), keys.end());
-    std::vector<ListedSymbol> sorted;
+    decltype(out.symbols) sorted;
     sorted.reserve(keys.size());
     for (const auto& [k, i] : keys) sorted.push_back(out.symbols[i]);
     out.symbols = std::move(sorted);

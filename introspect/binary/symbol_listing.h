@@ -34,7 +34,7 @@ struct ListedSymbol {
 struct SymbolListing {
   ElfFile elf;
   std::optional<DwarfLines> dwarf;  // when lines were asked for
-  std::vector<ListedSymbol> symbols;
+  std::vector<ListedSymbol, HugePageAllocator<ListedSymbol>> symbols;
 
   const ElfSymbol& symbol(const ListedSymbol& s) const { return elf.symbols()[s.index]; }
 };

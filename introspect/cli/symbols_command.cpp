@@ -85,7 +85,10 @@ void print_symbol_lines(const SymbolListing& listing, bool demangled, bool deman
   constexpr std::size_t kChunk = 8192;
   const std::size_t total = listing.symbols.size();
   const std::size_t window = kChunk * 2 * std::max(1u, threads == 0 ? default_thread_count() : threads);
+  // Reserved once, about twice the average line of a C++ library (libtorch_cpu.so's is 310
+  // bytes), so that the buffers rarely grow: each growth would take fresh pages from the kernel.
   std::vector<std::string> chunks(window / kChunk);
+  for (auto& c : chunks) c.reserve(kChunk * 640);
   std::vector<std::string_view> names;  // by symbol index, for the clones' shared names
   if (demangle_here) {
     names.reserve(listing.elf.symbols().size());
@@ -97,7 +100,6 @@ void print_symbol_lines(const SymbolListing& listing, bool demangled, bool deman
     parallel_chunks(count, kChunk, threads, [&](std::size_t begin, std::size_t end) {
       Demangler demangler;
       std::string& buf = chunks[begin / kChunk];
-      buf.reserve((end - begin) * 160);
       for (std::size_t i = base + begin; i < base + end; ++i) {
         // Symbols are printed in address order, their names lie in table order: ask for the
         // name a few symbols ahead so that it is in cache when its turn comes.
