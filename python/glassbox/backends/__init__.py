@@ -1,3 +1,3 @@
 """gb.backends: settings of the backends, as torch.backends spells them."""
 
-from . import cuda  # noqa: F401
+from . import cuda, cudnn  # noqa: F401
