@@ -92,8 +92,9 @@ elseif(GLASSBOX_CUDNN STREQUAL "OFF")
 else()
   find_path(GLASSBOX_CUDNN_INCLUDE_DIR cudnn.h
             HINTS ${CUDNN_ROOT} ${CUDAToolkit_INCLUDE_DIRS} PATH_SUFFIXES include)
-  # The pip wheels ship only the versioned name (libcudnn.so.9).
-  find_library(GLASSBOX_CUDNN_LIBRARY NAMES cudnn libcudnn.so.9
+  # The pip wheels ship only the versioned name (libcudnn.so.9); NAMES_PER_DIR lets the hinted
+  # folder win over a system cuDNN of another version.
+  find_library(GLASSBOX_CUDNN_LIBRARY NAMES cudnn libcudnn.so.9 NAMES_PER_DIR
                HINTS ${CUDNN_ROOT} ${CUDAToolkit_LIBRARY_DIR} PATH_SUFFIXES lib lib64)
   set(_cudnn_version "")
   if(GLASSBOX_CUDNN_INCLUDE_DIR AND EXISTS "${GLASSBOX_CUDNN_INCLUDE_DIR}/cudnn_version.h")
@@ -109,7 +110,7 @@ else()
     add_library(glassbox_cudnn INTERFACE IMPORTED)
     target_include_directories(glassbox_cudnn INTERFACE ${GLASSBOX_CUDNN_INCLUDE_DIR})
     target_link_libraries(glassbox_cudnn INTERFACE ${GLASSBOX_CUDNN_LIBRARY})
-    glassbox_report("cuDNN" ON "${_cudnn_version}: ${GLASSBOX_CUDNN_LIBRARY}")
+    glassbox_report("cuDNN" ON "${_cudnn_version}: ${GLASSBOX_CUDNN_LIBRARY}, headers in ${GLASSBOX_CUDNN_INCLUDE_DIR}")
   else()
     set(_why "cudnn.h or libcudnn not found (set CUDNN_ROOT, or install cuDNN with the CUDA toolkit)")
     if(GLASSBOX_CUDNN_INCLUDE_DIR AND GLASSBOX_CUDNN_LIBRARY)

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -179,9 +180,20 @@ Tensor workspace(size_t bytes, Device device) {
   return empty_tensor(size, ScalarType::UInt8, device);
 }
 
+// The most workspace the first choice of a pass may take: GLASSBOX_CUDNN_WORKSPACE_MB (MiB) when
+// set, else no limit. Algorithms with large workspaces (FFT) raise a training step's peak memory.
+size_t workspace_limit() {
+  static const size_t limit = [] {
+    const char* mb = std::getenv("GLASSBOX_CUDNN_WORKSPACE_MB");
+    return mb && *mb ? static_cast<size_t>(std::strtoull(mb, nullptr, 10)) << 20 : std::numeric_limits<size_t>::max();
+  }();
+  return limit;
+}
+
 // One pass of a convolution with the algorithm remembered for `key`; the first time, with the first
-// of cuDNN's ranked algorithms that may run (allowed math), whose workspace can be had and which
-// runs, then remembered. The functions of `pass` (see below) rank, size and run one algorithm.
+// of cuDNN's ranked algorithms that may run (allowed math), whose workspace is within the limit (or,
+// failing that, any) and can be had, and which runs, then remembered. The functions of `pass` (see
+// below) rank, size and run one algorithm.
 template <class PassCalls>
 void run_pass(const ChoiceKey& key, Descriptors& d, Device device, const PassCalls& pass, const char* op) {
   std::optional<Choice> known;
@@ -200,25 +212,27 @@ void run_pass(const ChoiceKey& key, Descriptors& d, Device device, const PassCal
   int returned = 0;
   GB_CUDNN_CHECK(pass.rank(PassCalls::kCount, &returned, perf.data()));
   cudnnStatus_t last = CUDNN_STATUS_NOT_SUPPORTED;
-  for (int i = 0; i < returned; ++i) {
-    const Perf& p = perf[static_cast<size_t>(i)];
-    if (p.status != CUDNN_STATUS_SUCCESS || !d.allowed(p.mathType)) continue;
-    d.use_math(p.mathType);
-    size_t bytes = 0;
-    if (pass.size(p.algo, &bytes) != CUDNN_STATUS_SUCCESS) continue;
-    Tensor ws;
-    try {
-      ws = workspace(bytes, device);
-    } catch (const Error&) {  // out of memory: an algorithm with a smaller workspace may do
-      continue;
+  for (const size_t limit : {workspace_limit(), std::numeric_limits<size_t>::max()}) {
+    for (int i = 0; i < returned; ++i) {
+      const Perf& p = perf[static_cast<size_t>(i)];
+      if (p.status != CUDNN_STATUS_SUCCESS || !d.allowed(p.mathType)) continue;
+      d.use_math(p.mathType);
+      size_t bytes = 0;
+      if (pass.size(p.algo, &bytes) != CUDNN_STATUS_SUCCESS || bytes > limit) continue;
+      Tensor ws;
+      try {
+        ws = workspace(bytes, device);
+      } catch (const Error&) {  // out of memory: an algorithm with a smaller workspace may do
+        continue;
+      }
+      last = pass.run(p.algo, ws.data_ptr(), bytes);
+      if (last == CUDNN_STATUS_SUCCESS) {
+        std::lock_guard lock(g_choices_mutex);
+        choices()[key] = Choice{static_cast<int>(p.algo), p.mathType, bytes};
+        return;
+      }
+      if (last != CUDNN_STATUS_NOT_SUPPORTED && last != CUDNN_STATUS_BAD_PARAM) break;
     }
-    last = pass.run(p.algo, ws.data_ptr(), bytes);
-    if (last == CUDNN_STATUS_SUCCESS) {
-      std::lock_guard lock(g_choices_mutex);
-      choices()[key] = Choice{static_cast<int>(p.algo), p.mathType, bytes};
-      return;
-    }
-    if (last != CUDNN_STATUS_NOT_SUPPORTED && last != CUDNN_STATUS_BAD_PARAM) break;
   }
   throw Error(glassbox::detail::str_cat(
       op, ": no cuDNN algorithm ran this convolution (last: ", cudnnGetErrorString(last), ")"));

@@ -10,6 +10,7 @@ import pytest
 
 import devices
 import glassbox as gb
+import gradcheck as gradcheck_module
 from gradcheck import gradcheck
 
 cudnn = gb.backends.cudnn
@@ -100,9 +101,8 @@ def conv_and_grads(device, x, w, b, geom, grad_out, dtype=None, non_contiguous=F
     out = gb.nn.functional.conv2d(*leaves, stride=stride, padding=padding, dilation=dilation, groups=groups)
     assert out.dtype == leaves[0].dtype
     (out.to(gb.from_numpy(grad_out).dtype) * gb.from_numpy(grad_out).to(device)).sum().backward()
-    return [out.detach().cpu().numpy().astype(grad_out.dtype)] + [
-        t.grad.cpu().to(gb.from_numpy(grad_out).dtype).numpy() for t in leaves
-    ]
+    as_float = gb.from_numpy(grad_out).dtype  # NumPy has no bfloat16
+    return [out.detach().cpu().to(as_float).numpy()] + [t.grad.cpu().to(as_float).numpy() for t in leaves]
 
 
 def rounded(a, dtype):
@@ -173,16 +173,15 @@ def test_the_operators_called_directly_match_the_cpu():
 
 
 @requires_cudnn
-def test_gradients_against_finite_differences():
-    previous = devices.DEVICE
-    devices.set_device("cuda")
-    try:
-        rng = np.random.default_rng(5)
-        x, w, b = rng.standard_normal((2, 4, 6, 5)), rng.standard_normal((4, 2, 3, 3)), rng.standard_normal(4)
-        assert gradcheck(lambda x, w, b: ops.cudnn_convolution(x, w, b, [2, 1], [1, 1], [1, 2], 2), [x, w, b]) > 0
-        assert gradcheck(lambda x, w: gb.nn.functional.conv2d(x, w, stride=1, padding=2, dilation=2), [x, w[:, :1]])
-    finally:
-        devices.set_device(previous)
+def test_gradients_against_finite_differences(monkeypatch):
+    # The float64 inputs live on the GPU (gradcheck copies each perturbation there).
+    monkeypatch.setattr(devices, "DEVICE", "cuda")
+    monkeypatch.setattr(gradcheck_module, "DEVICE", "cuda")
+    rng = np.random.default_rng(5)
+    x, w, b = rng.standard_normal((2, 4, 6, 5)), rng.standard_normal((4, 2, 3, 3)), rng.standard_normal(4)
+    assert gradcheck(lambda x, w, b: ops.cudnn_convolution(x, w, b, [2, 1], [1, 1], [1, 2], 2), [x, w, b]) > 0
+    w2 = np.swapaxes(rng.standard_normal((3, 4, 3, 3)), 2, 3)  # a non-contiguous weight
+    assert gradcheck(lambda x, w: gb.nn.functional.conv2d(x, w, stride=1, padding=2, dilation=2), [x, w2]) > 0
 
 
 @requires_cudnn
