@@ -40,6 +40,11 @@ def cases(quick):
             lambda lib, F, x, w: F.conv2d(x, w, None, 1, 1),
         ),
         (
+            f"conv2d 64->64 3x3 N={n} fwd+bwd",
+            [(n, 64, 56, 56), (64, 64, 3, 3)],
+            lambda lib, F, x, w: F.conv2d(x, w, None, 1, 1),
+        ),
+        (
             "cross_entropy 1000 classes fwd+bwd",
             [(rows // 2, 1000)],
             lambda lib, F, x: F.cross_entropy(x, targets(lib, x, rows // 2, 1000)),
@@ -137,12 +142,25 @@ def main():
     parser.add_argument("--quick", action="store_true", help="smaller shapes, fewer repeats (this 2-core machine)")
     parser.add_argument("--only", nargs="*", help="run only the cases whose name contains one of these")
     parser.add_argument("--threads", type=int, default=0, help="CPU threads for both libraries (0: all)")
+    parser.add_argument("--torch-tf32", action="store_true", help="let PyTorch's cuDNN use TF32 (its default)")
+    parser.add_argument("--no-cudnn", action="store_true", help="glassbox's own CUDA convolutions, not cuDNN's")
     args = parser.parse_args()
     DEVICE = args.device
+    gb.backends.cudnn.enabled = not args.no_cudnn
     if args.threads and torch is not None:
         torch.set_num_threads(args.threads)
+    # Both libraries in float32 arithmetic unless asked: glassbox's TF32 switches are off by default.
+    if torch is not None:
+        torch.backends.cudnn.allow_tf32 = args.torch_tf32
+        torch.backends.cuda.matmul.allow_tf32 = False
     repeats, calls = (3, 2) if args.quick else (7, 5)
-    print(f"device {DEVICE}; glassbox {gb.__file__}; PyTorch {torch.__version__ if torch else 'not installed'}")
+    tf32 = f", cuDNN TF32 {'on' if args.torch_tf32 else 'off'}" if torch is not None and DEVICE == "cuda" else ""
+    ours = f" ({'with ' + gb.backends.cudnn.describe() if gb.backends.cudnn.enabled else 'cuDNN off'})"
+    if not (DEVICE == "cuda" and gb.backends.cudnn.is_available()):
+        ours = ""
+    print(
+        f"device {DEVICE}; glassbox {gb.__file__}{ours}; PyTorch {torch.__version__ if torch else 'not installed'}{tf32}"
+    )
     print(f"{'case':40s} {'glassbox ms':>12s} {'PyTorch ms':>11s} {'ratio':>6s}")
     for name, shapes, fn in cases(args.quick):
         if args.only and not any(o in name for o in args.only):

@@ -126,8 +126,12 @@ def run_device(args):
     # CNN's losses part in the third digit there; --torch-float32 turns TF32 off for the same arithmetic.
     if args.torch_float32:
         torch.backends.cudnn.allow_tf32 = False
+    gb.backends.cudnn.enabled = not args.no_cudnn
     tf32 = f", torch cuDNN TF32 {'on' if torch.backends.cudnn.allow_tf32 else 'off'}" if device == "cuda" else ""
-    print(f"== {device}{threads}; torch {torch.__version__}{tf32}", flush=True)
+    ours = ""
+    if device == "cuda" and gb.backends.cudnn.is_available():
+        ours = f"; glassbox {'with ' + gb.backends.cudnn.describe() if gb.backends.cudnn.enabled else 'cuDNN off'}"
+    print(f"== {device}{threads}; torch {torch.__version__}{tf32}{ours}", flush=True)
     print(
         f"{'model':8s} {'glassbox ms':>12s} {'torch ms':>9s} {'ratio':>6s} {'gb MiB':>8s} {'torch MiB':>9s}  losses (5 steps) glassbox / torch"
     )
@@ -168,6 +172,7 @@ def main():
     parser.add_argument("--models", nargs="*", default=list(SIZES), choices=list(SIZES))
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--torch-float32", action="store_true", help="PyTorch without TF32 convolutions")
+    parser.add_argument("--no-cudnn", action="store_true", help="glassbox's own CUDA convolutions, not cuDNN's")
     args = parser.parse_args()
     if args.device:
         return run_device(args)
@@ -179,6 +184,7 @@ def main():
     if probe.stdout.strip() == "True":
         configs.append(["--device", "cuda"])
     extra = (["--quick"] if args.quick else []) + (["--torch-float32"] if args.torch_float32 else [])
+    extra += ["--no-cudnn"] if args.no_cudnn else []
     extra += ["--models", *args.models]
     for config in configs:
         subprocess.run([sys.executable, os.path.abspath(__file__), *config, *extra], check=False)

@@ -74,6 +74,55 @@ else()
   glassbox_report("glassbox_cuda" OFF "GLASSBOX_CUDA=OFF, building the stub")
 endif()
 
+# --- cuDNN: convolutions on CUDA go through it when found (engine/cuda/cudnn_convolution.cpp);
+# without it, glassbox's own im2col + cuBLAS kernels do them (engine/cuda/cudnn_stub.cpp says why).
+# CUDNN_ROOT (a cache variable or the environment) names an install outside the CUDA toolkit, such
+# as the nvidia-cudnn pip wheel's nvidia/cudnn folder.
+set(GLASSBOX_CUDNN "AUTO" CACHE STRING "Convolutions on CUDA through cuDNN: AUTO (when found), ON or OFF")
+set_property(CACHE GLASSBOX_CUDNN PROPERTY STRINGS AUTO ON OFF)
+set(CUDNN_ROOT "$ENV{CUDNN_ROOT}" CACHE PATH "Where cuDNN is installed (include/cudnn.h, lib/libcudnn.so)")
+set(GLASSBOX_CUDNN_ENABLED OFF)
+if(NOT GLASSBOX_CUDA_ENABLED)
+  if(GLASSBOX_CUDNN STREQUAL "ON")
+    message(FATAL_ERROR "GLASSBOX_CUDNN=ON needs the CUDA library, which is off")
+  endif()
+  glassbox_report("cuDNN" OFF "glassbox_cuda is off")
+elseif(GLASSBOX_CUDNN STREQUAL "OFF")
+  glassbox_report("cuDNN" OFF "GLASSBOX_CUDNN=OFF: CUDA convolutions use glassbox's im2col kernels")
+else()
+  find_path(GLASSBOX_CUDNN_INCLUDE_DIR cudnn.h
+            HINTS ${CUDNN_ROOT} ${CUDAToolkit_INCLUDE_DIRS} PATH_SUFFIXES include)
+  # The pip wheels ship only the versioned name (libcudnn.so.9); NAMES_PER_DIR lets the hinted
+  # folder win over a system cuDNN of another version.
+  find_library(GLASSBOX_CUDNN_LIBRARY NAMES cudnn libcudnn.so.9 NAMES_PER_DIR
+               HINTS ${CUDNN_ROOT} ${CUDAToolkit_LIBRARY_DIR} PATH_SUFFIXES lib lib64)
+  set(_cudnn_version "")
+  if(GLASSBOX_CUDNN_INCLUDE_DIR AND EXISTS "${GLASSBOX_CUDNN_INCLUDE_DIR}/cudnn_version.h")
+    file(STRINGS "${GLASSBOX_CUDNN_INCLUDE_DIR}/cudnn_version.h" _cudnn_defines REGEX "define CUDNN_(MAJOR|MINOR|PATCHLEVEL) ")
+    foreach(_part MAJOR MINOR PATCHLEVEL)
+      string(REGEX REPLACE ".*define CUDNN_${_part} +([0-9]+).*" "\\1" _n "${_cudnn_defines}")
+      list(APPEND _cudnn_version ${_n})
+    endforeach()
+    string(REPLACE ";" "." _cudnn_version "${_cudnn_version}")
+  endif()
+  if(GLASSBOX_CUDNN_INCLUDE_DIR AND GLASSBOX_CUDNN_LIBRARY AND _cudnn_version VERSION_GREATER_EQUAL 8)
+    set(GLASSBOX_CUDNN_ENABLED ON)
+    add_library(glassbox_cudnn INTERFACE IMPORTED)
+    target_include_directories(glassbox_cudnn INTERFACE ${GLASSBOX_CUDNN_INCLUDE_DIR})
+    target_link_libraries(glassbox_cudnn INTERFACE ${GLASSBOX_CUDNN_LIBRARY})
+    glassbox_report("cuDNN" ON "${_cudnn_version}: ${GLASSBOX_CUDNN_LIBRARY}, headers in ${GLASSBOX_CUDNN_INCLUDE_DIR}")
+  else()
+    set(_why "cudnn.h or libcudnn not found (set CUDNN_ROOT, or install cuDNN with the CUDA toolkit)")
+    if(GLASSBOX_CUDNN_INCLUDE_DIR AND GLASSBOX_CUDNN_LIBRARY)
+      set(_why "cuDNN ${_cudnn_version} in ${GLASSBOX_CUDNN_INCLUDE_DIR} is older than 8")
+    endif()
+    if(GLASSBOX_CUDNN STREQUAL "ON")
+      message(FATAL_ERROR "GLASSBOX_CUDNN=ON but ${_why}")
+    endif()
+    glassbox_report("cuDNN" OFF "${_why}: CUDA convolutions use glassbox's im2col kernels")
+  endif()
+endif()
+
 # --- OpenBLAS: float32/float64 matrix products go through its cblas; without it glassbox uses its
 # own blocked gemm (engine/cpu/blas.cpp). pkg-config first, then FindBLAS plus a cblas.h.
 set(GLASSBOX_OPENBLAS_FOUND OFF)

@@ -5,7 +5,8 @@
 
 namespace glassbox::cpu {
 namespace {
-const kernels::ConvBackend kConv{im2col_conv_forward, im2col_conv_backward, "im2col + gemm"};
+const char* library() { return "im2col + gemm"; }
+const kernels::ConvBackend kConv{im2col_conv_forward, im2col_conv_backward, nullptr, library};
 const kernels::ConvBackends::Registration kRegistered(DeviceType::CPU, kConv);
 }  // namespace
 }  // namespace glassbox::cpu

@@ -180,7 +180,8 @@ std::tuple<Tensor, Tensor, Tensor> backward(const Conv2dShape& s, const Tensor& 
   return {grad_in, grad_w, grad_b};
 }
 
-const kernels::ConvBackend kConv{forward, backward, "oneDNN"};
+const char* library() { return "oneDNN"; }
+const kernels::ConvBackend kConv{forward, backward, nullptr, library};
 const kernels::ConvBackends::Registration kRegistered(DeviceType::CPU, kConv);
 }  // namespace
 }  // namespace glassbox::cpu

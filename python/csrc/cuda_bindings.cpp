@@ -1,9 +1,10 @@
-// glassbox._C._cuda: devices, memory statistics and matmul settings of glassbox_cuda (all of it
+// glassbox._C._cuda: devices, memory statistics, matmul and cuDNN settings of glassbox_cuda (all of it
 // answers without a GPU too: counts are 0 and waiting for a device raises). python/glassbox/cuda.py
 // and python/glassbox/backends/ build the PyTorch-like API on top.
 #include <pybind11/pybind11.h>
 
 #include "engine/cuda/cuda_device.h"
+#include "engine/cuda/cudnn_settings.h"
 #include "engine/cuda/matmul_settings.h"
 #include "engine/cuda/memory.h"
 
@@ -33,4 +34,11 @@ void bind_cuda(py::module_& cuda) {
   cuda.def("empty_cache", &empty_cache);
   cuda.def("matmul_allow_tf32", &matmul_allow_tf32);
   cuda.def("set_matmul_allow_tf32", &set_matmul_allow_tf32, py::arg("allow"));
+  cuda.def("cudnn_available", &cudnn_available);
+  cuda.def("cudnn_version", &cudnn_version);
+  cuda.def("cudnn_describe", &cudnn_describe);
+  cuda.def("cudnn_enabled", &cudnn_enabled);
+  cuda.def("set_cudnn_enabled", &set_cudnn_enabled, py::arg("enabled"));
+  cuda.def("cudnn_allow_tf32", &cudnn_allow_tf32);
+  cuda.def("set_cudnn_allow_tf32", &set_cudnn_allow_tf32, py::arg("allow"));
 }

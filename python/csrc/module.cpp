@@ -87,8 +87,8 @@ PYBIND11_MODULE(_C, m) {
   // Which library computes convolutions on a device ("oneDNN", "im2col + gemm", ...; None on Meta).
   m.def("_convolution_library", [](const glassbox::Device& device) -> std::optional<std::string> {
     const auto* backend = glassbox::kernels::ConvBackends::of(device);
-    if (!backend) return std::nullopt;
-    return std::string(backend->library);
+    if (!backend || !backend->library) return std::nullopt;
+    return std::string(backend->library());
   });
 
   py::module_ cuda = m.def_submodule("_cuda", "what glassbox_cuda was built with and sees");

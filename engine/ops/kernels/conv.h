@@ -65,14 +65,18 @@ struct Col2im {
   }
 };
 
-// A backend's convolution on contiguous operands in the compute dtype (float32 or float64).
+// A backend's convolution on contiguous operands in the compute dtype: float32 or float64, and
+// float16/bfloat16 as they are where reduced_precision() says so (otherwise in float32).
 struct ConvBackend {
   // The output (shape s.output); bias may be undefined.
   Tensor (*forward)(const Conv2dShape& s, const Tensor& in, const Tensor& weight, const Tensor& bias);
   // (grad_input, grad_weight, grad_bias).
   std::tuple<Tensor, Tensor, Tensor> (*backward)(const Conv2dShape& s, const Tensor& grad_out, const Tensor& in,
                                                  const Tensor& weight);
-  const char* library;  // what computes it: "im2col + gemm", "oneDNN", ... (shown by the tools)
+  // Whether float16 and bfloat16 operands come as they are (cuDNN takes them); nullptr: never.
+  bool (*reduced_precision)() = nullptr;
+  // What computes it now: "im2col + gemm", "oneDNN", "cuDNN", ... (gb.backends.convolution_library).
+  const char* (*library)() = nullptr;
 };
 using ConvBackends = BackendTable<ConvBackend>;
 
