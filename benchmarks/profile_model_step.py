@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""The profile of one model's training step, glassbox's and PyTorch's side by side: the operators
+that take the most device (or CPU) time, from gb.profiler and torch.profiler over the same steps
+of the same model (benchmarks/models_vs_torch.py's sizes, weights and data).
+
+    python3 benchmarks/profile_model_step.py --model gpt --device cuda [--steps 5] [--rows 15]
+"""
+
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+
+import models_vs_torch as bench  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="gpt", choices=sorted(bench.SIZES))
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--rows", type=int, default=15)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+
+    import numpy as np
+    import torch
+
+    import glassbox as gb
+
+    size = bench.SIZES[args.model]["quick" if args.quick else args.device]
+    batches = [bench.make_batch(args.model, size, i, np) for i in range(4)]
+    torch.manual_seed(0)
+    theirs = bench.make_model(torch, args.model, size)
+    ours = bench.make_model(gb, args.model, size)
+    bench.copy_state(theirs, ours, gb)
+    sort_key = "self_cuda_time_total" if args.device == "cuda" else "self_cpu_time_total"
+    for lib, model in ((gb, ours), (torch, theirs)):
+        runner = bench.Runner(lib, model, args.device, batches)
+        for i in range(3):  # warm-up: allocator, algorithm choices
+            runner.step(i)
+        runner.sync()
+        activities = [lib.profiler.ProfilerActivity.CPU]
+        if args.device == "cuda":
+            activities.append(lib.profiler.ProfilerActivity.CUDA)
+        with lib.profiler.profile(activities=activities) as prof:
+            for i in range(args.steps):
+                runner.step(i)
+            runner.sync()
+        print(f"== {lib.__name__} {lib.__version__ if hasattr(lib, '__version__') else ''}: {args.model} on "
+              f"{args.device}, {args.steps} steps, sorted by {sort_key}", flush=True)
+        print(prof.key_averages().table(sort_by=sort_key, row_limit=args.rows), flush=True)
+
+
+if __name__ == "__main__":
+    main()
