@@ -69,9 +69,9 @@ from ._tensor_conversions import (  # noqa: E402,F401  (and Tensor.float/.long/.
 
 # Shape, diagonal, indexing, reduction and scan functions written in Python over the operators
 # (each module also sets the Tensor methods of the same names).
-from . import _shape_ops, _diagonals, _indexing_ops, _reductions_extra, _scans  # noqa: E402
+from . import _shape_ops, _diagonals, _indexing_ops, _reductions_extra, _scans, _einsum  # noqa: E402
 
-for _module in (_shape_ops, _diagonals, _indexing_ops, _reductions_extra, _scans):
+for _module in (_shape_ops, _diagonals, _indexing_ops, _reductions_extra, _scans, _einsum):
     globals().update(_module.FUNCTIONS)
 del _module
 from . import autograd  # noqa: E402

@@ -4,8 +4,7 @@ gb.trace() with no argument stays the dispatch-trace context manager."""
 
 import builtins
 
-from . import _C
-from . import _trace
+from . import _C, _trace
 from ._composite_args import as_int, check_tensor, wrap_dim
 
 _f = _C._functions

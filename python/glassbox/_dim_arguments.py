@@ -7,8 +7,7 @@ through (one Python frame), so plain calls stay cheap."""
 
 import functools
 
-from . import _C
-from . import return_types
+from . import _C, return_types
 
 _f = _C._functions
 _Tensor = _C.Tensor

@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from . import _C
-from ._composite_args import as_int, check_tensor, is_floating, wrap_dim
+from ._composite_args import check_tensor, is_floating, wrap_dim
 from ._tensor_conversions import _nonzero_indices
 
 _f = _C._functions
@@ -226,7 +226,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if src.dtype != input.dtype:
-        raise RuntimeError(f"scatter_reduce(): Expected self.dtype to be equal to src.dtype ({input.dtype} vs {src.dtype})")
+        raise RuntimeError(
+            f"scatter_reduce(): Expected self.dtype to be equal to src.dtype ({input.dtype} vs {src.dtype})"
+        )
     if not (index.dim() == input.dim() == src.dim()):
         raise RuntimeError("scatter_reduce(): Index tensor must have the same number of dimensions as self tensor")
     d = wrap_dim("scatter_reduce", dim, input.dim())

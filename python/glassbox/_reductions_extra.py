@@ -5,8 +5,7 @@ so the gradient reaches exactly that element, as PyTorch's."""
 
 import builtins
 
-from . import _C
-from . import return_types
+from . import _C, return_types
 from ._composite_args import as_int, check_tensor, is_floating, wrap_dim, wrap_dims
 from ._dim_arguments import rename_dim_aliases
 

@@ -6,8 +6,7 @@ a sequential loop; autograd comes from the combine (mul, logaddexp). cummax and 
 (value, index) pairs without gradient and then gather the values, so the gradient of a running
 extreme reaches the element it came from, as PyTorch's."""
 
-from . import _C
-from . import return_types
+from . import _C, return_types
 from ._composite_args import check_tensor, is_floating, wrap_dim
 from ._dim_arguments import rename_dim_aliases
 

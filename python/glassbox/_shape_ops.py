@@ -78,8 +78,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             repeats = repeats.to(_C.dtype.int64)
             if n and builtins.bool((repeats < 0).sum().item()):
                 raise RuntimeError("repeat_interleave: repeats can not be negative")
-            total = builtins.int(repeats.sum().item()) if output_size is None else as_int(
-                "repeat_interleave", "output_size", output_size
+            total = (
+                builtins.int(repeats.sum().item())
+                if output_size is None
+                else as_int("repeat_interleave", "output_size", output_size)
             )
             return input.index_select(dim, _interleave_index(repeats, total).to(repeats.device))
     repeats = as_int("repeat_interleave", "repeats", repeats)
@@ -237,8 +239,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     if isinstance(spec, _Tensor):
         if spec.dtype != _C.dtype.int64 or spec.dim() > 1:
             raise RuntimeError(
-                "tensor_split: indices_or_sections must be a 0-d or 1-d int64 tensor, got "
-                f"{spec.dim()}-d {spec.dtype}"
+                f"tensor_split: indices_or_sections must be a 0-d or 1-d int64 tensor, got {spec.dim()}-d {spec.dtype}"
             )
         spec = spec.tolist()
     if isinstance(spec, (list, tuple)):
