@@ -26,7 +26,7 @@ def _parse(equation, operands):
     terms = lhs.split(",")
     if len(terms) != len(operands):
         raise RuntimeError(
-            f"einsum(): more operands were provided than specified in the equation"
+            "einsum(): more operands were provided than specified in the equation"
             if len(operands) > len(terms)
             else "einsum(): fewer operands were provided than specified in the equation"
         )
@@ -71,7 +71,9 @@ def _parse(equation, operands):
         present = {label for ls in labels for label in ls}
         for label in letters:
             if label not in present:
-                raise RuntimeError(f"einsum(): output subscript {label} does not appear in the equation for any input operand")
+                raise RuntimeError(
+                    f"einsum(): output subscript {label} does not appear in the equation for any input operand"
+                )
     return labels, output
 
 
@@ -147,7 +149,7 @@ def _contract(a, la, b, lb, needed):
         b = b.reshape(list(b.shape[:nb]) + [1] * na + list(b.shape[nb:]))
         product = a * b
         result = product.sum(list(range(nb + na + nn, nb + na + nn + ns))) if ns else product
-        result = result.reshape(shape)
+        result = result.reshape(shape).to(product.dtype)  # a contraction keeps the dtype, as a matmul
     return result, batch + only_a + only_b
 
 

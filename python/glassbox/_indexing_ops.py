@@ -180,8 +180,8 @@ def masked_scatter(input, mask, source):
                 f"masked_scatter: expected source to have at least {count} elements (the number of true "
                 f"elements of mask), got {flat_source.numel()}"
             )
-        if count == 0:
-            return input.clone()
+    if flat_source.numel() == 0:  # nothing to pick (mask all false): any element serves where() below
+        flat_source = _f.zeros([1], dtype=input.dtype, device=input.device)
     picked = flat_source.index_select(0, order.clamp(min=0)).reshape(list(input.shape))
     return _f.where(mask, picked, input)
 

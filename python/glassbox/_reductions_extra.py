@@ -5,6 +5,8 @@ so the gradient reaches exactly that element, as PyTorch's."""
 
 import builtins
 
+import numpy as np
+
 from . import _C, return_types
 from ._composite_args import as_int, check_tensor, is_floating, wrap_dim, wrap_dims
 from ._dim_arguments import rename_dim_aliases
@@ -161,13 +163,20 @@ def _median_position(values, n, d):
     return _f.where(nans > 0, n - nans, lower)
 
 
+def _lowest(dtype):
+    if dtype == _dt.bool:
+        return False
+    return builtins.int(np.iinfo(str(dtype).split(".")[-1]).min)
+
+
 def median(input, dim=None, keepdim=False):
     """median(x): the lower of the two middle values of all elements (NaN if any is NaN).
     median(x, dim): (values, indices) along dim."""
     check_tensor("median", "input", input)
     if dim is None:
-        if input.numel() == 0:
-            return _f.full([], float("nan"), dtype=input.dtype, device=input.device)
+        if input.numel() == 0:  # NaN, or for integers what NaN converts to in PyTorch (the lowest value)
+            empty = float("nan") if is_floating(input) else _lowest(input.dtype)
+            return _f.full([], empty, dtype=input.dtype, device=input.device)
         return _picked("median", return_types.median, input.reshape([-1]), 0, False, _median_position).values
     return _picked("median", return_types.median, input, dim, keepdim, _median_position)
 
@@ -178,7 +187,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     k = as_int("kthvalue", "k", k)
     n = input.shape[wrap_dim("kthvalue", dim, input.dim())] if input.dim() else 1
     if not 1 <= k <= n:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {dim} (k = {k}, size {n})")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim} (k = {k}, size {n})")
     return _picked(
         "kthvalue", return_types.kthvalue, input, dim, keepdim, lambda v, n, d: _constant_position(v, d, k - 1)
     )
@@ -237,7 +246,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if p == float("-inf"):
         return a.amin(dims, keepdim=keepdim)
     if p == 0:
-        return (input != 0).sum(dims, keepdim=keepdim).to(input.dtype)
+        # the count, plus an exact zero that keeps the result on the graph (PyTorch's gradient is zero)
+        zero = _f.where(a.isnan(), 0, a).clamp(max=0).sum(dims, keepdim=keepdim)
+        return (input != 0).sum(dims, keepdim=keepdim).to(input.dtype) + zero
     if p == 1:
         return a.sum(dims, keepdim=keepdim)
     if p == 2:

@@ -223,8 +223,8 @@ def meshgrid(*tensors, indexing=None):
         shape = [1] * len(tensors)
         shape[i] = lengths[i]
         grids.append(t.reshape(shape).expand(lengths))
-    if swap:
-        grids = [g.transpose(0, 1) for g in (grids[1], grids[0], *grids[2:])]
+    if swap:  # back to the caller's order; the grids keep the swapped (Cartesian) layout
+        grids = [grids[1], grids[0], *grids[2:]]
     return tuple(grids)
 
 
