@@ -86,7 +86,9 @@ def _along(index, dim, ndim):
 
 def _slice_mask(fn, input, dim, index):
     """A bool tensor broadcastable to input, true at the slices index names along dim."""
-    _check_int64_index(fn, index)
+    check_tensor(fn, "index", index)
+    if index.dtype != _dt.int64:  # an IndexError here, as PyTorch's index_fill
+        raise IndexError(f"{fn}(): Expected dtype int64 for index, got {index.dtype}")
     if index.dim() > 1:
         raise RuntimeError(f"{fn}(): Index is supposed to be a vector, got {index.dim()} dims")
     d = wrap_dim(fn, dim, input.dim())
@@ -223,6 +225,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     for name, value in (("input", input), ("src", src)):
         check_tensor("scatter_reduce", name, value)
     _check_int64_index("scatter_reduce", index)
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch takes these spellings too
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if src.dtype != input.dtype:

@@ -28,6 +28,8 @@ def _scan(x, d, combine):
 
 def _dim_of(fn, input, dim, kwargs):
     if kwargs:
+        if dim is not None and "axis" in kwargs:
+            raise TypeError(f"{fn}(): got both 'dim' and its alias 'axis'")
         rename_dim_aliases(fn, kwargs)
         dim = kwargs.pop("dim", dim)
         if kwargs:

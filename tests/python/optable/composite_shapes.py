@@ -285,7 +285,9 @@ def take_along_dim_samples(rng, dtype):
         Sample([x, Index(_ints(rng, 4, (3, 2), negative=False)), 1], name="dim 1"),
         Sample([x, Index(_ints(rng, 3, (5, 1), negative=False)), 0], name="broadcast"),
         Sample([x, Index(_ints(rng, 12, (4,), negative=False))], name="flattened"),
-        Sample([non_contiguous(x), Index(_ints(rng, 3, (2, 4), negative=False), strided=True), 0], name="non-contiguous"),
+        Sample(
+            [non_contiguous(x), Index(_ints(rng, 3, (2, 4), negative=False), strided=True), 0], name="non-contiguous"
+        ),
         Sample([x, Index(np.zeros((3, 0), np.int64)), 1], name="empty"),
     ]
 
@@ -328,7 +330,10 @@ def index_copy_samples(rng, dtype):
     return [
         Sample([x, 1, Index(np.array([3, 0])), _one(rng, dtype, (3, 2))], name="dim 1"),
         Sample([x, 0, Index(np.array([2, 0, 1])), _one(rng, dtype, (3, 4))], name="every row"),
-        Sample([non_contiguous(x), 0, Index(np.array([1])), non_contiguous(_one(rng, dtype, (1, 4)))], name="non-contiguous"),
+        Sample(
+            [non_contiguous(x), 0, Index(np.array([1])), non_contiguous(_one(rng, dtype, (1, 4)))],
+            name="non-contiguous",
+        ),
         Sample([x, 0, Index(np.zeros((0,), np.int64)), _one(rng, dtype, (0, 4))], name="empty"),
     ]
 
@@ -360,9 +365,26 @@ def scatter_reduce_samples(rng, dtype):
     out = []
     for include_self in (True, False):
         out += [
-            Sample([x, 0, Index(_ints(rng, 4, (5, 3), negative=False)), _one(rng, dtype, (5, 3))], {"include_self": include_self}, name=f"dim 0 {include_self}"),
-            Sample([x, 1, Index(_ints(rng, 3, (2, 2), negative=False)), _one(rng, dtype, (3, 4))], {"include_self": include_self}, name=f"smaller index {include_self}"),
-            Sample([non_contiguous(x), -1, Index(_ints(rng, 3, (4, 3), negative=False), strided=True), non_contiguous(_one(rng, dtype, (4, 3)))], {"include_self": include_self}, name=f"non-contiguous {include_self}"),
+            Sample(
+                [x, 0, Index(_ints(rng, 4, (5, 3), negative=False)), _one(rng, dtype, (5, 3))],
+                {"include_self": include_self},
+                name=f"dim 0 {include_self}",
+            ),
+            Sample(
+                [x, 1, Index(_ints(rng, 3, (2, 2), negative=False)), _one(rng, dtype, (3, 4))],
+                {"include_self": include_self},
+                name=f"smaller index {include_self}",
+            ),
+            Sample(
+                [
+                    non_contiguous(x),
+                    -1,
+                    Index(_ints(rng, 3, (4, 3), negative=False), strided=True),
+                    non_contiguous(_one(rng, dtype, (4, 3))),
+                ],
+                {"include_self": include_self},
+                name=f"non-contiguous {include_self}",
+            ),
         ]
     out += [
         Sample([_one(rng, dtype, ()), 0, Index(np.array(0)), _one(rng, dtype, ())], name="0-d"),
@@ -456,7 +478,9 @@ EINSUM_CASES = [
 
 def einsum_samples(rng, dtype):
     out = [Sample([eq, *[_one(rng, dtype, s) for s in shapes]], name=eq) for eq, shapes in EINSUM_CASES]
-    out.append(Sample(["ij,jk->ik", non_contiguous(_one(rng, dtype, (3, 4))), _one(rng, dtype, (4, 2))], name="non-contiguous"))
+    out.append(
+        Sample(["ij,jk->ik", non_contiguous(_one(rng, dtype, (3, 4))), _one(rng, dtype, (4, 2))], name="non-contiguous")
+    )
     return out
 
 
@@ -466,33 +490,191 @@ def einsum_ref(eq, *arrays):
 
 
 OPS = [
-    OpInfo("repeat", lambda x, s: x.repeat(*s), lambda a, s: np.tile(a, s), repeat_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("tile", lambda x, s: gb.tile(x, s), lambda a, s: np.tile(a, s), tile_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("repeat_interleave", lambda x, r, **k: gb.repeat_interleave(x, r, **k), interleave_ref, interleave_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("repeat_interleave(tensor)", lambda x, r, **k: x.repeat_interleave(r.tensor(), **k), interleave_ref, interleave_tensor_samples, FLOAT + INT, differentiable=True),
-    OpInfo("unflatten", lambda x, d, s: x.unflatten(d, s), unflatten_ref, unflatten_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("movedim", lambda x, s, d: gb.movedim(x, s, d), moveaxis_ref, movedim_samples, ALL_DTYPES, differentiable=True),
+    OpInfo(
+        "repeat", lambda x, s: x.repeat(*s), lambda a, s: np.tile(a, s), repeat_samples, ALL_DTYPES, differentiable=True
+    ),
+    OpInfo(
+        "tile", lambda x, s: gb.tile(x, s), lambda a, s: np.tile(a, s), tile_samples, ALL_DTYPES, differentiable=True
+    ),
+    OpInfo(
+        "repeat_interleave",
+        lambda x, r, **k: gb.repeat_interleave(x, r, **k),
+        interleave_ref,
+        interleave_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "repeat_interleave(tensor)",
+        lambda x, r, **k: x.repeat_interleave(r.tensor(), **k),
+        interleave_ref,
+        interleave_tensor_samples,
+        FLOAT + INT,
+        differentiable=True,
+    ),
+    OpInfo(
+        "unflatten",
+        lambda x, d, s: x.unflatten(d, s),
+        unflatten_ref,
+        unflatten_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "movedim", lambda x, s, d: gb.movedim(x, s, d), moveaxis_ref, movedim_samples, ALL_DTYPES, differentiable=True
+    ),
     OpInfo("moveaxis", lambda x, s, d: x.moveaxis(s, d), moveaxis_ref, movedim_samples, FLOAT),
-    OpInfo("swapaxes", lambda x, a, b: gb.swapaxes(x, a, b), np.swapaxes, swap_samples, ALL_DTYPES, differentiable=True),
+    OpInfo(
+        "swapaxes", lambda x, a, b: gb.swapaxes(x, a, b), np.swapaxes, swap_samples, ALL_DTYPES, differentiable=True
+    ),
     OpInfo("swapdims", lambda x, a, b: x.swapdims(a, b), np.swapaxes, swap_samples, FLOAT),
-    OpInfo("broadcast_to", lambda x, s: gb.broadcast_to(x, s), np.broadcast_to, broadcast_to_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("broadcast_tensors", lambda *t: gb.broadcast_tensors(*t), lambda *a: np.broadcast_arrays(*a), broadcast_tensors_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("rot90", lambda x, k, d: gb.rot90(x, k, d), lambda a, k, d: np.rot90(a, k, d), rot90_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("meshgrid", lambda *t, **k: gb.meshgrid(*t, **k), meshgrid_ref, meshgrid_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("tensor_split", lambda x, s, **k: x.tensor_split(s, **k), tensor_split_ref, tensor_split_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("split(sizes)", lambda x, s, **k: gb.split(x, s, **k), split_sizes_ref, split_sizes_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("diagonal", lambda x, *a: gb.diagonal(x, *a), diagonal_ref, diagonal_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("diag", lambda x, *a: gb.diag(x, *a), lambda a, k=0: np.diag(a, k), diag_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("diag_embed", lambda x, *a: gb.diag_embed(x, *a), diag_embed_ref, diag_embed_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("trace", lambda x: gb.trace(x), trace_ref, trace_samples, NUMERIC, differentiable=True, ref_dtype=lambda d: "int64" if d in INT else d),
-    OpInfo("nonzero", lambda x: gb.nonzero(x), lambda a: np.argwhere(a).astype(np.int64), nonzero_samples, ALL_DTYPES, ref_dtype=lambda d: "int64"),
-    OpInfo("nonzero(as_tuple)", lambda x: x.nonzero(as_tuple=True), nonzero_tuple_ref, nonzero_samples, ALL_DTYPES, ref_dtype=lambda d: "int64"),
-    OpInfo("take", lambda x, i: gb.take(x, i.tensor()), lambda a, i: np.take(a, i.array), take_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("take_along_dim", lambda x, i, *d: gb.take_along_dim(x, i.tensor(), *d), take_along_dim_ref, take_along_dim_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("index_fill", lambda x, d, i, v: x.index_fill(d, i.tensor(), v), index_fill_ref, index_fill_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("index_copy", lambda x, d, i, s: gb.index_copy(x, d, i.tensor(), s), index_copy_ref, index_copy_samples, ALL_DTYPES, differentiable=True),
-    OpInfo("masked_scatter", lambda x, m, s: x.masked_scatter(m.tensor(), s), masked_scatter_ref, masked_scatter_samples, ALL_DTYPES, differentiable=True),
+    OpInfo(
+        "broadcast_to",
+        lambda x, s: gb.broadcast_to(x, s),
+        np.broadcast_to,
+        broadcast_to_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "broadcast_tensors",
+        lambda *t: gb.broadcast_tensors(*t),
+        lambda *a: np.broadcast_arrays(*a),
+        broadcast_tensors_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "rot90",
+        lambda x, k, d: gb.rot90(x, k, d),
+        lambda a, k, d: np.rot90(a, k, d),
+        rot90_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "meshgrid",
+        lambda *t, **k: gb.meshgrid(*t, **k),
+        meshgrid_ref,
+        meshgrid_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "tensor_split",
+        lambda x, s, **k: x.tensor_split(s, **k),
+        tensor_split_ref,
+        tensor_split_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "split(sizes)",
+        lambda x, s, **k: gb.split(x, s, **k),
+        split_sizes_ref,
+        split_sizes_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "diagonal", lambda x, *a: gb.diagonal(x, *a), diagonal_ref, diagonal_samples, ALL_DTYPES, differentiable=True
+    ),
+    OpInfo(
+        "diag",
+        lambda x, *a: gb.diag(x, *a),
+        lambda a, k=0: np.diag(a, k),
+        diag_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "diag_embed",
+        lambda x, *a: gb.diag_embed(x, *a),
+        diag_embed_ref,
+        diag_embed_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "trace",
+        lambda x: gb.trace(x),
+        trace_ref,
+        trace_samples,
+        NUMERIC,
+        differentiable=True,
+        ref_dtype=lambda d: "int64" if d in INT else d,
+    ),
+    OpInfo(
+        "nonzero",
+        lambda x: gb.nonzero(x),
+        lambda a: np.argwhere(a).astype(np.int64),
+        nonzero_samples,
+        ALL_DTYPES,
+        ref_dtype=lambda d: "int64",
+    ),
+    OpInfo(
+        "nonzero(as_tuple)",
+        lambda x: x.nonzero(as_tuple=True),
+        nonzero_tuple_ref,
+        nonzero_samples,
+        ALL_DTYPES,
+        ref_dtype=lambda d: "int64",
+    ),
+    OpInfo(
+        "take",
+        lambda x, i: gb.take(x, i.tensor()),
+        lambda a, i: np.take(a, i.array),
+        take_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "take_along_dim",
+        lambda x, i, *d: gb.take_along_dim(x, i.tensor(), *d),
+        take_along_dim_ref,
+        take_along_dim_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "index_fill",
+        lambda x, d, i, v: x.index_fill(d, i.tensor(), v),
+        index_fill_ref,
+        index_fill_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "index_copy",
+        lambda x, d, i, s: gb.index_copy(x, d, i.tensor(), s),
+        index_copy_ref,
+        index_copy_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
+    OpInfo(
+        "masked_scatter",
+        lambda x, m, s: x.masked_scatter(m.tensor(), s),
+        masked_scatter_ref,
+        masked_scatter_samples,
+        ALL_DTYPES,
+        differentiable=True,
+    ),
     *[scatter_reduce_entry(r) for r in ("sum", "prod", "mean", "amax", "amin")],
-    OpInfo("scatter(reduce=)", lambda x, d, i, s, reduce: x.scatter(d, i.tensor(), s, reduce=reduce), scatter_with_reduce_ref, scatter_add_reduce_samples, FLOAT + ("int64",), differentiable=True),
-    OpInfo("einsum", lambda eq, *t: gb.einsum(eq, *t), einsum_ref, einsum_samples, FLOAT + HALF + ("int64",), differentiable=True),
+    OpInfo(
+        "scatter(reduce=)",
+        lambda x, d, i, s, reduce: x.scatter(d, i.tensor(), s, reduce=reduce),
+        scatter_with_reduce_ref,
+        scatter_add_reduce_samples,
+        FLOAT + ("int64",),
+        differentiable=True,
+    ),
+    OpInfo(
+        "einsum",
+        lambda eq, *t: gb.einsum(eq, *t),
+        einsum_ref,
+        einsum_samples,
+        FLOAT + HALF + ("int64",),
+        differentiable=True,
+    ),
 ]
