@@ -78,6 +78,7 @@ from . import autograd  # noqa: E402
 from . import _tensor_protocols  # noqa: E402,F401  (bool(t), x in t)
 from ._serialization import save, load  # noqa: E402,F401  (and pickling, copy.deepcopy)
 from . import _device_methods  # noqa: E402,F401  (Tensor.cuda, .cpu, .is_cuda)
+from ._device import device  # noqa: E402,F401  (and Tensor.device returns one)
 from . import backends, cuda  # noqa: E402,F401
 from . import nn, optim  # noqa: E402,F401
 from . import graphs, paths  # noqa: E402,F401

@@ -267,3 +267,29 @@ def test_same_gradients_as_pytorch(what, call):
     (call(gb, ours) * gb.tensor(weights)).sum().backward()
     (call(torch, theirs) * torch.tensor(weights)).sum().backward()
     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-6, atol=1e-9)
+
+
+def test_tensor_device_is_a_device_object_equal_to_its_string():
+    import copy
+    import pickle
+
+    d = gb.ones(2).device
+    assert isinstance(d, gb.device) and d == "cpu" and str(d) == "cpu"
+    assert (d.type, d.index) == ("cpu", None) and repr(d) == "device(type='cpu')"
+    cuda = gb.device("cuda", 1)
+    assert cuda == "cuda:1" and (cuda.type, cuda.index) == ("cuda", 1) and repr(cuda) == "device(type='cuda', index=1)"
+    assert gb.device("cuda:0") != "cuda" and gb.device(gb.device("meta")) == "meta"
+    assert pickle.loads(pickle.dumps(d)) == d and type(copy.deepcopy(cuda)) is gb.device
+    assert gb.ones(2, device=gb.device("meta")).device == "meta"
+    with pytest.raises(RuntimeError, match="device type"):
+        gb.device("tpu")
+    with pytest.raises(TypeError):
+        gb.device(1.5)
+
+
+def test_device_matches_pytorchs_fields():
+    torch = pytest.importorskip("torch")
+    for spec in (("cpu",), ("cuda:1",), ("cuda", 2), ("meta",)):
+        ours, theirs = gb.device(*spec), torch.device(*spec)
+        assert (ours.type, ours.index) == (theirs.type, theirs.index) and str(ours) == str(theirs)
+        assert repr(ours) == repr(theirs)
