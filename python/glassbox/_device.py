@@ -26,7 +26,9 @@ class device(str):  # noqa: N801  (PyTorch's name)
             raise RuntimeError(f"Expected one of {', '.join(_TYPES)} device type at start of device string: {type}")
         if number:
             if index is not None:
-                raise RuntimeError(f"device(): type (string) must not include an index because index was passed explicitly: {type}")
+                raise RuntimeError(
+                    f"device(): type (string) must not include an index because index was passed explicitly: {type}"
+                )
             if not number.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type}'")
             index = int(number)

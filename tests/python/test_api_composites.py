@@ -293,3 +293,13 @@ def test_device_matches_pytorchs_fields():
         ours, theirs = gb.device(*spec), torch.device(*spec)
         assert (ours.type, ours.index) == (theirs.type, theirs.index) and str(ours) == str(theirs)
         assert repr(ours) == repr(theirs)
+
+
+def test_a_device_in_a_saved_dict_loads_with_weights_only():
+    import io
+
+    buffer = io.BytesIO()
+    gb.save({"device": gb.ones(1).device, "w": gb.ones(2)}, buffer)
+    buffer.seek(0)
+    loaded = gb.load(buffer)
+    assert loaded["device"] == "cpu" and isinstance(loaded["device"], gb.device)
