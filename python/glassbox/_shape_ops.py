@@ -124,12 +124,13 @@ def movedim(input, source, destination):
             f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain the same "
             f"number of dims as destination ({list(dst)} dims)"
         )
-    order = [None] * builtins.max(n, 1)
+    if n == 0:  # a 0-d tensor: dims 0 and -1 name the same nothing
+        return input.permute([])
+    order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
     rest = iter(d for d in range(n) if d not in src)
-    order = [next(rest) if o is None else o for o in order]
-    return input.permute(order) if n else input
+    return input.permute([next(rest) if o is None else o for o in order])
 
 
 moveaxis = movedim
@@ -265,6 +266,7 @@ def tensor_split(input, indices_or_sections, dim=0):
 def _split_accepting_sizes(split_fn):
     def split(tensor, split_size_or_sections, dim=0):
         if isinstance(split_size_or_sections, (list, tuple)):
+            check_tensor("split", "tensor", tensor)
             sizes = [as_int("split", "split_size", s) for s in split_size_or_sections]
             return tensor.split_with_sizes(sizes, dim)
         return split_fn(tensor, split_size_or_sections, dim)

@@ -303,3 +303,18 @@ def test_a_device_in_a_saved_dict_loads_with_weights_only():
     buffer.seek(0)
     loaded = gb.load(buffer)
     assert loaded["device"] == "cpu" and isinstance(loaded["device"], gb.device)
+
+
+@pytest.mark.parametrize(
+    "first,second,promoted",
+    [
+        ("int32", "int64", "int64"),
+        ("bool", "float16", "float16"),
+        ("uint8", "int8", "int16"),
+        ("int64", "float32", "float32"),
+    ],
+)
+def test_cat_of_mixed_dtypes_promotes(first, second, promoted):
+    a, b = gb.ones(2, dtype=getattr(gb, first)), gb.zeros(1, dtype=getattr(gb, second))
+    out = gb.cat([a, b])
+    assert out.dtype == getattr(gb, promoted) and out.tolist() == [1, 1, 0]
