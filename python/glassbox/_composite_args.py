@@ -24,6 +24,19 @@ def as_int(fn, name, value):
         raise TypeError(f"{fn}(): argument '{name}' must be int, not {type(value).__name__}") from None
 
 
+def as_bool(fn, name, value):
+    """A bool argument (NumPy bools too); ints and others are a TypeError, as PyTorch's bindings say."""
+    if isinstance(value, builtins.bool) or type(value).__name__ == "bool_":
+        return builtins.bool(value)
+    raise TypeError(f"{fn}(): argument '{name}' must be bool, not {type(value).__name__}")
+
+
+def as_str(fn, name, value):
+    if not isinstance(value, str):
+        raise TypeError(f"{fn}(): argument '{name}' must be str, not {type(value).__name__}")
+    return value
+
+
 def wrap_dim(fn, dim, ndim, name="dim"):
     """dim in [-ndim, ndim) (a 0-d tensor has dims 0 and -1) as a non-negative index; IndexError otherwise."""
     dim = as_int(fn, name, dim)

@@ -15,9 +15,11 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal of the (dim1, dim2) planes, offset above (> 0) or below (< 0) the main one, as the
     last dim of a view."""
     check_tensor("diagonal", "input", input)
+    offset = as_int("diagonal", "offset", offset)
+    as_int("diagonal", "dim1", dim1)
+    as_int("diagonal", "dim2", dim2)
     if input.dim() < 2:
         raise RuntimeError(f"diagonal: expected a tensor of at least 2 dims, got {input.dim()}")
-    offset = as_int("diagonal", "offset", offset)
     d1 = wrap_dim("diagonal", dim1, input.dim(), "dim1")
     d2 = wrap_dim("diagonal", dim2, input.dim(), "dim2")
     if d1 == d2:

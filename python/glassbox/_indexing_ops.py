@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from . import _C
-from ._composite_args import check_tensor, is_floating, wrap_dim
+from ._composite_args import as_bool, as_int, as_str, check_tensor, is_floating, wrap_dim
 from ._tensor_conversions import _nonzero_indices
 
 _f = _C._functions
@@ -29,6 +29,7 @@ def _on_meta(*tensors):
 def nonzero(input, *, as_tuple=False):
     """The indices of input's nonzero elements: an (n, dims) int64 tensor, or one index tensor per dim."""
     check_tensor("nonzero", "input", input)
+    as_tuple = as_bool("nonzero", "as_tuple", as_tuple)
     indices = _nonzero_indices(input)
     if as_tuple:
         return indices
@@ -122,9 +123,10 @@ def index_fill_(self, dim, index, value):
 def _index_copy_scatter(fn, input, dim, index, source):
     check_tensor(fn, "input", input)
     check_tensor(fn, "source", source)
-    _check_int64_index(fn, index)
+    check_tensor(fn, "index", index)
     if index.dim() > 1:
-        raise RuntimeError(f"{fn}(): Index should have dimension 1 or 0 (got {index.dim()})")
+        raise IndexError(f"{fn}(): Index should have dimension 1 or 0 (got {index.dim()})")
+    _check_int64_index(fn, index)
     d = wrap_dim(fn, dim, input.dim())
     if source.dtype != input.dtype:
         raise RuntimeError(
@@ -224,6 +226,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     reductions' own formulas."""
     for name, value in (("input", input), ("src", src)):
         check_tensor("scatter_reduce", name, value)
+    as_int("scatter_reduce", "dim", dim)
+    as_str("scatter_reduce", "reduce", reduce)
+    include_self = as_bool("scatter_reduce", "include_self", include_self)
     _check_int64_index("scatter_reduce", index)
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch takes these spellings too
     if reduce not in _REDUCTIONS:
@@ -298,6 +303,7 @@ def _scatter_with_reduce(scatter_fn):
             if value is not None and src is None:
                 return scatter_fn(input, dim, index, value=value)
             return scatter_fn(input, dim, index, given)
+        as_str("scatter", "reduce", reduce)
         if reduce not in ("add", "multiply"):
             raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
         check_tensor("scatter", "input", input)

@@ -8,7 +8,7 @@ import builtins
 import numpy as np
 
 from . import _C, return_types
-from ._composite_args import as_int, check_tensor, is_floating, wrap_dim, wrap_dims
+from ._composite_args import as_bool, as_int, check_tensor, is_floating, wrap_dim, wrap_dims
 from ._dim_arguments import rename_dim_aliases
 
 _f = _C._functions
@@ -261,6 +261,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """The indices that sort input along dim (equal elements keep their order: the sort is stable)."""
     check_tensor("argsort", "input", input)
+    descending = as_bool("argsort", "descending", descending)
+    as_bool("argsort", "stable", stable)
     return input.sort(dim, descending=descending).indices
 
 
@@ -268,6 +270,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """The distinct elements, ascending (always sorted, as PyTorch's CPU kernel), with the index of
     each input element's value among them (return_inverse) and each value's count (return_counts)."""
     check_tensor("unique", "input", input)
+    for name, flag in (("sorted", sorted), ("return_inverse", return_inverse), ("return_counts", return_counts)):
+        as_bool("unique", name, flag)
     if dim is not None:
         raise NotImplementedError("unique(dim=...) is not supported by glassbox yet; unique over all elements is")
     flat = input.detach().reshape([-1])

@@ -6,7 +6,7 @@ from the operators each one calls."""
 import builtins
 
 from . import _C
-from ._composite_args import as_int, check_tensor, int_sequence, wrap_dim, wrap_dims
+from ._composite_args import as_int, as_str, check_tensor, int_sequence, wrap_dim, wrap_dims
 
 _f = _C._functions
 _Tensor = _C.Tensor
@@ -34,10 +34,20 @@ def repeat(input, *sizes):
     return result.reshape([r * s for r, s in zip(sizes, shape)])
 
 
-def tile(input, *dims):
-    check_tensor("tile", "input", input)
-    dims = int_sequence("tile", "dims", dims)
+def _tile(input, dims):
     return repeat(input, [1] * (input.dim() - len(dims)) + dims)
+
+
+def tile(input, dims):
+    """input repeated dims[i] times along dim i (dims shorter than input's rank count from the last dim)."""
+    check_tensor("tile", "input", input)
+    if not isinstance(dims, (list, tuple)):
+        raise TypeError(f"tile(): argument 'dims' must be tuple of ints, not {type(dims).__name__}")
+    return _tile(input, [as_int("tile", "dims", d) for d in dims])
+
+
+def _tile_method(self, *dims):
+    return _tile(self, int_sequence("tile", "dims", dims))
 
 
 def _interleave_index(repeats, total):
@@ -153,7 +163,7 @@ def broadcast_shapes(*shapes):
         shape = [shape] if not isinstance(shape, (list, tuple)) else list(shape)
         shape = [as_int("broadcast_shapes", "shape", s) for s in shape]
         if builtins.any(s < 0 for s in shape):
-            raise RuntimeError(f"broadcast_shapes: trying to create a tensor with negative dimension: {shape}")
+            raise ValueError(f"broadcast_shapes: attempting to broadcast a dimension with negative length: {shape}")
         if len(shape) > len(result):
             result = [1] * (len(shape) - len(result)) + result
         for i, s in enumerate(shape, start=len(result) - len(shape)):
@@ -206,11 +216,12 @@ def meshgrid(*tensors, indexing=None):
     swaps the first two dims (Cartesian). The results are expanded views, as PyTorch's."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
-    indexing = "ij" if indexing is None else indexing
-    if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"meshgrid: indexing must be one of 'xy' or 'ij', got '{indexing}'")
     for i, t in enumerate(tensors):
         check_tensor("meshgrid", f"tensors[{i}]", t)
+    indexing = "ij" if indexing is None else as_str("meshgrid", "indexing", indexing)
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"meshgrid: indexing must be one of 'xy' or 'ij', got '{indexing}'")
+    for t in tensors:
         if t.dim() > 1:
             raise RuntimeError(f"meshgrid: expected 0D or 1D tensor in the tensor list but got: {t.dim()}-D")
     if not tensors:
@@ -278,7 +289,7 @@ split = _split_accepting_sizes(_f.split)
 
 METHODS = {
     "repeat": repeat,
-    "tile": tile,
+    "tile": _tile_method,
     "repeat_interleave": repeat_interleave,
     "unflatten": unflatten,
     "movedim": movedim,
