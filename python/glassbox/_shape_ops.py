@@ -103,6 +103,14 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return input.unsqueeze(dim + 1).expand(expanded).reshape(merged)
 
 
+def _repeat_interleave_method(self, repeats, dim=None, *, output_size=None):
+    return repeat_interleave(self, repeats, dim, output_size=output_size)  # repeats required: no one-argument form
+
+
+_repeat_interleave_method.__name__ = _repeat_interleave_method.__qualname__ = "repeat_interleave"
+_tile_method.__name__ = _tile_method.__qualname__ = "tile"
+
+
 # ---- dims moved, swapped, split and joined
 def unflatten(input, dim, sizes):
     check_tensor("unflatten", "input", input)
@@ -290,7 +298,7 @@ split = _split_accepting_sizes(_f.split)
 METHODS = {
     "repeat": repeat,
     "tile": _tile_method,
-    "repeat_interleave": repeat_interleave,
+    "repeat_interleave": _repeat_interleave_method,
     "unflatten": unflatten,
     "movedim": movedim,
     "moveaxis": moveaxis,
