@@ -2,8 +2,8 @@
 
 Each is a log-step (Hillis-Steele) scan: after step k every position holds the combination of the
 2**k elements ending there, so log2(n) rounds of one element-wise combine over slices do the work of
-a sequential loop; autograd comes from the combine (mul, logaddexp). cummax and cummin scan
-(value, index) pairs without gradient and then gather the values, so the gradient of a running
+a sequential loop; autograd comes from the combine (mul, logaddexp). cummax and cummin find their
+indices by two such scans without gradient and then gather the values, so the gradient of a running
 extreme reaches the element it came from, as PyTorch's."""
 
 from . import _C, return_types
@@ -63,25 +63,26 @@ def logcumsumexp(input, dim=None, **kwargs):
 
 
 def _running_extreme(fn, result_type, largest, input, dim, kwargs):
+    """The running extreme's index at j is the last i <= j where input[i] equals the running extreme
+    (ties give the last index, as PyTorch's) or is NaN (NaN wins from its position on, the last NaN so
+    far): a scan of maximum over the values, then one over those positions. The values are gathered
+    at the indices, so the gradient reaches the element each came from."""
     d = _dim_of(fn, input, dim, kwargs)
     if input.dim() == 0:
         return result_type(input.clone(), _f.zeros([], dtype=_dt.int64, device=input.device))
     values = input.detach()
+    pick = _f.maximum if largest else _f.minimum
+    running = _scan((values,), d, lambda later, earlier: (pick(later, earlier),))[0]
+    attained = values == running
+    if is_floating(values):
+        attained = attained | values.isnan()
     shape = [1] * input.dim()
     shape[d] = input.shape[d]
-    positions = _f.arange(input.shape[d], dtype=_dt.int64, device=input.device).reshape(shape)
-    positions = positions.expand(list(input.shape))
-    floating = is_floating(input)
-
-    def combine(v_later, i_later, v_earlier, i_earlier):
-        # the later element wins ties (PyTorch gives the last index of the running extreme) and a NaN
-        # wins over numbers (the last NaN so far)
-        wins = v_later >= v_earlier if largest else v_later <= v_earlier
-        if floating:
-            wins = v_later.isnan() | (~v_earlier.isnan() & wins)
-        return _f.where(wins, v_later, v_earlier), _f.where(wins, i_later, i_earlier)
-
-    _, indices = _scan((values, positions), d, combine)
+    # positions scan as int32 where they fit: its copies and maxima are several times faster than int64's
+    index_type = _dt.int32 if input.shape[d] < 2**31 else _dt.int64
+    positions = _f.arange(input.shape[d], dtype=index_type, device=input.device).reshape(shape)
+    marked = _f.where(attained, positions, 0)
+    indices = _scan((marked,), d, lambda later, earlier: (_f.maximum(later, earlier),))[0].to(_dt.int64)
     return result_type(input.gather(d, indices), indices)
 
 
