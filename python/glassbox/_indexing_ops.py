@@ -221,9 +221,11 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """input with src's elements reduced (sum, prod, mean, amax, amin) into the positions index names
     along dim; include_self=False leaves input's own values out where something lands.
 
-    sum goes through scatter_add; the others compare each position with every index along dim (a
-    temporary of input.size(dim) x index.size(dim) per line), so that autograd comes from the
-    reductions' own formulas."""
+    sum and mean go through scatter_add; amax and amin through two stable sorts (by value, then by
+    target), which leave each target's extreme at the end of its run, scattered once; prod compares
+    each position with every index along dim (a temporary of input.size(dim) x index.size(dim) per
+    line). Autograd comes from the operators; amax/amin give a tie's gradient to one of the tied
+    elements (PyTorch splits it evenly)."""
     for name, value in (("input", input), ("src", src)):
         check_tensor("scatter_reduce", name, value)
     as_int("scatter_reduce", "dim", dim)
@@ -257,6 +259,10 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if reduce == "sum":
         base = input if include_self else input.scatter(d, index, 0)
         return base.scatter_add(d, index, src)
+    if reduce == "mean":
+        return _scatter_mean(input, d, index, src, include_self)
+    if reduce in ("amax", "amin"):
+        return _scatter_extreme(input, d, index, src, include_self, reduce == "amax")
     for k in range(src.dim()):
         src = src.narrow(k, 0, index.shape[k])
     padded = list(input.shape)
@@ -286,6 +292,59 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         masked = _f.where(member, values, filler)
         reduced = masked.amax(-1) if largest else masked.amin(-1)
     return _f.where(count > 0, reduced, x).movedim(-1, d)
+
+
+def _scatter_mean(input, d, index, src, include_self):
+    zeros = _f.zeros(list(input.shape), dtype=input.dtype, device=input.device)
+    sums = zeros.scatter_add(d, index, src)
+    ones = _f.ones(list(index.shape), dtype=_dt.int64, device=input.device)
+    counts = _f.zeros(list(input.shape), dtype=_dt.int64, device=input.device).scatter_add(d, index, ones)
+    if include_self:
+        sums, counts = sums + input, counts + 1
+    divisor = counts.clamp(min=1)
+    if is_floating(input):
+        mean = sums / divisor.to(input.dtype)
+    else:  # integers divide rounding down, as PyTorch's
+        mean = sums.floor_divide(divisor).to(input.dtype)
+    return _f.where(counts > 0, mean, input)
+
+
+def _scatter_extreme(input, d, index, src, include_self, largest):
+    """amax/amin: per line, src sorted by value (stable), then by target (stable): each target's run
+    ends with its extreme, and only those ends are scattered (to a spare column n otherwise)."""
+    n = input.shape[d]
+    for k in range(src.dim()):
+        src = src.narrow(k, 0, index.shape[k])
+    padded = list(input.shape)
+    padded[d] = index.shape[d]
+    index, src = _pad_to(index, padded, n), _pad_to(src, padded, 0)  # target n: the spare column
+    x, i, s = input.movedim(d, -1), index.movedim(d, -1), src.movedim(d, -1)
+    lines, m = list(x.shape[:-1]), i.shape[-1]
+    rows = 1
+    for size in lines:
+        rows *= size
+    x, i, s = x.reshape([rows, n]), i.reshape([rows, m]), s.reshape([rows, m])
+    by_value = s.detach().sort(1, descending=not largest).indices
+    targets, by_target = i.gather(1, by_value).sort(1)
+    order = by_value.gather(1, by_target)
+    if m > 1:
+        ends = _f.cat(
+            [
+                targets.narrow(1, 1, m - 1) != targets.narrow(1, 0, m - 1),
+                _f.ones([rows, 1], dtype=_dt.bool, device=x.device),
+            ],
+            1,
+        )
+    else:
+        ends = _f.ones([rows, m], dtype=_dt.bool, device=x.device)
+    destination = _f.where(ends, targets, n)
+    spare = _f.zeros([rows, n + 1], dtype=x.dtype, device=x.device)
+    reduced = spare.scatter(1, destination, s.gather(1, order)).narrow(1, 0, n)
+    hit = _f.zeros([rows, n + 1], dtype=_dt.bool, device=x.device).scatter(1, destination, True).narrow(1, 0, n)
+    if include_self:
+        reduced = _f.maximum(reduced, x) if largest else _f.minimum(reduced, x)
+    result = _f.where(hit, reduced, x)
+    return result.reshape(lines + [n]).movedim(-1, d)
 
 
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
