@@ -39,6 +39,10 @@ for _name in dir(_C._functions):
     if not _name.startswith("_") and _name not in globals():
         globals()[_name] = getattr(_C._functions, _name)
 del _name
+from . import return_types  # noqa: E402,F401
+from ._dim_arguments import functions as _dim_functions  # noqa: E402  (axis=, named results)
+
+globals().update(_dim_functions)
 from ._factories import (  # noqa: E402,F401
     empty,
     zeros,
@@ -62,10 +66,19 @@ from ._tensor_conversions import (  # noqa: E402,F401  (and Tensor.float/.long/.
     equal,
     where,
 )
+
+# Shape, diagonal, indexing, reduction and scan functions written in Python over the operators
+# (each module also sets the Tensor methods of the same names).
+from . import _shape_ops, _diagonals, _indexing_ops, _reductions_extra, _scans, _einsum  # noqa: E402
+
+for _module in (_shape_ops, _diagonals, _indexing_ops, _reductions_extra, _scans, _einsum):
+    globals().update(_module.FUNCTIONS)
+del _module
 from . import autograd  # noqa: E402
 from . import _tensor_protocols  # noqa: E402,F401  (bool(t), x in t)
 from ._serialization import save, load  # noqa: E402,F401  (and pickling, copy.deepcopy)
 from . import _device_methods  # noqa: E402,F401  (Tensor.cuda, .cpu, .is_cuda)
+from ._device import device  # noqa: E402,F401  (and Tensor.device returns one)
 from . import backends, cuda  # noqa: E402,F401
 from . import nn, optim  # noqa: E402,F401
 from . import graphs, paths  # noqa: E402,F401

@@ -67,7 +67,7 @@ def _payload(t):
 def _reduce_ex(self, protocol):
     name, sizes, strides, offset, data = _payload(self)
     state = dict(self.__dict__) if hasattr(self, "__dict__") and self.__dict__ else None
-    args = (type(self), name, sizes, strides, offset, data, self.requires_grad, self.device, state)
+    args = (type(self), name, sizes, strides, offset, data, self.requires_grad, str(self.device), state)
     return (_rebuild_tensor, args)
 
 
@@ -127,6 +127,7 @@ _SAFE_GLOBALS = {
     ("glassbox._serialization", "_rebuild_tensor"),
     ("glassbox._C", "Tensor"),
     ("glassbox.nn.module", "Parameter"),
+    ("glassbox._device", "device"),  # a device object in a saved dict (its constructor only validates)
     ("collections", "OrderedDict"),
     ("builtins", "set"),
     ("builtins", "frozenset"),

@@ -31,6 +31,10 @@ DATA_DEPENDENT = {
     "index_put(accumulate)": {"mask"},
     "index_put_": {"mask"},
     "one_hot": {"inferred classes"},
+    "repeat_interleave(tensor)": None,
+    "nonzero": None,
+    "nonzero(as_tuple)": None,
+    "unique": None,
 }
 
 

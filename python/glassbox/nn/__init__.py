@@ -15,6 +15,7 @@ from .layers import (  # noqa: F401
     ModuleList,
     Sequential,
     Conv2d,
+    Conv3d,
     MaxPool2d,
     Flatten,
     Softmax,

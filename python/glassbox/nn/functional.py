@@ -30,6 +30,7 @@ from .functional_composite import (  # noqa: F401
     pairwise_distance,
     smooth_l1_loss,
 )
+from .functional_conv3d import conv3d  # noqa: F401
 from .functional_norms import batch_norm, group_norm, rms_norm, scaled_dot_product_attention  # noqa: F401
 from .functional_spatial import (  # noqa: F401
     adaptive_avg_pool1d,

@@ -82,7 +82,7 @@ def _vector_norm(x, p, dim, keepdim):
     return (x.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
 
 
-@tensor_arguments("input")
+@tensor_arguments("input", "out")
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     result = input / _vector_norm(input, p, dim, True).clamp(min=eps)
     return result if out is None else out.copy_(result)

@@ -5,7 +5,8 @@ Each family lives in its own module (arithmetic.py, ...); ALL collects them in a
 """
 
 from .common import TOL, OpInfo, Sample  # noqa: F401
-from . import arithmetic, bitwise, elementwise_math, factories_shape, indexing, linalg_nn, pointwise, reductions
+from . import arithmetic, bitwise, composite_reductions, composite_shapes, elementwise_math, factories_shape, indexing
+from . import linalg_nn, pointwise, reductions
 
 ALL: list = [
     *arithmetic.OPS,
@@ -16,6 +17,8 @@ ALL: list = [
     *linalg_nn.OPS,
     *factories_shape.OPS,
     *indexing.OPS,
+    *composite_shapes.OPS,
+    *composite_reductions.OPS,
 ]
 
 __all__ = ["ALL", "TOL", "OpInfo", "Sample"]
