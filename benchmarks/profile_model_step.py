@@ -50,8 +50,11 @@ def main():
             for i in range(args.steps):
                 runner.step(i)
             runner.sync()
-        print(f"== {lib.__name__} {lib.__version__ if hasattr(lib, '__version__') else ''}: {args.model} on "
-              f"{args.device}, {args.steps} steps, sorted by {sort_key}", flush=True)
+        print(
+            f"== {lib.__name__} {lib.__version__ if hasattr(lib, '__version__') else ''}: {args.model} on "
+            f"{args.device}, {args.steps} steps, sorted by {sort_key}",
+            flush=True,
+        )
         print(prof.key_averages().table(sort_by=sort_key, row_limit=args.rows), flush=True)
 
 

@@ -273,7 +273,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     for name, flag in (("sorted", sorted), ("return_inverse", return_inverse), ("return_counts", return_counts)):
         as_bool("unique", name, flag)
     if dim is not None:
-        raise NotImplementedError("unique(dim=...) is not supported by glassbox yet; unique over all elements is")
+        return _unique_slices(
+            input, wrap_dim("unique", as_int("unique", "dim", dim), input.dim()), return_inverse, return_counts
+        )
     flat = input.detach().reshape([-1])
     values, order = flat.sort(0)
     n = flat.shape[0]
@@ -289,6 +291,36 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         if return_counts:
             counts = _f.zeros([result[0].shape[0]], dtype=_dt.int64, device=flat.device)
             result.append(counts.scatter_add(0, run, _f.ones([n], dtype=_dt.int64, device=flat.device)))
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+def _unique_slices(input, dim, return_inverse, return_counts):
+    """unique(dim=d): the distinct slices along d, in lexicographic order of their elements (a
+    stable sort per element, last one first), with each slice's index among them and the counts."""
+    moved = input.detach().movedim(dim, 0)
+    n, rest = moved.shape[0], list(moved.shape[1:])
+    if 0 in rest:
+        raise RuntimeError(f"unique: dim {dim} has size {n}, and another dim has size 0: no slice has an element")
+    rows = moved.reshape([n, int(np.prod(rest))])
+    device = input.device
+    order = _f.arange(n, dtype=_dt.int64, device=device)
+    for column in reversed(range(rows.shape[1])):
+        _, permutation = rows.index_select(0, order).select(1, column).sort(0)  # glassbox's sort is stable
+        order = order.index_select(0, permutation)
+    ordered = rows.index_select(0, order)
+    starts = _f.ones([n], dtype=_dt.bool, device=device)
+    if n > 1:
+        differs = (ordered.narrow(0, 1, n - 1) != ordered.narrow(0, 0, n - 1)).any(1)
+        starts = _f.cat([starts.narrow(0, 0, 1), differs], 0)
+    firsts = starts.nonzero().reshape([-1])
+    values = ordered.index_select(0, firsts).reshape([firsts.shape[0]] + list(moved.shape[1:])).movedim(0, dim)
+    result = [values]
+    run = starts.to(_dt.int64).cumsum(0) - 1
+    if return_inverse:
+        result.append(_f.zeros([n], dtype=_dt.int64, device=device).scatter(0, order, run))
+    if return_counts:
+        counts = _f.zeros([firsts.shape[0]], dtype=_dt.int64, device=device)
+        result.append(counts.scatter_add(0, run, _f.ones([n], dtype=_dt.int64, device=device)))
     return result[0] if len(result) == 1 else tuple(result)
 
 

@@ -173,6 +173,12 @@ CALLS = [
         lambda m, x: m.unique(x, return_inverse=True, return_counts=True),
         lambda r: r.integers(-3, 3, size=(4, 5)),
     ),
+    (
+        "unique rows",
+        lambda m, x: m.unique(x, dim=0, return_inverse=True, return_counts=True),
+        lambda r: r.integers(0, 2, size=(7, 3)),
+    ),
+    ("unique columns", lambda m, x: x.unique(dim=-1), lambda r: r.integers(0, 2, size=(2, 9))),
     ("repeat", lambda m, x: x.repeat(2, 1, 3), lambda r: r.integers(0, 9, size=(2, 3))),
     ("tile", lambda m, x: m.tile(x, (2,)), lambda r: r.integers(0, 9, size=(2, 3))),
     (

@@ -1,6 +1,8 @@
 """gb.optim: SGD (momentum, weight decay), Adam and AdamW, updating parameters in place, and the
 learning-rate schedules of gb.optim.lr_scheduler."""
 
+import math
+
 from ..autograd import no_grad
 
 
@@ -117,11 +119,12 @@ class Adam(Optimizer):
                     state["exp_avg_sq"] = g * 0.0
                 state["step"] += 1
                 m, v, t = state["exp_avg"], state["exp_avg_sq"], state["step"]
-                m.mul_(b1).add_(g, alpha=1 - b1)
-                v.mul_(b2).add_(g * g, alpha=1 - b2)
-                step_size = lr / (1 - b1**t)
-                denom = (v / (1 - b2**t)).sqrt() + eps
-                p.add_(m / denom, alpha=-step_size)
+                # Seven kernels a parameter, each fused where one op does the work of two
+                # (lerp_ for m's moving average, addcmul_ for v's, addcdiv_ for the update).
+                m.lerp_(g, 1 - b1)
+                v.mul_(b2).addcmul_(g, g, value=1 - b2)
+                denom = v.sqrt().div_(math.sqrt(1 - b2**t)).add_(eps)
+                p.addcdiv_(m, denom, value=-lr / (1 - b1**t))
 
 
 class AdamW(Adam):

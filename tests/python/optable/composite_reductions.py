@@ -233,10 +233,20 @@ def unique_samples(rng, dtype):
         Sample([a(())], {"return_inverse": True}, name="0-d"),
         Sample([a((0, 3))], {"return_counts": True}, name="empty"),
         Sample([non_contiguous(a((4, 3)))], {"return_inverse": True}, name="non-contiguous"),
+        Sample([a((6, 2))], {"dim": 0, "return_inverse": True, "return_counts": True}, name="rows"),
+        Sample([a((2, 7))], {"dim": -1, "return_counts": True}, name="columns"),
+        Sample([a((3, 5, 2))], {"dim": 1, "return_inverse": True}, name="middle dim"),
+        Sample([non_contiguous(a((5, 3)))], {"dim": 0}, name="rows of a non-contiguous"),
+        Sample([a((0, 3))], {"dim": 0, "return_inverse": True}, name="no rows"),
     ]
 
 
-def unique_ref(a, return_inverse=False, return_counts=False):
+def unique_ref(a, return_inverse=False, return_counts=False, dim=None):
+    if dim is not None:  # the distinct slices along dim, in lexicographic order
+        values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True, axis=dim)
+        out = [values] + ([inverse.reshape(-1).astype(np.int64)] if return_inverse else [])
+        out += [counts.astype(np.int64)] if return_counts else []
+        return out[0] if len(out) == 1 else tuple(out)
     values, inverse, counts = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
     out = [values]
     if return_inverse:
