@@ -120,15 +120,20 @@ class Embedding(Module):
         return F.embedding(indices, self.weight, self.padding_idx)
 
 
+def check_groups(in_channels, out_channels, groups):
+    """The channel counts a grouped convolution module accepts (ValueError otherwise, as PyTorch)."""
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    if in_channels % groups != 0:
+        raise ValueError("in_channels must be divisible by groups")
+    if out_channels % groups != 0:
+        raise ValueError("out_channels must be divisible by groups")
+
+
 class Conv2d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True):
         super().__init__()
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
+        check_groups(in_channels, out_channels, groups)
         k = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
         self.weight = Parameter(_empty(out_channels, in_channels // groups, *k))
@@ -150,12 +155,7 @@ class Conv3d(Module):
         padding_mode="zeros",
     ):  # fmt: skip
         super().__init__()
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
+        check_groups(in_channels, out_channels, groups)
         if padding_mode != "zeros":
             raise NotImplementedError(f"Conv3d: padding_mode {padding_mode!r} is not supported (only 'zeros')")
         k = (kernel_size,) * 3 if isinstance(kernel_size, int) else tuple(kernel_size)

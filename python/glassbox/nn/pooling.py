@@ -5,6 +5,7 @@ import math
 from .. import _C
 from . import functional as F
 from . import init
+from .layers import check_groups
 from .module import Module, Parameter
 
 
@@ -73,8 +74,7 @@ class Upsample(Module):
 class Conv1d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True):
         super().__init__()
-        if in_channels % groups or out_channels % groups:
-            raise ValueError("in_channels and out_channels must be divisible by groups")
+        check_groups(in_channels, out_channels, groups)
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
         self.weight = Parameter(_C._functions.empty([out_channels, in_channels // groups, kernel_size]))
         self.bias = Parameter(_C._functions.zeros([out_channels])) if bias else None
@@ -101,8 +101,7 @@ class ConvTranspose2d(Module):
         dilation=1,
     ):
         super().__init__()
-        if in_channels % groups or out_channels % groups:
-            raise ValueError("in_channels and out_channels must be divisible by groups")
+        check_groups(in_channels, out_channels, groups)
         k = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
         self.stride, self.padding, self.output_padding = stride, padding, output_padding
         self.groups, self.dilation = groups, dilation
