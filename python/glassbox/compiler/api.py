@@ -107,7 +107,9 @@ class CompiledFunction:
         self.eager_entries = []  # (guards, reason): signatures that run eagerly (capture failed)
         self.recompile_reasons = []  # the guard that failed, for each compilation after the first
         self.fell_back = None  # the reason calls now run eagerly (cache limit reached)
-        functools.update_wrapper(self, fn if inspect.isfunction(fn) or inspect.ismethod(fn) else type(fn).__call__, updated=())
+        functools.update_wrapper(
+            self, fn if inspect.isfunction(fn) or inspect.ismethod(fn) else type(fn).__call__, updated=()
+        )
 
     def _name(self):
         return getattr(self.fn, "__name__", type(self.fn).__name__)
@@ -136,11 +138,12 @@ class CompiledFunction:
         for guards, _ in self.eager_entries:
             if guards.check(leaves, parameters) is None:
                 return self.fn(*args, **kwargs)
-        failed = None
+        failed = None  # the newest compilation's failing guard, which the messages name
         for c in reversed(self.compilations):
-            failed = c.guards.check(leaves, parameters)
-            if failed is None:
+            reason = c.guards.check(leaves, parameters)
+            if reason is None:
                 return c.run(*self._inputs(leaves, parameters))
+            failed = failed or reason
         if failed is not None and len(self.compilations) >= self.cache_size_limit:
             self.fell_back = failed
             warnings.warn(

@@ -144,7 +144,9 @@ class Capturer:
         ):
             raise CaptureError(op, where, "the shape of its result depends on the values of its input")
         if not schema.returns_only_tensors:
-            raise CaptureError(op, where, "it returns a Python value (%s), which the program may branch on" % ", ".join(schema.returns))
+            raise CaptureError(
+                op, where, "it returns a Python value (%s), which the program may branch on" % ", ".join(schema.returns)
+            )
         args = [self._argument(a) for a in call.args]
         recorded_op = op
         target = None
@@ -177,9 +179,13 @@ class Capturer:
         target = args[0]
         if not isinstance(target, Value) or target.kind != "node":
             kind = target.kind if isinstance(target, Value) else "argument"
-            raise CaptureError(schema.name, where, "it writes into the %s %s in place" % (kind, getattr(target, "name", "")))
+            raise CaptureError(
+                schema.name, where, "it writes into the %s %s in place" % (kind, getattr(target, "name", ""))
+            )
         if id(target) in self._viewed:
-            raise CaptureError(schema.name, where, "it writes in place into %s, which shares memory with a view" % target.name)
+            raise CaptureError(
+                schema.name, where, "it writes in place into %s, which shares memory with a view" % target.name
+            )
         functional = "glassbox::" + schema.base_name[:-1] + ("." + schema.overload if schema.overload else "")
         if _C._library.schema_arguments(functional)[0] is None:
             raise CaptureError(schema.name, where, "it writes in place and has no functional form %s" % functional)

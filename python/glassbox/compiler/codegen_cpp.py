@@ -124,7 +124,11 @@ def _index_expression(v, shape, index="i"):
         stride = v.stride[vd]
         if stride == 0:
             continue
-        position = index if len(shape) == 1 else ("(%s / %d)" % (index, inner[d]) if d == 0 else "(%s / %d %% %d)" % (index, inner[d], size))
+        position = (
+            index
+            if len(shape) == 1
+            else ("(%s / %d)" % (index, inner[d]) if d == 0 else "(%s / %d %% %d)" % (index, inner[d], size))
+        )
         if inner[d] == 1 and d > 0:
             position = "(%s %% %d)" % (index, size)
         terms.append(position if stride == 1 else "%s * %d" % (position, stride))
@@ -168,7 +172,10 @@ def generate(group, graph_users, graph_outputs):
         var[id(v)] = "in_" + v.name  # C++ names carry a prefix: a value may be called `exp` or `i`
     body = []  # the per-element lines
     for v in inputs:
-        body.append("const %s %s = p_%s[%s];  // input %s: %s" % (C, var[id(v)], v.name, _index_expression(v, shape), v.name, v.type_text()))
+        body.append(
+            "const %s %s = p_%s[%s];  // input %s: %s"
+            % (C, var[id(v)], v.name, _index_expression(v, shape), v.name, v.type_text())
+        )
     for m in members:
         if m is reduction:
             continue
@@ -176,7 +183,9 @@ def generate(group, graph_users, graph_outputs):
         var[id(out)] = "v_" + out.name
         a = [var[id(x)] if isinstance(x, Value) else x for x in m.args]
         expr = POINTWISE[m.op](a, C)
-        body.append("const %s v_%s = %s;  // %s = %s  %s" % (C, out.name, expr, out.name, call_text(m.op, m.args), _where(m)))
+        body.append(
+            "const %s v_%s = %s;  // %s = %s  %s" % (C, out.name, expr, out.name, call_text(m.op, m.args), _where(m))
+        )
     full_outputs = [v for v in outputs if reduction is None or v is not reduction.outputs[0]]
     for v in full_outputs:
         body.append("o_%s[i] = %s;" % (v.name, var[id(v)]))
@@ -188,12 +197,20 @@ def generate(group, graph_users, graph_outputs):
             ops_in_name.append(base)
     lines = []
     params = ", ".join("const glassbox::Tensor& t_%s" % v.name for v in inputs)
-    returns = "glassbox::Tensor" if len(outputs) == 1 else "std::tuple<%s>" % ", ".join(["glassbox::Tensor"] * len(outputs))
+    returns = (
+        "glassbox::Tensor" if len(outputs) == 1 else "std::tuple<%s>" % ", ".join(["glassbox::Tensor"] * len(outputs))
+    )
     lines.append("%s KERNEL(%s) {" % (returns, params))
     for v in inputs:
         lines.append(
             '  check_input(t_%s, "KERNEL", "%s", {%s}, {%s}, glassbox::ScalarType::%s);'
-            % (v.name, v.name, ", ".join(map(str, v.shape)), ", ".join(map(str, v.stride)), _CTYPE[str(v.dtype).rsplit(".", 1)[-1]][1])
+            % (
+                v.name,
+                v.name,
+                ", ".join(map(str, v.shape)),
+                ", ".join(map(str, v.stride)),
+                _CTYPE[str(v.dtype).rsplit(".", 1)[-1]][1],
+            )
         )
         lines.append("  const %s* __restrict p_%s = t_%s.data<%s>();" % (C, v.name, v.name, C))
     for v in outputs:
@@ -203,19 +220,31 @@ def generate(group, graph_users, graph_outputs):
         )
         lines.append("  %s* __restrict o_%s = out_%s.data<%s>();" % (C, v.name, v.name, C))
     if reduction is None:
-        lines.append("  glassbox::parallel_for(0, %d, glassbox::kDefaultGrain, [&](int64_t begin, int64_t end) {" % numel)
+        lines.append(
+            "  glassbox::parallel_for(0, %d, glassbox::kDefaultGrain, [&](int64_t begin, int64_t end) {" % numel
+        )
         lines.append("    for (int64_t i = begin; i < end; ++i) {")
         lines += ["      " + b for b in body]
         lines.append("    }")
         lines.append("  });")
     else:
-        kind = {"glassbox::sum.dim_IntList": "sum", "glassbox::mean.dim": "mean", "glassbox::amax": "amax"}[reduction.op]
+        kind = {"glassbox::sum.dim_IntList": "sum", "glassbox::mean.dim": "mean", "glassbox::amax": "amax"}[
+            reduction.op
+        ]
         src = var[id(reduction.args[0])]
         red = reduction.outputs[0]
         acc = "double" if kind != "amax" else C
         init = "0.0" if kind != "amax" else "-std::numeric_limits<%s>::infinity()" % C
-        step = "acc += %s;" % src if kind != "amax" else "if (%s > acc || %s != %s) acc = (acc != acc) ? acc : %s;" % (src, src, src, src)
-        finish = "static_cast<%s>(acc)" % C if kind == "sum" else ("static_cast<%s>(acc / %d)" % (C, inner) if kind == "mean" else "acc")
+        step = (
+            "acc += %s;" % src
+            if kind != "amax"
+            else "if (%s > acc || %s != %s) acc = (acc != acc) ? acc : %s;" % (src, src, src, src)
+        )
+        finish = (
+            "static_cast<%s>(acc)" % C
+            if kind == "sum"
+            else ("static_cast<%s>(acc / %d)" % (C, inner) if kind == "mean" else "acc")
+        )
         grain = max(1, 32768 // max(inner, 1))
         lines.append("  glassbox::parallel_for(0, %d, %d, [&](int64_t row_begin, int64_t row_end) {" % (rows, grain))
         lines.append("    for (int64_t row = row_begin; row < row_end; ++row) {")
@@ -223,7 +252,9 @@ def generate(group, graph_users, graph_outputs):
         lines.append("      for (int64_t j = 0; j < %d; ++j) {" % inner)
         lines.append("        const int64_t i = row * %d + j;" % inner)
         lines += ["        " + b for b in body]
-        lines.append("        %s  // %s = %s  %s" % (step, red.name, call_text(reduction.op, reduction.args), _where(reduction)))
+        lines.append(
+            "        %s  // %s = %s  %s" % (step, red.name, call_text(reduction.op, reduction.args), _where(reduction))
+        )
         lines.append("      }")
         lines.append("      o_%s[row] = %s;" % (red.name, finish))
         lines.append("    }")

@@ -1,15 +1,15 @@
 """The debug artifacts of one compilation, written to a folder:
 
-  graph_readable.py      the captured graph as a Python program over gb.ops
-  graph_runnable.py      the same, runnable: loads graph_inputs.gb and prints the result
-  graph_inputs.gb        the captured call's inputs and constants (gb.save)
-  graph_decomposed.py    after the decompositions (decompositions.txt lists the table)
-  fusion_log.txt         every fusion decision with its reason
-  graph_fused.py         the graph after fusion: generated kernels and library calls
-  output_code.cpp        the generated C++ (with each line's graph node and Python line)
-  output_code.py         the wrapper the compiled function runs, runnable on its own
-  graph_pre_fusion.dot / graph_post_fusion.dot (and .svg when Graphviz is installed)
-  guards.txt             what a call must match to reuse this compilation"""
+graph_readable.py      the captured graph as a Python program over gb.ops
+graph_runnable.py      the same, runnable: loads graph_inputs.gb and prints the result
+graph_inputs.gb        the captured call's inputs and constants (gb.save)
+graph_decomposed.py    after the decompositions (decompositions.txt lists the table)
+fusion_log.txt         every fusion decision with its reason
+graph_fused.py         the graph after fusion: generated kernels and library calls
+output_code.cpp        the generated C++ (with each line's graph node and Python line)
+output_code.py         the wrapper the compiled function runs, runnable on its own
+graph_pre_fusion.dot / graph_post_fusion.dot (and .svg when Graphviz is installed)
+guards.txt             what a call must match to reuse this compilation"""
 
 import os
 

@@ -18,7 +18,12 @@ def _escape(text):
 
 def dot(graph, title=""):
     """DOT text of a graph; a fused node is drawn as a cluster holding its members."""
-    lines = ["digraph compiled {", "  rankdir=TB;", '  node [fontname="Helvetica", fontsize=10];', '  edge [fontname="Helvetica", fontsize=8];']
+    lines = [
+        "digraph compiled {",
+        "  rankdir=TB;",
+        '  node [fontname="Helvetica", fontsize=10];',
+        '  edge [fontname="Helvetica", fontsize=8];',
+    ]
     if title:
         lines.append('  label="%s"; labelloc=t;' % _escape(title))
     producer = {}
@@ -33,7 +38,9 @@ def dot(graph, title=""):
             lines.append('    label="%s"; style="rounded,dashed"; color="#e69138";' % _escape(node.short_op))
             for m in node.members:
                 out = m.outputs[0]
-                lines.append('    "%s" [label="%s\\n%s", %s];' % (out.name, m.short_op, out.type_text(), _STYLE["member"]))
+                lines.append(
+                    '    "%s" [label="%s\\n%s", %s];' % (out.name, m.short_op, out.type_text(), _STYLE["member"])
+                )
             lines.append("  }")
             inner = {id(v) for m in node.members for v in m.outputs}
             for m in node.members:

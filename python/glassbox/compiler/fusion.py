@@ -153,10 +153,15 @@ def plan(graph: Graph, grad_enabled: bool):
                 g = producer_group(v)
                 if g is None or g in candidates:
                     continue
-                if g.reduction is not None:
+                if g.reduction is not None and v in g.reduction.outputs:
                     refused.append(
-                        "it reads %s, the result of a reduction (%s) broadcast back over the reduced dim: "
-                        "consumers of a reduction are not fused yet" % (v.name, g.reduction.short_op)
+                        "it reads %s, the result of a reduction (%s), over %s: consumers of a reduction "
+                        "are not fused yet" % (v.name, g.reduction.short_op, list(shape))
+                    )
+                elif g.reduction is not None:
+                    refused.append(
+                        "it reads %s from %s, which ends in a reduction (%s): nothing joins a group after "
+                        "its reduction" % (v.name, g.label(), g.reduction.short_op)
                     )
                 elif g.shape != shape:
                     refused.append(
@@ -172,8 +177,11 @@ def plan(graph: Graph, grad_enabled: bool):
                     how = " (joins %d groups)" % len(candidates) if len(candidates) > 1 else ""
                     log.add(node, "fused into %s: same iteration space %s%s" % (merged.label(), list(shape), how))
                     continue
-                log.add(node, "not fused: joining %s would make the groups depend on each other in a cycle"
-                        % candidates[0].label())
+                log.add(
+                    node,
+                    "not fused: joining %s would make the groups depend on each other in a cycle"
+                    % candidates[0].label(),
+                )
             next_id[0] += 1
             g = Group(id=next_id[0] - 1, members=[node], shape=shape)
             groups.append(g)
@@ -186,23 +194,34 @@ def plan(graph: Graph, grad_enabled: bool):
             if reason:
                 log.add(node, "not fused: %s: %s" % (name, reason))
             elif not _reduction_dim(node):
-                log.add(node, "not fused: %s reduces %s of %s; only a reduction over the last dim is generated"
-                        % (name, node.args[1] if len(node.args) > 1 else "every dim", x.type_text()))
+                log.add(
+                    node,
+                    "not fused: %s reduces %s of %s; only a reduction over the last dim is generated"
+                    % (name, node.args[1] if len(node.args) > 1 else "every dim", x.type_text()),
+                )
             elif g is None:
-                log.add(node, "not fused: %s reads %s, which no element-wise group produces (library kernel)"
-                        % (name, x.name))
+                log.add(
+                    node,
+                    "not fused: %s reads %s, which no element-wise group produces (library kernel)" % (name, x.name),
+                )
             elif g.reduction is not None:
                 log.add(node, "not fused: %s already ends in the reduction %s" % (g.label(), g.reduction.short_op))
             elif g.shape != x.shape:
-                log.add(node, "not fused: %s iterates over %s, the reduction over %s" % (g.label(), list(g.shape), list(x.shape)))
+                log.add(
+                    node,
+                    "not fused: %s iterates over %s, the reduction over %s" % (g.label(), list(g.shape), list(x.shape)),
+                )
             else:
                 merged = try_merge(node, [g])
                 if merged is None:
                     log.add(node, "not fused: joining %s would make a cycle" % g.label())
                 else:
                     merged.reduction = node
-                    log.add(node, "fused into %s: %s over the last dim consumes the chain in the same loop nest "
-                            "(one pass over the rows)" % (merged.label(), REDUCTIONS[node.op]))
+                    log.add(
+                        node,
+                        "fused into %s: %s over the last dim consumes the chain in the same loop nest "
+                        "(one pass over the rows)" % (merged.label(), REDUCTIONS[node.op]),
+                    )
         else:
             log.add(node, "not fused: %s is a library call (%s)" % (name, _library_reason(node)))
 

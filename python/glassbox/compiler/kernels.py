@@ -15,7 +15,9 @@ CFLAGS = ["-O3", "-march=native"]
 
 
 def cache_root():
-    return os.environ.get("GLASSBOX_COMPILE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "glassbox", "compile")
+    return os.environ.get("GLASSBOX_COMPILE_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "glassbox", "compile"
+    )
 
 
 def missing(kernels_and_schemas):

@@ -106,7 +106,12 @@ def body_lines(graph, annotate=True):
 def header(graph):
     ops = sum(len(n.members) if n.kind == "fused" else 1 for n in graph.nodes)
     kernels = sum(1 for n in graph.nodes if n.kind == "fused")
-    what = "%d operator calls" % ops + (", %d of them in %d generated kernels" % (sum(len(n.members) for n in graph.nodes if n.kind == "fused"), kernels) if kernels else "")
+    what = "%d operator calls" % ops + (
+        ", %d of them in %d generated kernels"
+        % (sum(len(n.members) for n in graph.nodes if n.kind == "fused"), kernels)
+        if kernels
+        else ""
+    )
     return "# gb.compile: `%s` (%s), %s graph: %s" % (graph.name, _short_where(graph.source), graph.stage, what)
 
 

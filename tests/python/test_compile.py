@@ -1,0 +1,365 @@
+"""gb.compile on the CPU: capture through the Python dispatch key, the printed IR, decompositions,
+fusion into generated C++ kernels (registered operators), guards and recompiles, capture errors
+with the user's line, and the debug artifacts. Compiled results are compared with eager ones.
+
+Each distinct fused group costs a C++ build (seconds), cached on disk by its source's hash, so the
+tests share a few functions (module-scoped fixtures) and check the guard machinery with the
+"eager" backend, which replays the captured graph without generating code."""
+
+import ast
+import inspect
+import os
+import re
+import shutil
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import glassbox as gb
+from glassbox.compiler import CaptureError
+
+F = gb.nn.functional
+pytestmark = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("ninja")), reason="needs cmake and ninja")
+HERE = os.path.basename(__file__)
+
+
+def line_of(fn, text):
+    """ "test_compile.py:N" of the line of fn's source containing text."""
+    lines, first = inspect.getsourcelines(fn)
+    for k, line in enumerate(lines):
+        if text in line:
+            return "%s:%d" % (HERE, first + k)
+    raise AssertionError("%r not in %s" % (text, fn.__name__))
+
+
+def rand(*shape, seed=0, dtype=np.float32):
+    return gb.from_numpy(np.random.default_rng(seed).standard_normal(shape).astype(dtype))
+
+
+def assert_close(got, want, rtol=1e-5, atol=1e-6):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+
+
+# --- the functions compiled (each one's kernels are built once) ---------------------------
+
+
+def chain(x, b):
+    y = gb.sigmoid(x) * x + 1.0
+    z = y * b - x.exp()
+    return z.relu(), z.sum(-1)
+
+
+def broadcast(a, b, c):
+    return gb.tanh(a * b + c.t()) * 0.5
+
+
+def rows(x, w, bias):
+    return gb.softmax(x, -1), F.layer_norm(x, [x.shape[-1]], w, bias)
+
+
+@pytest.fixture(scope="module")
+def compiled_chain(tmp_path_factory):
+    debug_dir = str(tmp_path_factory.mktemp("chain_debug"))
+    compiled = gb.compile(chain, debug_dir=debug_dir)
+    x, b = rand(300, 130), rand(130, seed=1)  # more elements than one thread's share
+    return compiled, (x, b), compiled(x, b), debug_dir
+
+
+# --- results equal eager ------------------------------------------------------------------
+
+
+def test_an_elementwise_chain_and_its_reduction_are_one_kernel_equal_to_eager(compiled_chain):
+    compiled, inputs, out, _ = compiled_chain
+    want = chain(*inputs)
+    assert_close(out[0], want[0])
+    assert_close(out[1], want[1], rtol=1e-5, atol=1e-4)  # a sum of 130 terms, accumulated in double
+    assert len(compiled.kernels) == 1 and compiled.kernels[0].startswith("compiled::fused_sigmoid_mul_add")
+    fused = compiled.fused_graph.ir
+    assert [n.kind for n in fused.nodes] == ["fused"]
+    assert [m.short_op for m in fused.nodes[0].members] == [
+        "sigmoid",
+        "mul.Tensor",
+        "add.Scalar",
+        "mul.Tensor",
+        "exp",
+        "sub.Tensor",
+        "relu",
+        "sum.dim_IntList",
+    ]
+    again = compiled(*inputs)
+    assert len(compiled.compilations) == 1
+    assert_close(again[0], want[0])
+
+
+def test_broadcasting_and_a_transposed_input_are_index_arithmetic():
+    compiled = gb.compile(broadcast)
+    a, b, c = rand(5, 1, 4), rand(3, 1, seed=1), rand(4, 3, seed=2)  # c.t() is (3, 4), strides (1, 3)
+    assert_close(compiled(a, b, c), broadcast(a, b, c))
+    assert len(compiled.kernels) == 1
+    code = compiled.code
+    # the flat index i over [5, 3, 4] mapped to each input's strides; broadcast dims drop out
+    assert "p_a[(i / 12) * 4 + (i % 4)]" in code
+    assert "p_b[(i / 4 % 3)]" in code
+    # c.t() is captured as a view (a library call) and read through its strides (1, 3)
+    assert "glassbox.t.default(c)" in str(compiled.fused_graph)
+    assert "p_t[(i / 4 % 3) + (i % 4) * 3]" in code
+
+
+def test_reductions_consume_their_chain_and_the_log_says_why_the_rest_is_not_fused():
+    compiled = gb.compile(rows)
+    x, w, bias = rand(6, 40), rand(40, seed=1), rand(40, seed=2)
+    got, want = compiled(x, w, bias), rows(x, w, bias)
+    assert_close(got[0], want[0])
+    assert_close(got[1], want[1], rtol=1e-4, atol=1e-5)
+    decomposed = str(compiled.decomposed_graph)
+    for op in ("amax.default", "exp.default", "sum.dim_IntList", "mean.dim", "rsqrt.default"):
+        assert "glassbox.%s(" % op in decomposed
+    assert "softmax" not in decomposed and "layer_norm" not in decomposed
+    log = str(compiled.fusion_log)
+    assert re.search(r"^sum +fused into group 0 \(sub, exp, sum\): sum over the last dim", log, re.M), log
+    assert re.search(r"^amax +not fused: amax reads x, which no element-wise group produces", log, re.M)
+    assert re.search(r"^div +not fused with a producer: it reads sum, the result of a reduction", log, re.M)
+    assert "dissolved group 1 (div): a single operator gains nothing" in log
+    assert len(compiled.kernels) == 4
+
+
+def test_an_mlp_module_fuses_bias_and_relu_around_library_matmuls():
+    gb.manual_seed(0)
+    model = gb.nn.Sequential(gb.nn.Linear(8, 16), gb.nn.ReLU(), gb.nn.Linear(16, 4))
+    compiled = gb.compile(model)
+    x = rand(5, 8)
+    with gb.no_grad():
+        got, want = compiled(x), model(x)
+    assert_close(got, want)
+    program = str(compiled.fused_graph)
+    assert "glassbox.matmul.default(x, t)" in program
+    assert compiled.kernels == [k for k in compiled.kernels if k.startswith("compiled::fused_add_relu_")]
+    assert len(compiled.kernels) == 1
+    assert [v.name for v in compiled.graph.ir.inputs] == ["x", "p_0_weight", "p_0_bias", "p_2_weight", "p_2_bias"]
+
+
+def test_with_grad_enabled_values_needing_grad_stay_library_calls_and_backward_works():
+    gb.manual_seed(1)
+    model = gb.nn.Sequential(gb.nn.Linear(3, 4), gb.nn.ReLU())
+    compiled = gb.compile(model)
+    x = rand(2, 3)
+    out = compiled(x)
+    assert compiled.kernels == []
+    assert "its result requires grad" in str(compiled.fusion_log)
+    out.sum().backward()
+    got = [p.grad.numpy().copy() for p in model.parameters()]
+    for p in model.parameters():
+        p.grad = None
+    model(x).sum().backward()
+    for g, p in zip(got, model.parameters()):
+        assert_close(g, p.grad.numpy())
+
+
+# --- the fused kernel is an operator like any other ----------------------------------------
+
+
+def test_the_generated_kernel_is_registered_traced_and_checks_its_inputs(compiled_chain):
+    compiled, inputs, _, _ = compiled_chain
+    name = compiled.kernels[0]
+    assert name in gb.registry.operators()
+    dump = gb.registry.dump(name)
+    assert "CPU: registered at" in dump and "main.cpp:" in dump
+    with gb.trace() as t:
+        compiled(*inputs)
+    assert [(e.op, e.key) for e in t.events if e.depth == 0] == [(name, "CPU")]
+    ns, op = name.split("::")
+    with pytest.raises(RuntimeError, match=r"input x must be a float32 CPU tensor of shape \[300, 130\]"):
+        getattr(getattr(gb.ops, ns), op)(rand(3, 3), inputs[1])
+
+
+# --- guards ------------------------------------------------------------------------------
+
+
+def scaled(x, factor):
+    return x * factor + 1.0
+
+
+def test_guards_reuse_the_cache_and_recompile_on_shape_dtype_and_scalar_changes():
+    compiled = gb.compile(scaled, backend="eager")
+    x = rand(4, 3)
+    assert_close(compiled(x, 2.0), scaled(x, 2.0))
+    compiled(rand(4, 3, seed=5), 2.0)
+    assert len(compiled.compilations) == 1
+    assert_close(compiled(rand(5, 3), 2.0), scaled(rand(5, 3), 2.0))
+    assert compiled.recompile_reasons[-1] == "x.shape: expected [4, 3], got [5, 3]"
+    # the message names the guard of the newest compilation that failed
+    x64 = rand(5, 3, dtype=np.float64)
+    assert_close(compiled(x64, 2.0), scaled(x64, 2.0))
+    assert compiled.recompile_reasons[-1] == "x.dtype: expected glassbox.float32, got glassbox.float64"
+    assert_close(compiled(x64, 3.0), scaled(x64, 3.0))
+    assert compiled.recompile_reasons[-1] == "factor: expected 2.0, got 3.0"
+    assert "glassbox.mul.Scalar(x, 3.0)" in str(compiled.graph)
+    assert len(compiled.compilations) == 4
+    compiled(x, 2.0)  # the first compilation still serves its signature
+    assert len(compiled.compilations) == 4
+    assert "x: shape=[4, 3], stride=[3, 1], dtype=glassbox.float32" in compiled.compilations[0].guards.describe()
+
+
+def test_after_the_cache_limit_the_function_runs_eagerly_with_a_warning_naming_the_guard():
+    compiled = gb.compile(scaled, backend="eager", cache_size_limit=2)
+    compiled(rand(1), 1.0)
+    compiled(rand(2), 1.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = compiled(rand(3), 1.0)
+    assert_close(got, scaled(rand(3), 1.0))
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1 and "recompiled 2 times" in messages[0]
+    assert "x.shape: expected [2], got [3]" in messages[0]
+    assert len(compiled.compilations) == 2
+
+
+def test_requires_grad_is_guarded():
+    compiled = gb.compile(scaled, backend="eager")
+    compiled(rand(3), 2.0)
+    compiled(rand(3).requires_grad_(True), 2.0)
+    assert compiled.recompile_reasons == ["x.requires_grad: expected False, got True"]
+
+
+# --- what cannot be captured -----------------------------------------------------------------
+
+
+def branchy(x):
+    if x.sum() > 0:
+        return x * 2
+    return x * 3
+
+
+def reads_item(x):
+    scale = (x * x).sum().item()
+    return x * scale
+
+
+def selects(x):
+    return gb.masked_select(x, x > 0) * 2
+
+
+def test_a_value_read_steering_python_is_a_clear_error_with_the_users_line():
+    with pytest.raises(CaptureError) as e:
+        gb.compile(branchy, fullgraph=True)(rand(3))
+    assert "the value read bool(tensor) at " in str(e.value)
+    assert str(e.value).split(" at ", 1)[1].split(":")[0].endswith(HERE)
+    assert e.value.where.endswith(line_of(branchy, "if x.sum() > 0"))
+    with pytest.raises(CaptureError) as e:
+        gb.compile(reads_item, fullgraph=True)(rand(3))
+    assert e.value.what == "the value read .item()" and e.value.where.endswith(line_of(reads_item, ".item()"))
+
+
+def test_without_fullgraph_the_function_runs_eagerly_for_that_signature():
+    compiled = gb.compile(branchy)
+    x = rand(4)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = compiled(x)
+    assert_close(got, branchy(x))
+    assert len(caught) == 1 and "running `branchy` eagerly" in str(caught[0].message)
+    assert compiled.compilations == [] and len(compiled.eager_entries) == 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compiled(x)
+    assert caught == []  # decided once per signature
+
+
+def test_a_data_dependent_shape_names_the_operator():
+    with pytest.raises(CaptureError) as e:
+        gb.compile(selects, fullgraph=True)(rand(5))
+    assert e.value.what == "glassbox::masked_select"
+    assert "depends on the values of its input" in str(e.value)
+    assert e.value.where.endswith(line_of(selects, "masked_select"))
+
+
+def writes_in_place(x):
+    y = x * 2
+    y.add_(1.0)
+    return y
+
+
+def writes_input(x):
+    x.mul_(2.0)
+    return x
+
+
+def test_in_place_calls_on_intermediates_are_recorded_functionally_and_on_inputs_refused():
+    compiled = gb.compile(writes_in_place, backend="eager")
+    x = rand(3)
+    assert_close(compiled(x), writes_in_place(x))
+    assert "glassbox.add.Scalar(mul, 1.0)" in str(compiled.graph)
+    with pytest.raises(CaptureError, match=r"mul_.Scalar at .*: it writes into the input x in place"):
+        gb.compile(writes_input, fullgraph=True)(rand(3))
+
+
+# --- the printed program and the debug artifacts -------------------------------------------
+
+
+def test_the_graph_prints_as_a_python_program_with_the_users_lines(compiled_chain):
+    compiled = compiled_chain[0]
+    text = str(compiled.graph)
+    ast.parse(text)
+    assert 'def forward(x: "f32[300, 130]", b: "f32[130]"):' in text
+    assert 'sigmoid: "f32[300, 130]" = glassbox.sigmoid.default(x)  # %s' % line_of(chain, "gb.sigmoid") in text
+    assert "sum: \"f32[300]\" = glassbox.sum.dim_IntList(sub, [-1])" in text
+    assert text.rstrip().endswith("return (relu, sum)")
+
+
+def test_debug_dir_holds_runnable_programs_code_log_and_drawings(compiled_chain, tmp_path):
+    compiled, inputs, out, directory = compiled_chain
+    names = set(os.listdir(directory))
+    for name in (
+        "graph_readable.py",
+        "graph_runnable.py",
+        "graph_decomposed.py",
+        "graph_fused.py",
+        "fusion_log.txt",
+        "output_code.cpp",
+        "output_code.py",
+        "graph_pre_fusion.dot",
+        "graph_post_fusion.dot",
+        "guards.txt",
+    ):
+        assert name in names, name
+    for name in ("graph_readable.py", "graph_runnable.py", "graph_decomposed.py", "graph_fused.py", "output_code.py"):
+        ast.parse(open(os.path.join(directory, name)).read())
+    cpp = open(os.path.join(directory, "output_code.cpp")).read()
+    assert compiled.kernels[0].split("::")[1] + "(" in cpp
+    assert "F::Sigmoid{}(in_x)" in cpp and "// sigmoid = glassbox.sigmoid.default(x)  %s" % line_of(chain, "gb.sigmoid") in cpp
+    log = open(os.path.join(directory, "fusion_log.txt")).read()
+    assert log == str(compiled.fusion_log) and "fused into group 0" in log
+    post = open(os.path.join(directory, "graph_post_fusion.dot")).read()
+    assert post.startswith("digraph compiled {") and post.count("subgraph \"cluster_") == 1
+    pre = open(os.path.join(directory, "graph_pre_fusion.dot")).read()
+    assert "cluster_" not in pre and '"sigmoid" -> "mul"' in pre
+    if shutil.which("dot"):
+        assert open(os.path.join(directory, "graph_post_fusion.svg")).read().lstrip().startswith("<?xml")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    for program in ("graph_runnable.py", "output_code.py"):
+        result_file = tmp_path / (program + ".npy")
+        script = (
+            "import runpy, numpy as np\n"
+            "m = runpy.run_path(%r)\n"
+            "out = m['forward'](*m['load_inputs']())\n"
+            "np.save(%r, np.stack([np.asarray(out[0]).sum(-1), np.asarray(out[1])]))\n"
+        ) % (os.path.join(directory, program), str(result_file))
+        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        replayed = np.load(result_file)
+        assert_close(replayed[0], np.asarray(out[0]).sum(-1), rtol=1e-5, atol=1e-4)
+        assert_close(replayed[1], np.asarray(out[1]))
+
+
+def test_unknown_backend_and_non_callables_are_refused():
+    with pytest.raises(ValueError, match="unknown backend 'tvm'"):
+        gb.compile(chain, backend="tvm")
+    with pytest.raises(TypeError, match="expects a function or a gb.nn.Module"):
+        gb.compile(3)
+    with pytest.raises(RuntimeError, match="has not been called yet"):
+        gb.compile(chain).graph
