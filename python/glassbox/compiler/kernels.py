@@ -11,7 +11,9 @@ import os
 from .. import registry
 from ..utils import cpp_extension
 
-CFLAGS = ["-O3", "-march=native"]
+# -fno-trapping-math lets the selects of vec_math.h become blends (as the engine is built);
+# -fno-math-errno lets sqrt vectorise. Neither changes a result.
+CFLAGS = ["-O3", "-march=native", "-fno-trapping-math", "-fno-math-errno"]
 
 
 def cache_root():
