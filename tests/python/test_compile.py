@@ -110,7 +110,7 @@ def test_broadcasting_and_a_transposed_input_are_index_arithmetic():
     assert "p_t[(i / 4 % 3) + (i % 4) * 3]" in code
 
 
-def test_reductions_consume_their_chain_and_the_log_says_why_the_rest_is_not_fused():
+def test_softmax_and_layer_norm_each_become_one_row_kernel():
     compiled = gb.compile(rows)
     x, w, bias = rand(6, 40), rand(40, seed=1), rand(40, seed=2)
     got, want = compiled(x, w, bias), rows(x, w, bias)
@@ -121,11 +121,44 @@ def test_reductions_consume_their_chain_and_the_log_says_why_the_rest_is_not_fus
         assert "glassbox.%s(" % op in decomposed
     assert "softmax" not in decomposed and "layer_norm" not in decomposed
     log = str(compiled.fusion_log)
-    assert re.search(r"^sum +fused into group 0 \(sub, exp, sum\): sum over the last dim", log, re.M), log
-    assert re.search(r"^amax +not fused: amax reads x, which no element-wise group produces", log, re.M)
-    assert re.search(r"^div +not fused with a producer: it reads sum, the result of a reduction", log, re.M)
-    assert "dissolved group 1 (div): a single operator gains nothing" in log
-    assert len(compiled.kernels) == 4
+    assert re.search(r"^amax +starts group 0 \(amax\): amax over the last dim of x", log, re.M), log
+    assert re.search(
+        r"^sub +fused into group 0 \(amax, sub\): same iteration space \[6, 40\], reading per-row", log, re.M
+    )
+    assert re.search(r"^sum +fused into group 0 \(amax, sub, exp, sum\): sum over the last dim consumes", log, re.M)
+    assert re.search(r"^rsqrt +fused into group 1 \(.*\): a per-row value \[6, 1\] of the row loop", log, re.M)
+    assert "recomputes sub, exp in each pass that needs them" in log
+    assert len(compiled.kernels) == 2
+    assert [len(n.members) for n in compiled.fused_graph.ir.nodes] == [5, 9]
+
+
+def lse_rows(x):
+    # a per-row value without keepdim cannot broadcast back per row; a reduction over dim 0 stays a
+    # library call
+    m = gb.amax(x, [-1])
+    return (x.exp() * 2).sum(-1) - m, x.sum(0), (x - m) * 3
+
+
+def test_the_fusion_log_gives_reasons_for_what_it_leaves_alone():
+    compiled = gb.compile(lse_rows)
+    x = rand(4, 4)
+    got, want = compiled(x), lse_rows(x)
+    assert_close(got[0], want[0], rtol=1e-5, atol=1e-5)
+    assert_close(got[1], want[1], rtol=1e-5, atol=1e-5)
+    assert_close(got[2], want[2])
+    log = str(compiled.fusion_log)
+    assert re.search(
+        r"^sub_1 +not fused with a producer: it reads amax \[4\] over \[4, 4\]: a per-row value without keepdim "
+        r"broadcasts along the last dim",
+        log,
+        re.M,
+    ), log
+    assert re.search(
+        r"^sum_1 +not fused: sum.dim_IntList reduces \[0\] of f32\[4, 4\]; only a reduction over the last dim",
+        log,
+        re.M,
+    ), log
+    assert re.search(r"^sub +fused into group \d \(.*\): a per-row value \[4\]", log, re.M), log
 
 
 def test_an_mlp_module_fuses_bias_and_relu_around_library_matmuls():

@@ -60,6 +60,8 @@ class Compilation:
                     self.library_path = "(already loaded)"
             for k in self.kernels:
                 self.fusion_log.note("kernel %s: %s" % (k.op_name, ", ".join(m.outputs[0].name for m in k.members)))
+                for note in k.notes:
+                    self.fusion_log.note("  " + note)
         self.run = self._make_wrapper(debug_dir)
         self.debug_paths = debug.write(debug_dir, self) if debug_dir else {}
 

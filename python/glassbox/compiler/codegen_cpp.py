@@ -95,6 +95,7 @@ class Kernel:
     outputs: List[Value]
     source: str  # the C++ function and its registration
     members: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
 
     @property
     def name(self):
@@ -139,6 +140,158 @@ def _where(node):
     return os.path.basename(node.where.rsplit(":", 1)[0]) + ":" + node.where.rsplit(":", 1)[1] if node.where else ""
 
 
+def _node_line(m, var, C, target):
+    from .printer import call_text
+
+    out = m.outputs[0]
+    a = [var(x) if isinstance(x, Value) else x for x in m.args]
+    return "const %s %s = %s;  // %s = %s  %s" % (
+        C,
+        target,
+        POINTWISE[m.op](a, C),
+        out.name,
+        call_text(m.op, m.args),
+        _where(m),
+    )
+
+
+def _load(v, shape, index, C):
+    return "const %s in_%s = p_%s[%s];  // input %s: %s" % (
+        C,
+        v.name,
+        v.name,
+        _index_expression(v, shape, index),
+        v.name,
+        v.type_text(),
+    )
+
+
+def _pointwise_loop(members, inputs, outputs, shape, C):
+    """for i over the iteration space: load the inputs, compute the chain, store the outputs."""
+    names = {id(v): "in_" + v.name for v in inputs}  # C++ names carry a prefix: a value may be called `exp` or `i`
+    body = [_load(v, shape, "i", C) for v in inputs]
+    for m in members:
+        names[id(m.outputs[0])] = "v_" + m.outputs[0].name
+        body.append(_node_line(m, lambda x: names[id(x)], C, names[id(m.outputs[0])]))
+    body += ["o_%s[i] = %s;" % (v.name, names[id(v)]) for v in outputs]
+    return (
+        [
+            "glassbox::parallel_for(0, %d, glassbox::kDefaultGrain, [&](int64_t begin, int64_t end) {"
+            % math.prod(shape),
+            "  for (int64_t i = begin; i < end; ++i) {",
+        ]
+        + ["    " + b for b in body]
+        + ["  }", "});"]
+    )
+
+
+_ACCUMULATE = {
+    # kind: (accumulator type, initial value, step, result)
+    "sum": ("double", "0.0", "acc += {x};", "static_cast<{C}>(acc)"),
+    "mean": ("double", "0.0", "acc += {x};", "static_cast<{C}>(acc / {K})"),
+    # NaN wins, as in the library's amax
+    "amax": (
+        "{C}",
+        "-std::numeric_limits<{C}>::infinity()",
+        "if (!(acc != acc) && ({x} > acc || {x} != {x})) acc = {x};",
+        "acc",
+    ),
+}
+
+
+def _row_loop(group, inputs, outputs, C, notes):
+    """A row group: for each row, one pass over the last dim per reduction (recomputing the
+    element-wise values it needs), per-row operators between passes, and a last pass writing the
+    full-size results. Per-row values broadcast along the last dim as plain scalars."""
+    from .fusion import REDUCTIONS
+    from .printer import call_text
+
+    shape = group.shape
+    K = shape[-1]
+    rows = math.prod(shape) // K if K else 0
+    made_by = {id(v): m for m in group.members for v in m.outputs}
+    row_value = {}  # id(value) -> C++ name of a per-row value computed so far
+    external = {id(v) for v in inputs}
+    passes = {}  # id(member) -> how many passes compute it
+    body = []
+
+    def full_pass(targets, tail):
+        """A loop over the row's K elements computing the full-size values `targets` need."""
+        needed = []
+
+        def need(v):
+            m = made_by.get(id(v))
+            if m is None or id(v) in row_value or m in needed:
+                return
+            for x in m.input_values():
+                need(x)
+            needed.append(m)
+
+        for v in targets:
+            need(v)
+        needed.sort(key=group.members.index)
+        for m in needed:
+            passes[id(m)] = passes.get(id(m), 0) + 1
+        loads = []
+        for m in needed:
+            loads += [x for x in m.input_values() if id(x) in external and x not in loads]
+        loads += [v for v in targets if id(v) in external and v not in loads]
+
+        def name(x):
+            if id(x) in row_value:
+                return row_value[id(x)]
+            return ("in_" if id(x) in external else "v_") + x.name
+
+        lines = ["  " + _load(v, shape, "i", C) for v in loads]
+        lines += ["  " + _node_line(m, name, C, "v_" + m.outputs[0].name) for m in needed]
+        lines += ["  " + t.format(**{"x%d" % k: name(v) for k, v in enumerate(targets)}) for t in tail]
+        return ["for (int64_t j = 0; j < %d; ++j) {" % K, "  const int64_t i = row * %d + j;" % K] + lines + ["}"]
+
+    for m in group.members:
+        out = m.outputs[0]
+        if m.op in REDUCTIONS:
+            kind = REDUCTIONS[m.op]
+            acc_type, init, step, result = (t.format(C=C, K=K, x="{x0}") for t in _ACCUMULATE[kind])
+            body.append("%s acc_%s = %s;" % (acc_type, out.name, init))
+            body += full_pass(
+                [m.args[0]],
+                [
+                    step.replace("acc", "acc_" + out.name)
+                    + "  // %s = %s  %s" % (out.name, call_text(m.op, m.args), _where(m))
+                ],
+            )
+            body.append("const %s r_%s = %s;" % (C, out.name, result.replace("acc", "acc_" + out.name)))
+            row_value[id(out)] = "r_" + out.name
+        elif tuple(out.shape) != tuple(shape):  # a per-row operator: on per-row values and inputs
+
+            def name(x, m=m):
+                if id(x) in row_value:
+                    return row_value[id(x)]
+                return "p_%s[%s]" % (x.name, _index_expression(x, tuple(m.outputs[0].shape), "row"))
+
+            body.append(_node_line(m, name, C, "r_" + out.name))
+            row_value[id(out)] = "r_" + out.name
+    full_outputs = [v for v in outputs if id(v) not in row_value]
+    if full_outputs:
+        body += full_pass(full_outputs, ["o_%s[i] = {x%d};" % (v.name, k) for k, v in enumerate(full_outputs)])
+    body += ["o_%s[row] = %s;" % (v.name, row_value[id(v)]) for v in outputs if id(v) in row_value]
+    again = [m.outputs[0].name for m in group.members if passes.get(id(m), 0) > 1]
+    if again:
+        notes.append(
+            "recomputes %s in each pass that needs them, rather than writing them out and reading them back"
+            % ", ".join(again)
+        )
+    grain = max(1, 32768 // max(K, 1))
+    return (
+        [
+            "glassbox::parallel_for(0, %d, %d, [&](int64_t row_begin, int64_t row_end) {" % (rows, grain),
+            "  for (int64_t row = row_begin; row < row_end; ++row) {",
+        ]
+        + ["    " + b for b in body]
+        + ["  }", "});"]
+    )
+
+
 def generate(group, graph_users, graph_outputs):
     """The Kernel for a fusion.Group. graph_users: {id(value): [nodes]} of the whole graph;
     graph_outputs: ids of the values the graph returns."""
@@ -161,34 +314,12 @@ def generate(group, graph_users, graph_outputs):
     ]
     dtype = str(members[0].outputs[0].dtype).rsplit(".", 1)[-1]
     C, scalar_type = _CTYPE[dtype]
-    shape = tuple(group.shape) if group.reduction is None else tuple(group.reduction.args[0].shape)
-    numel = math.prod(shape)
-    reduction = group.reduction
-    inner = shape[-1] if reduction is not None else numel
-    rows = numel // inner if reduction is not None else 1
-
-    var = {}
-    for v in inputs:
-        var[id(v)] = "in_" + v.name  # C++ names carry a prefix: a value may be called `exp` or `i`
-    body = []  # the per-element lines
-    for v in inputs:
-        body.append(
-            "const %s %s = p_%s[%s];  // input %s: %s"
-            % (C, var[id(v)], v.name, _index_expression(v, shape), v.name, v.type_text())
-        )
-    for m in members:
-        if m is reduction:
-            continue
-        out = m.outputs[0]
-        var[id(out)] = "v_" + out.name
-        a = [var[id(x)] if isinstance(x, Value) else x for x in m.args]
-        expr = POINTWISE[m.op](a, C)
-        body.append(
-            "const %s v_%s = %s;  // %s = %s  %s" % (C, out.name, expr, out.name, call_text(m.op, m.args), _where(m))
-        )
-    full_outputs = [v for v in outputs if reduction is None or v is not reduction.outputs[0]]
-    for v in full_outputs:
-        body.append("o_%s[i] = %s;" % (v.name, var[id(v)]))
+    shape = tuple(group.shape)
+    notes = []  # decisions made while generating, for the fusion log
+    if group.reductions:
+        loop = _row_loop(group, inputs, outputs, C, notes)
+    else:
+        loop = _pointwise_loop(members, inputs, outputs, shape, C)
 
     ops_in_name = []
     for m in members:
@@ -219,46 +350,7 @@ def generate(group, graph_users, graph_outputs):
             % (v.name, ", ".join(map(str, v.shape)), scalar_type)
         )
         lines.append("  %s* __restrict o_%s = out_%s.data<%s>();" % (C, v.name, v.name, C))
-    if reduction is None:
-        lines.append(
-            "  glassbox::parallel_for(0, %d, glassbox::kDefaultGrain, [&](int64_t begin, int64_t end) {" % numel
-        )
-        lines.append("    for (int64_t i = begin; i < end; ++i) {")
-        lines += ["      " + b for b in body]
-        lines.append("    }")
-        lines.append("  });")
-    else:
-        kind = {"glassbox::sum.dim_IntList": "sum", "glassbox::mean.dim": "mean", "glassbox::amax": "amax"}[
-            reduction.op
-        ]
-        src = var[id(reduction.args[0])]
-        red = reduction.outputs[0]
-        acc = "double" if kind != "amax" else C
-        init = "0.0" if kind != "amax" else "-std::numeric_limits<%s>::infinity()" % C
-        step = (
-            "acc += %s;" % src
-            if kind != "amax"
-            else "if (%s > acc || %s != %s) acc = (acc != acc) ? acc : %s;" % (src, src, src, src)
-        )
-        finish = (
-            "static_cast<%s>(acc)" % C
-            if kind == "sum"
-            else ("static_cast<%s>(acc / %d)" % (C, inner) if kind == "mean" else "acc")
-        )
-        grain = max(1, 32768 // max(inner, 1))
-        lines.append("  glassbox::parallel_for(0, %d, %d, [&](int64_t row_begin, int64_t row_end) {" % (rows, grain))
-        lines.append("    for (int64_t row = row_begin; row < row_end; ++row) {")
-        lines.append("      %s acc = %s;" % (acc, init))
-        lines.append("      for (int64_t j = 0; j < %d; ++j) {" % inner)
-        lines.append("        const int64_t i = row * %d + j;" % inner)
-        lines += ["        " + b for b in body]
-        lines.append(
-            "        %s  // %s = %s  %s" % (step, red.name, call_text(reduction.op, reduction.args), _where(reduction))
-        )
-        lines.append("      }")
-        lines.append("      o_%s[row] = %s;" % (red.name, finish))
-        lines.append("    }")
-        lines.append("  });")
+    lines += ["  " + line for line in loop]
     if len(outputs) == 1:
         lines.append("  return out_%s;" % outputs[0].name)
     else:
@@ -274,10 +366,12 @@ def generate(group, graph_users, graph_outputs):
     )
     text = text.replace("KERNEL", name)
     header = ["// %s: %s kernel over %s, %d operators" % (name, group.kind, list(shape), len(members))]
+    if group.reductions:
+        header[0] += " (one loop over rows; per row, a pass for each reduction and one writing the results)"
     for m in members:
         header.append("//   %s = %s  %s" % (m.outputs[0].name, call_text(m.op, m.args), _where(m)))
     source = "\n".join(header) + "\n" + text + "\n"
-    return Kernel("compiled::" + name, inputs, outputs, source, members), schema
+    return Kernel("compiled::" + name, inputs, outputs, source, members, notes), schema
 
 
 PRELUDE = """// Generated by glassbox.compiler (gb.compile); the comments name each line's graph node and the

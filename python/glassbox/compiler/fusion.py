@@ -13,7 +13,7 @@ operator is dissolved: it gains nothing over the library kernel. Every decision 
 with its reason."""
 
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
 from . import codegen_cpp
 from .graph import Graph, Node, Value
@@ -26,15 +26,25 @@ REDUCTIONS = {"glassbox::sum.dim_IntList": "sum", "glassbox::mean.dim": "mean", 
 class Group:
     id: int
     members: List[Node] = field(default_factory=list)
-    shape: Tuple[int, ...] = ()  # the iteration space
-    reduction: Optional[Node] = None  # the last-dim reduction that closes the group
+    shape: Tuple[int, ...] = ()  # the iteration space (a row group's full shape [..., K])
+    reductions: List[Node] = field(default_factory=list)  # last-dim reductions: a row group
 
     @property
     def kind(self):
-        return "reduction" if self.reduction is not None else "pointwise"
+        return "row" if self.reductions else "pointwise"
 
     def label(self):
         return "group %d (%s)" % (self.id, ", ".join(m.outputs[0].name for m in self.members))
+
+
+def row_shapes(shape):
+    """The shapes of a row group's per-row values: its shape with the last dim kept as 1, or dropped."""
+    return {tuple(shape[:-1]) + (1,), tuple(shape[:-1])}
+
+
+def broadcasts_per_row(value_shape, shape):
+    """Whether a per-row value of this shape broadcasts over `shape` one value per row."""
+    return tuple(value_shape) == tuple(shape[:-1]) + (1,) or (len(shape) == 1 and tuple(value_shape) in ((), (1,)))
 
 
 @dataclass
@@ -140,6 +150,13 @@ def plan(graph: Graph, grad_enabled: bool):
         group_of.update(trial)
         return merged
 
+    def new_group(node, shape, reductions=()):
+        next_id[0] += 1
+        g = Group(id=next_id[0] - 1, members=[node], shape=tuple(shape), reductions=list(reductions))
+        groups.append(g)
+        group_of[id(node)] = g
+        return g
+
     for node in graph.nodes:
         name = node.short_op
         if node.op in codegen_cpp.POINTWISE:
@@ -147,45 +164,52 @@ def plan(graph: Graph, grad_enabled: bool):
             if reason:
                 log.add(node, "not fused: %s: %s" % (name, reason))
                 continue
-            shape = node.outputs[0].shape
+            shape = tuple(node.outputs[0].shape)
             candidates, refused = [], []
             for v in node.input_values():
                 g = producer_group(v)
                 if g is None or g in candidates:
                     continue
-                if g.reduction is not None and v in g.reduction.outputs:
-                    refused.append(
-                        "it reads %s, the result of a reduction (%s), over %s: consumers of a reduction "
-                        "are not fused yet" % (v.name, g.reduction.short_op, list(shape))
-                    )
-                elif g.reduction is not None:
-                    refused.append(
-                        "it reads %s from %s, which ends in a reduction (%s): nothing joins a group after "
-                        "its reduction" % (v.name, g.label(), g.reduction.short_op)
-                    )
-                elif g.shape != shape:
-                    refused.append(
-                        "its iteration space %s differs from %s's %s" % (list(shape), g.label(), list(g.shape))
-                    )
+                refusal = _join_refusal(g, shape, v)
+                if refusal:
+                    refused.append(refusal)
                 else:
                     candidates.append(g)
+            row_groups = [g for g in candidates if g.reductions]
+            for g in row_groups[1:]:
+                if g.shape != row_groups[0].shape:
+                    candidates.remove(g)
+                    refused.append(
+                        "%s iterates over %s, %s over %s"
+                        % (g.label(), list(g.shape), row_groups[0].label(), list(row_groups[0].shape))
+                    )
             for r in refused:
                 log.add(node, "not fused with a producer: %s" % r)
             if candidates:
+                target_shape = row_groups[0].shape if row_groups else shape
                 merged = try_merge(node, candidates)
                 if merged is not None:
+                    merged.shape = target_shape
+                    merged.reductions = [m for m in merged.members if m.op in REDUCTIONS]
                     how = " (joins %d groups)" % len(candidates) if len(candidates) > 1 else ""
-                    log.add(node, "fused into %s: same iteration space %s%s" % (merged.label(), list(shape), how))
+                    if merged.reductions and shape != merged.shape:
+                        why = "a per-row value %s of the row loop over %s" % (list(shape), list(merged.shape))
+                    elif merged.reductions and any(
+                        producer_group(v) is merged and tuple(v.shape) != merged.shape for v in node.input_values()
+                    ):
+                        why = "same iteration space %s, reading per-row values broadcast along the last dim" % list(
+                            shape
+                        )
+                    else:
+                        why = "same iteration space %s" % list(shape)
+                    log.add(node, "fused into %s: %s%s" % (merged.label(), why, how))
                     continue
                 log.add(
                     node,
                     "not fused: joining %s would make the groups depend on each other in a cycle"
                     % candidates[0].label(),
                 )
-            next_id[0] += 1
-            g = Group(id=next_id[0] - 1, members=[node], shape=shape)
-            groups.append(g)
-            group_of[id(node)] = g
+            g = new_group(node, shape)
             log.add(node, "starts %s: element-wise over %s" % (g.label(), list(shape)))
         elif node.op in REDUCTIONS:
             reason = why_not_fusible(node, grad_enabled)
@@ -199,29 +223,28 @@ def plan(graph: Graph, grad_enabled: bool):
                     "not fused: %s reduces %s of %s; only a reduction over the last dim is generated"
                     % (name, node.args[1] if len(node.args) > 1 else "every dim", x.type_text()),
                 )
-            elif g is None:
-                log.add(
-                    node,
-                    "not fused: %s reads %s, which no element-wise group produces (library kernel)" % (name, x.name),
-                )
-            elif g.reduction is not None:
-                log.add(node, "not fused: %s already ends in the reduction %s" % (g.label(), g.reduction.short_op))
-            elif g.shape != x.shape:
-                log.add(
-                    node,
-                    "not fused: %s iterates over %s, the reduction over %s" % (g.label(), list(g.shape), list(x.shape)),
-                )
-            else:
+            elif g is not None and g.shape == tuple(x.shape):
                 merged = try_merge(node, [g])
                 if merged is None:
                     log.add(node, "not fused: joining %s would make a cycle" % g.label())
+                    g = new_group(node, x.shape, [node])
+                    log.add(node, "starts %s: %s over the last dim of %s" % (g.label(), REDUCTIONS[node.op], x.name))
                 else:
-                    merged.reduction = node
+                    merged.reductions.append(node)
                     log.add(
                         node,
-                        "fused into %s: %s over the last dim consumes the chain in the same loop nest "
-                        "(one pass over the rows)" % (merged.label(), REDUCTIONS[node.op]),
+                        "fused into %s: %s over the last dim consumes the chain in the same row loop "
+                        "(one more pass over each row)" % (merged.label(), REDUCTIONS[node.op]),
                     )
+            else:
+                if g is not None:
+                    log.add(
+                        node,
+                        "not fused with a producer: %s iterates over %s, the reduction over %s"
+                        % (g.label(), list(g.shape), list(x.shape)),
+                    )
+                g = new_group(node, x.shape, [node])
+                log.add(node, "starts %s: %s over the last dim of %s" % (g.label(), REDUCTIONS[node.op], x.name))
         else:
             log.add(node, "not fused: %s is a library call (%s)" % (name, _library_reason(node)))
 
@@ -236,6 +259,25 @@ def plan(graph: Graph, grad_enabled: bool):
     for i, g in enumerate(kept):
         g.id = i
     return kept, log
+
+
+def _join_refusal(g, shape, v):
+    """Why an element-wise operator with result shape `shape` reading v (made in group g) cannot
+    join g, or None."""
+    if not g.reductions:
+        if g.shape == shape:
+            return None
+        return "its iteration space %s differs from %s's %s" % (list(shape), g.label(), list(g.shape))
+    if shape == g.shape:
+        if tuple(v.shape) == g.shape or broadcasts_per_row(v.shape, g.shape):
+            return None
+        return (
+            "it reads %s %s over %s: a per-row value without keepdim broadcasts along the last dim, "
+            "not one value per row" % (v.name, list(v.shape), list(shape))
+        )
+    if shape in row_shapes(g.shape):
+        return None  # a per-row operator on per-row values
+    return "its iteration space %s differs from %s's %s" % (list(shape), g.label(), list(g.shape))
 
 
 def _library_reason(node):
