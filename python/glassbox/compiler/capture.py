@@ -103,6 +103,7 @@ class Capturer:
         v = value_of_tensor(t, self.fresh_name(name), kind)
         if kind == "constant":
             self.graph.constants[v.name] = t
+            self.graph.constant_values.append(v)
             self._remember(t, v)
             return v
         self._remember(t, v)
@@ -120,6 +121,7 @@ class Capturer:
         if v is None:
             v = value_of_tensor(t, self.fresh_name("_tensor_constant%d" % len(self.graph.constants)), "constant")
             self.graph.constants[v.name] = t
+            self.graph.constant_values.append(v)
             self._remember(t, v)
         return v
 
@@ -140,7 +142,8 @@ class Capturer:
         schema = schemas.of(op)
         where = self.where()
         if op in DATA_DEPENDENT_SHAPES or (
-            op == "glassbox::index.Tensor" and any(t is not None and t.dtype == _C.bool for t in call.args[1])
+            op == "glassbox::index.Tensor"
+            and any(t is not None and str(t.dtype) in ("glassbox.bool", "glassbox.uint8") for t in call.args[1])
         ):
             raise CaptureError(op, where, "the shape of its result depends on the values of its input")
         if not schema.returns_only_tensors:

@@ -155,15 +155,15 @@ def _node_line(m, var, C, target):
     )
 
 
+def _ctype(v):
+    return _CTYPE[str(v.dtype).rsplit(".", 1)[-1]][0]
+
+
 def _load(v, shape, index, C):
-    return "const %s in_%s = p_%s[%s];  // input %s: %s" % (
-        C,
-        v.name,
-        v.name,
-        _index_expression(v, shape, index),
-        v.name,
-        v.type_text(),
-    )
+    read = "p_%s[%s]" % (v.name, _index_expression(v, shape, index))
+    if _ctype(v) != C:
+        read = "static_cast<%s>(%s)" % (C, read)
+    return "const %s in_%s = %s;  // input %s: %s" % (C, v.name, read, v.name, v.type_text())
 
 
 def _pointwise_loop(members, inputs, outputs, shape, C):
@@ -267,7 +267,8 @@ def _row_loop(group, inputs, outputs, C, notes):
             def name(x, m=m):
                 if id(x) in row_value:
                     return row_value[id(x)]
-                return "p_%s[%s]" % (x.name, _index_expression(x, tuple(m.outputs[0].shape), "row"))
+                read = "p_%s[%s]" % (x.name, _index_expression(x, tuple(m.outputs[0].shape), "row"))
+                return read if _ctype(x) == C else "static_cast<%s>(%s)" % (C, read)
 
             body.append(_node_line(m, name, C, "r_" + out.name))
             row_value[id(out)] = "r_" + out.name
@@ -343,7 +344,7 @@ def generate(group, graph_users, graph_outputs):
                 _CTYPE[str(v.dtype).rsplit(".", 1)[-1]][1],
             )
         )
-        lines.append("  const %s* __restrict p_%s = t_%s.data<%s>();" % (C, v.name, v.name, C))
+        lines.append("  const %s* __restrict p_%s = t_%s.data<%s>();" % (_ctype(v), v.name, v.name, _ctype(v)))
     for v in outputs:
         lines.append(
             "  glassbox::Tensor out_%s = glassbox::empty({%s}, glassbox::ScalarType::%s, glassbox::Device{});"

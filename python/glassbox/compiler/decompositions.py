@@ -107,10 +107,8 @@ def interpret(graph, inputs, call):
     env = {}
     for v, t in zip(graph.inputs, inputs):
         env[id(v)] = t
-    for name, t in graph.constants.items():
-        for v in graph.values():
-            if v.kind == "constant" and v.name == name:
-                env[id(v)] = t
+    for v in graph.constant_values:
+        env[id(v)] = graph.constants[v.name]
 
     def resolve(a):
         if isinstance(a, Value):

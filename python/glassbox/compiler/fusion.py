@@ -68,8 +68,11 @@ def _dtype(v):
 
 def why_not_fusible(node, grad_enabled):
     """None when the node can be generated, else the reason it stays a library call."""
-    values = node.input_values() + node.outputs
-    for v in values:
+    # A 0-d input of another floating dtype (a Python number the binding wrapped, a 0-d tensor)
+    # does not take part in type promotion: the loop reads it converted.
+    values = [v for v in node.input_values() if not (v.shape == () and _dtype(v) in FUSIBLE_DTYPES)]
+    values += node.outputs
+    for v in node.input_values() + node.outputs:
         if _dtype(v) not in FUSIBLE_DTYPES:
             return "dtype %s (the C++ generator handles float32 and float64)" % _dtype(v)
         if v.device != "cpu":
@@ -318,6 +321,7 @@ def fuse(graph: Graph, groups, kernels):
         nodes=nodes,
         outputs=graph.outputs,
         constants=graph.constants,
+        constant_values=graph.constant_values,
         scalar_inputs=graph.scalar_inputs,
         source=graph.source,
         stage="fused",

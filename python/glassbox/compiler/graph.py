@@ -72,6 +72,7 @@ class Graph:
     nodes: List[Node]
     outputs: Any  # the result's structure with Values in place of tensors
     constants: Dict[str, Any] = field(default_factory=dict)  # name -> tensor captured by reference
+    constant_values: List[Value] = field(default_factory=list)  # their Values, in constants' order
     scalar_inputs: Dict[str, Any] = field(default_factory=dict)  # Python numbers seen as inputs
     source: str = ""  # "file.py:line" of the function
     stage: str = "captured"  # "captured", "decomposed", "fused"
