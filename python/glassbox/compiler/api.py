@@ -79,7 +79,7 @@ class Compilation:
     def _make_wrapper(self, debug_dir):
         source = self.wrapper_source()
         filename = os.path.join(debug_dir, "output_code.py") if debug_dir else "<gb.compile %s>" % self.captured.name
-        namespace = {"gb": __import__("glassbox")}
+        namespace = {"gb": __import__("glassbox"), "glassbox": ops.glassbox}
         for node in self.fused.nodes:
             ns = node.op.split("::", 1)[0]
             namespace[ns] = getattr(ops, ns)

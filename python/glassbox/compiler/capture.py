@@ -84,6 +84,8 @@ class Capturer:
         self._alive = []  # every tensor seen, so that its memory is not reused during capture
         self._names = set()
         self._viewed = set()  # ids of values that views were taken of
+        self._version_of = {}  # id(value) -> the input it is a written version of
+        self._saved = {}  # id(input value) -> (its tensor, a copy made before it was first written)
         self.where_override = where_override  # a replay sets the original node's line here
 
     # --- names and values ----------------------------------------------------------------
@@ -151,48 +153,110 @@ class Capturer:
                 op, where, "it returns a Python value (%s), which the program may branch on" % ", ".join(schema.returns)
             )
         args = [self._argument(a) for a in call.args]
-        recorded_op = op
-        target = None
         if schema.writes_argument:
-            recorded_op, target = self._functional_form(schema, args, where)
+            return self._record_write(call, schema, args, where)
         out = call.redispatch()
+        node = self._add_node(op, args, out, where, schema.is_view)
+        if schema.is_view:
+            for v in node.input_values() + node.outputs:
+                self._viewed.add(id(v))
+        return out
+
+    def _add_node(self, op, args, out, where, is_view=False):
         tensors = list(out) if isinstance(out, (list, tuple)) else [out]
         outputs = []
         for t in tensors:
-            v = value_of_tensor(t, self.fresh_name(schemas.of(recorded_op).base_name), "node")
-            v.is_view = schema.is_view
+            v = value_of_tensor(t, self.fresh_name(schemas.of(op).base_name), "node")
+            v.is_view = is_view
             outputs.append(v)
             self._remember(t, v)
-        node = Node(recorded_op, args, outputs, where, list_output=isinstance(out, list))
+        node = Node(op, args, outputs, where, list_output=isinstance(out, list))
         for v in outputs:
             v.producer = node
-        if schema.is_view:
-            for v in node.input_values():
-                self._viewed.add(id(v))
-            for v in outputs:
-                self._viewed.add(id(v))
         self.graph.nodes.append(node)
+        return node
+
+    def _record_write(self, call, schema, args, where):
+        """Runs the functional form too (not recorded: this fallback runs below the Python key),
+        records it, with a conversion where the written tensor's dtype differs from the result's
+        (logical_not_ on floats), and then lets the real write happen for the eager run."""
+        functional, node_args, targets = self._functional_form(schema, args, where)
+        self._save_originals(call, args, targets)
+        from .decompositions import call_op
+
+        tensor_args = [a for i, a in enumerate(call.args) if args[i] in node_args or not isinstance(args[i], Value)]
+        if len(tensor_args) != len(node_args):
+            tensor_args = [call.args[args.index(a)] if isinstance(a, Value) else a for a in node_args]
+        result = call_op(functional, tensor_args)
+        node = self._add_node(functional, node_args, result, where)
+        out = call.redispatch()
+        written = list(out) if isinstance(out, (list, tuple)) else [out]
+        for target, value, tensor in zip(targets, node.outputs, written):
+            if value.dtype != target.dtype:
+                converted = call_op("glassbox::to.dtype", [_tensor_of(self, value, result), target.dtype, False])
+                value = self._add_node("glassbox::to.dtype", [value, target.dtype, False], converted, where).outputs[0]
+            self._remember(tensor, value)
+            self._note_write(target, value)
         return out
 
     def _functional_form(self, schema, args, where):
-        """An in-place call on an intermediate (that no view shares) is recorded as its functional
-        form, and the tensor's later uses read the new value."""
-        if not schema.is_inplace or schema.overload == "out":
-            raise CaptureError(schema.name, where, "operators that write into an out= argument are not captured")
-        target = args[0]
-        if not isinstance(target, Value) or target.kind != "node":
-            kind = target.kind if isinstance(target, Value) else "argument"
-            raise CaptureError(
-                schema.name, where, "it writes into the %s %s in place" % (kind, getattr(target, "name", ""))
-            )
-        if id(target) in self._viewed:
-            raise CaptureError(
-                schema.name, where, "it writes in place into %s, which shares memory with a view" % target.name
-            )
-        functional = "glassbox::" + schema.base_name[:-1] + ("." + schema.overload if schema.overload else "")
-        if _C._library.schema_arguments(functional)[0] is None:
-            raise CaptureError(schema.name, where, "it writes in place and has no functional form %s" % functional)
-        return functional, target
+        """A call that writes into an argument (in place, or out=) is recorded as its functional
+        form; the written tensor's later uses read the new value, and an input written so is
+        written back when the compiled function ends. Returns (functional op, its arguments, the
+        Values written, in result order)."""
+        written = [i for i, a in enumerate(schema.arguments) if "!" in a.type]
+        if not schema.is_inplace and not written:
+            raise CaptureError(schema.name, where, "it writes into an argument it does not name as written")
+        targets = [args[i] for i in (written or [0])]
+        for target in targets:
+            if not isinstance(target, Value):
+                raise CaptureError(schema.name, where, "it writes into an argument that is not a tensor")
+            if target.is_view or id(target) in self._viewed:
+                raise CaptureError(
+                    schema.name,
+                    where,
+                    "it writes in place into %s, which shares memory with a view (views of written tensors "
+                    "are not captured yet)" % target.name,
+                )
+        if schema.name == "glassbox::fill_.Scalar":  # no functional fill: a new tensor full of the value
+            t = targets[0]
+            return "glassbox::full", [list(t.shape), args[1], t.dtype, t.device], targets
+        if schema.is_inplace:
+            # the overload taking the same arguments (pow_.Scalar is pow.Tensor_Scalar, not pow.Scalar)
+            functional = _overload_taking(schema.base_name[:-1], schema.arguments, prefer=schema.overload)
+            node_args = args
+        else:
+            kept = [a for a in schema.arguments if "!" not in a.type]
+            functional = _overload_taking(schema.base_name, kept)
+            node_args = [a for i, a in enumerate(args) if i not in written]
+        if functional is None:
+            raise CaptureError(schema.name, where, "it writes into an argument and has no functional form")
+        return functional, node_args, targets
+
+    def _save_originals(self, call, args, targets):
+        """Keeps a copy of an input before the eager run writes it, so that capture can put it back:
+        the compiled run writes it once more."""
+        for target in targets:
+            original = self._version_of.get(id(target), target if target.kind != "node" else None)
+            if original is not None and id(original) not in self._saved:
+                tensor = call.args[args.index(target)]
+                self._saved[id(original)] = (tensor, tensor.clone())
+
+    def _note_write(self, target, new):
+        original = self._version_of.get(id(target), target if target.kind != "node" else None)
+        if original is None:
+            return
+        self._version_of[id(new)] = original
+        self.graph.mutations = [(i, f) for i, f in self.graph.mutations if i is not original] + [(original, new)]
+
+    def restore_inputs(self):
+        """Puts back the inputs the eager run wrote in place."""
+        from ..autograd import no_grad
+
+        with no_grad():
+            for tensor, saved in self._saved.values():
+                tensor.copy_(saved)
+        self._saved.clear()
 
     # --- the whole capture ------------------------------------------------------------------
 
@@ -263,14 +327,48 @@ def _install_value_read_hooks():
         setattr(_C.Tensor, name, hook)
 
 
+def _tensor_of(capturer, value, result):
+    """The tensor a just-recorded value stands for (one of `result`)."""
+    for t in result if isinstance(result, (list, tuple)) else [result]:
+        if capturer._by_key.get(tensor_key(t)) is value:
+            return t
+    raise AssertionError("internal: no tensor for %s" % value.name)
+
+
+def _overload_taking(name, arguments, prefer=None):
+    """The overload "glassbox::name.X" whose arguments are these (names and types, aliasing
+    marks aside), trying `prefer` first, or None."""
+
+    def plain(args):
+        return [(a.name, a.type.replace("(a)", "").replace("(a!)", "")) for a in args]
+
+    overloads = list(_C._ops.overload_names("glassbox::" + name))
+    if prefer in overloads:
+        overloads.remove(prefer)
+        overloads.insert(0, prefer)
+    for overload in overloads:
+        full = "glassbox::%s%s" % (name, "." + overload if overload else "")
+        try:
+            candidate = schemas.of(full)
+        except RuntimeError:
+            continue
+        if plain(candidate.arguments) == plain(arguments) and not candidate.writes_argument:
+            return full
+    return None
+
+
 def capture(fn, named_tensors, call_args, call_kwargs, name, source="", parameters=()):
     """Runs fn(*call_args, **call_kwargs) under capture. named_tensors: [(name, tensor)] of the
     tensor inputs in the order the compiled graph takes them; parameters: [(name, tensor)] of a
     module's parameters and buffers, lifted to inputs. Returns (graph, eager result)."""
-    with Capturer(name, source) as capturer:
-        for input_name, t in named_tensors:
-            capturer.add_input(t, input_name)
-        for param_name, t in parameters:
-            capturer.add_input(t, "p_" + param_name.replace(".", "_"), kind="parameter")
-        result = fn(*call_args, **call_kwargs)
+    capturer = Capturer(name, source)
+    try:
+        with capturer:
+            for input_name, t in named_tensors:
+                capturer.add_input(t, input_name)
+            for param_name, t in parameters:
+                capturer.add_input(t, "p_" + param_name.replace(".", "_"), kind="parameter")
+            result = fn(*call_args, **call_kwargs)
+    finally:
+        capturer.restore_inputs()  # outside the capture: the copies back are not recorded
     return capturer.finish(result), result

@@ -102,9 +102,10 @@ def table_text():
     return "\n".join("%-28s -> decompositions.%s" % (op, fn.__name__) for op, fn in DECOMPOSITIONS.items())
 
 
-def interpret(graph, inputs, call):
-    """Runs graph's nodes on real tensors: call(node, resolved_args) gives each node's result."""
-    env = {}
+def interpret(graph, inputs, call, env=None):
+    """Runs graph's nodes on real tensors: call(node, resolved_args) gives each node's result.
+    env (filled if given): {id(value): tensor}."""
+    env = {} if env is None else env
     for v, t in zip(graph.inputs, inputs):
         env[id(v)] = t
     for v in graph.constant_values:
@@ -143,9 +144,14 @@ def decompose(graph, inputs, table=None):
             capturer.add_input(t, v.name, v.kind)
         for name, t in graph.constants.items():
             capturer.add_input(t, name, "constant")
-        result = interpret(graph, inputs, call)
+        env = {}
+        result = interpret(graph, inputs, call, env)
     capturer.where_override = None
     decomposed = capturer.finish(result)
+    by_name = {v.name: v for v in decomposed.inputs}
+    decomposed.mutations = [
+        (by_name[original.name], capturer.value(env[id(final)])) for original, final in graph.mutations
+    ]
     decomposed.scalar_inputs = dict(graph.scalar_inputs)
     decomposed.stage = "decomposed"
     return decomposed

@@ -322,6 +322,7 @@ def fuse(graph: Graph, groups, kernels):
         outputs=graph.outputs,
         constants=graph.constants,
         constant_values=graph.constant_values,
+        mutations=graph.mutations,
         scalar_inputs=graph.scalar_inputs,
         source=graph.source,
         stage="fused",

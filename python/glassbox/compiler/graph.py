@@ -74,11 +74,14 @@ class Graph:
     constants: Dict[str, Any] = field(default_factory=dict)  # name -> tensor captured by reference
     constant_values: List[Value] = field(default_factory=list)  # their Values, in constants' order
     scalar_inputs: Dict[str, Any] = field(default_factory=dict)  # Python numbers seen as inputs
+    # inputs the function wrote in place: (the input, its final value), written back after the run
+    mutations: List[Tuple[Value, Value]] = field(default_factory=list)
     source: str = ""  # "file.py:line" of the function
     stage: str = "captured"  # "captured", "decomposed", "fused"
 
     def output_values(self):
-        return [v for v in flatten(self.outputs) if isinstance(v, Value)]
+        """The values the graph hands back: its outputs and the new values of inputs it wrote."""
+        return [v for v in flatten(self.outputs) if isinstance(v, Value)] + [final for _, final in self.mutations]
 
     def users(self):
         """{id(value): [nodes using it]}"""

@@ -99,6 +99,11 @@ def body_lines(graph, annotate=True):
         if annotate and len(node.outputs) > 1:
             comment.insert(0, ", ".join('%s: "%s"' % (v.name, v.type_text()) for v in node.outputs))
         lines.append("    %s = %s%s" % (target, call, "  # " + "; ".join(comment) if comment else ""))
+    for original, final in graph.mutations:
+        lines.append(
+            "    glassbox.copy_.default(%s, %s)%s"
+            % (original.name, final.name, "  # the function wrote %s in place" % original.name if annotate else "")
+        )
     lines.append("    return %s" % _outputs_text(graph.outputs))
     return lines
 
@@ -125,7 +130,7 @@ def signature(graph, annotate=True):
 def readable(graph):
     """The graph as a Python program (the text print(compiled.graph) shows)."""
     lines = [header(graph), "import glassbox as gb", ""]
-    namespaces = sorted({n.op.split("::", 1)[0] for n in graph.nodes})
+    namespaces = sorted({n.op.split("::", 1)[0] for n in graph.nodes} | ({"glassbox"} if graph.mutations else set()))
     for ns in namespaces:
         lines.append("%s = gb.ops.%s" % (ns, ns))
     if graph.constants:
