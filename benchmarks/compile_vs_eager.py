@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""A chain of 6 element-wise operators over a large float32 tensor, side by side:
-glassbox eager (6 library kernels, 6 results allocated), glassbox compiled (gb.compile: 1 generated
-kernel), PyTorch eager and torch.compile (when torch can be imported here, or by the Python named
-with --torch-python, which runs the PyTorch half in a child process). Printed figures, not a test.
+"""Chains of 6 element-wise operators over a large float32 tensor, side by side: glassbox eager
+(6 library kernels, 6 results allocated), glassbox compiled (gb.compile: 1 generated kernel),
+PyTorch eager and torch.compile (when torch can be imported here, or by the Python named with
+--torch-python, which runs the PyTorch half in a child process). Printed figures, not a test.
 
-    f(x) = tanh(sigmoid(x * 2 + 1) * x) - x      (mul, add, sigmoid, mul, tanh, sub)
+    transcendental: tanh(sigmoid(x * 2 + 1) * x) - x      (mul, add, sigmoid, mul, tanh, sub)
+    arithmetic:     ((x * 2 + 1) * x - 3) * x + x         (mul, add, mul, sub, mul, add)
+
+The first is bound by the arithmetic of sigmoid and tanh (fusion saves the memory traffic, not the
+math); the second by memory, where one pass instead of six shows.
 
     GLASSBOX_BUILD_DIR=build/dev PYTHONPATH=python .venv/bin/python benchmarks/compile_vs_eager.py \
         [--numel 33554432] [--repeat 10] [--torch-python ~/.cache/glassbox/torch-venv-cp311/bin/python]
@@ -27,6 +31,13 @@ def chain(x):
     return ((x * 2 + 1).sigmoid() * x).tanh() - x
 
 
+def arithmetic(x):
+    return ((x * 2 + 1) * x - 3) * x + x
+
+
+CHAINS = {"transcendental": chain, "arithmetic": arithmetic}
+
+
 def best_ms(fn, x, repeat):
     fn(x)  # warm up (and compile)
     times = []
@@ -44,18 +55,20 @@ def glassbox_side(numel, repeat):
     import glassbox as gb
 
     x = gb.from_numpy(np.random.default_rng(0).standard_normal(numel).astype(np.float32))
-    compiled = gb.compile(chain)
-    start = time.perf_counter()
-    compiled(x)
-    first_call_s = time.perf_counter() - start
-    np.testing.assert_allclose(np.asarray(compiled(x)), np.asarray(chain(x)), rtol=1e-5, atol=1e-6)
-    return {
-        "glassbox eager": best_ms(chain, x, repeat),
-        "glassbox compiled": best_ms(compiled, x, repeat),
-        "kernels": compiled.kernels,
-        "first_call_s": first_call_s,
-        "threads": os.environ.get("GLASSBOX_NUM_THREADS") or os.cpu_count(),  # the pool's default size
-    }
+    figures = {"threads": os.environ.get("GLASSBOX_NUM_THREADS") or os.cpu_count()}  # the pool's default
+    for label, fn in CHAINS.items():
+        compiled = gb.compile(fn)
+        start = time.perf_counter()
+        compiled(x)
+        first_call_s = time.perf_counter() - start
+        np.testing.assert_allclose(np.asarray(compiled(x)), np.asarray(fn(x)), rtol=1e-5, atol=1e-5)
+        figures[label] = {
+            "glassbox eager": best_ms(fn, x, repeat),
+            "glassbox compiled": best_ms(compiled, x, repeat),
+            "kernels": compiled.kernels,
+            "first_call_s": first_call_s,
+        }
+    return figures
 
 
 def torch_side(numel, repeat):
@@ -63,17 +76,19 @@ def torch_side(numel, repeat):
     import torch
 
     x = torch.from_numpy(np.random.default_rng(0).standard_normal(numel).astype(np.float32))
-    result = {"torch eager": best_ms(chain, x, repeat), "torch_version": torch.__version__}
-    try:
-        compiled = torch.compile(chain)
-        start = time.perf_counter()
-        compiled(x)
-        result["torch_first_call_s"] = time.perf_counter() - start
-        result["torch.compile"] = best_ms(compiled, x, repeat)
-    except Exception as e:  # no C++ toolchain for Inductor, ...
-        result["torch.compile error"] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0])
-    result["torch_threads"] = torch.get_num_threads()
-    return result
+    figures = {"torch_version": torch.__version__, "torch_threads": torch.get_num_threads()}
+    for label, fn in CHAINS.items():
+        result = {"torch eager": best_ms(fn, x, repeat)}
+        try:
+            compiled = torch.compile(fn)
+            start = time.perf_counter()
+            compiled(x)
+            result["torch_first_call_s"] = time.perf_counter() - start
+            result["torch.compile"] = best_ms(compiled, x, repeat)
+        except Exception as e:  # no C++ toolchain for Inductor, ...
+            result["torch.compile error"] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0])
+        figures[label] = result
+    return figures
 
 
 def main():
@@ -88,10 +103,11 @@ def main():
         return
 
     figures = glassbox_side(args.numel, args.repeat)
+    torch_figures = {}
     try:
         import torch  # noqa: F401
 
-        figures.update(torch_side(args.numel, args.repeat))
+        torch_figures = torch_side(args.numel, args.repeat)
     except ImportError:
         if os.path.isfile(args.torch_python):
             run = subprocess.run(
@@ -100,39 +116,46 @@ def main():
                 text=True,
             )
             if run.returncode == 0:
-                figures.update(json.loads(run.stdout.strip().splitlines()[-1]))
+                torch_figures = json.loads(run.stdout.strip().splitlines()[-1])
             else:
                 print("PyTorch side failed:\n" + run.stderr[-2000:], file=sys.stderr)
 
-    gb_eager = figures["glassbox eager"]
     print(
-        "6 element-wise ops (mul, add, sigmoid, mul, tanh, sub) over %s float32 elements, CPU (%s, %s cores), "
-        "glassbox threads %s, torch threads %s"
+        "6 element-wise ops over %s float32 elements, CPU (%s, %s cores, load average %.1f), glassbox threads %s, "
+        "PyTorch %s threads %s; medians of %d"
         % (
             f"{args.numel:,}",
             platform.processor() or platform.machine(),
             os.cpu_count(),
-            figures.get("threads"),
-            figures.get("torch_threads", "-"),
+            os.getloadavg()[0],
+            figures["threads"],
+            torch_figures.get("torch_version", "-"),
+            torch_figures.get("torch_threads", "-"),
+            args.repeat,
         )
     )
-    print("%-20s %10s %12s %14s" % ("", "ms", "GB/s", "vs gb eager"))
     moved = 2 * 4 * args.numel  # one read, one write per element: the fused minimum
-    for name in ("glassbox eager", "glassbox compiled", "torch eager", "torch.compile"):
-        if name not in figures:
-            continue
-        ms = figures[name]
-        print("%-20s %10.2f %12.1f %13.2fx" % (name, ms, moved / ms / 1e6, gb_eager / ms))
-    if "torch.compile" in figures:
-        print("glassbox compiled vs torch.compile: %.2fx" % (figures["torch.compile"] / figures["glassbox compiled"]))
-    if "torch.compile error" in figures:
-        print("torch.compile failed: " + figures["torch.compile error"])
-    print(
-        "generated kernels: %d (%s); first compiled call %.1f s (capture, compile or cache load, run)"
-        % (len(figures["kernels"]), ", ".join(figures["kernels"]), figures["first_call_s"])
-    )
-    if "torch_first_call_s" in figures:
-        print("torch.compile first call %.1f s" % figures["torch_first_call_s"])
+    for label in CHAINS:
+        row = dict(figures[label], **torch_figures.get(label, {}))
+        gb_eager = row["glassbox eager"]
+        print("\n%s chain: %-20s %10s %12s %14s" % (label, "", "ms", "GB/s", "vs gb eager"))
+        for name in ("glassbox eager", "glassbox compiled", "torch eager", "torch.compile"):
+            if name in row:
+                ms = row[name]
+                print("  %-20s %10.2f %12.1f %13.2fx" % (name, ms, moved / ms / 1e6, gb_eager / ms))
+        if "torch.compile" in row:
+            print("  glassbox compiled vs torch.compile: %.2fx" % (row["torch.compile"] / row["glassbox compiled"]))
+        if "torch.compile error" in row:
+            print("  torch.compile failed: " + row["torch.compile error"])
+        print(
+            "  generated kernels: %d (%s); first compiled call %.1f s%s"
+            % (
+                len(row["kernels"]),
+                ", ".join(row["kernels"]),
+                row["first_call_s"],
+                "; torch.compile first call %.1f s" % row["torch_first_call_s"] if "torch_first_call_s" in row else "",
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -480,6 +480,7 @@ def every_formula(x, y):
         G.maximum.default(base, y),
         G.minimum.default(base, y),
         base + 1.5,
+        base - 3,  # a Python int, wrapped by the binding as a 0-d int64 tensor: read converted
         G.sub.Scalar(base, 1.5, 2.0),
         base * -3.0,
         base / 4.0,

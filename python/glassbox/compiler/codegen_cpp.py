@@ -86,6 +86,14 @@ for _name, _functor in _UNARY_FUNCTORS.items():
     POINTWISE["glassbox::%s" % _name] = lambda a, C, f=_functor: "unary<F::%s>(%s)" % (f, a[0])
 
 _CTYPE = {"float32": ("float", "Float32"), "float64": ("double", "Float64")}
+# 0-d inputs the loops read converted to the compute type (x - 3 wraps 3 as an int64 tensor)
+SCALAR_READS = {
+    "float32": ("float", "Float32"),
+    "float64": ("double", "Float64"),
+    "int64": ("int64_t", "Int64"),
+    "int32": ("int32_t", "Int32"),
+    "bool": ("bool", "Bool"),
+}
 
 
 @dataclass
@@ -156,7 +164,7 @@ def _node_line(m, var, C, target):
 
 
 def _ctype(v):
-    return _CTYPE[str(v.dtype).rsplit(".", 1)[-1]][0]
+    return SCALAR_READS[str(v.dtype).rsplit(".", 1)[-1]][0]
 
 
 def _load(v, shape, index, C):
@@ -341,7 +349,7 @@ def generate(group, graph_users, graph_outputs):
                 v.name,
                 ", ".join(map(str, v.shape)),
                 ", ".join(map(str, v.stride)),
-                _CTYPE[str(v.dtype).rsplit(".", 1)[-1]][1],
+                SCALAR_READS[str(v.dtype).rsplit(".", 1)[-1]][1],
             )
         )
         lines.append("  const %s* __restrict p_%s = t_%s.data<%s>();" % (_ctype(v), v.name, v.name, _ctype(v)))

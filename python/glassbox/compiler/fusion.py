@@ -68,15 +68,16 @@ def _dtype(v):
 
 def why_not_fusible(node, grad_enabled):
     """None when the node can be generated, else the reason it stays a library call."""
-    # A 0-d input of another floating dtype (a Python number the binding wrapped, a 0-d tensor)
-    # does not take part in type promotion: the loop reads it converted.
-    values = [v for v in node.input_values() if not (v.shape == () and _dtype(v) in FUSIBLE_DTYPES)]
+    # A 0-d input (a Python number the binding wrapped, a 0-d tensor) of a floating or integer dtype
+    # does not decide the result's floating dtype: the loop reads it converted.
+    values = [v for v in node.input_values() if not (v.shape == () and _dtype(v) in codegen_cpp.SCALAR_READS)]
     values += node.outputs
     for v in node.input_values() + node.outputs:
-        if _dtype(v) not in FUSIBLE_DTYPES:
-            return "dtype %s (the C++ generator handles float32 and float64)" % _dtype(v)
         if v.device != "cpu":
             return "device %s (only the CPU generator exists)" % v.device
+    for v in values:
+        if _dtype(v) not in FUSIBLE_DTYPES:
+            return "dtype %s (the C++ generator handles float32 and float64)" % _dtype(v)
     if len({_dtype(v) for v in values}) > 1:
         return "mixed dtypes %s (type promotion is not generated yet)" % sorted({_dtype(v) for v in values})
     if grad_enabled and any(v.requires_grad for v in node.outputs):

@@ -13,7 +13,7 @@ from ..utils import cpp_extension
 
 # -fno-trapping-math lets the selects of vec_math.h become blends (as the engine is built);
 # -fno-math-errno lets sqrt vectorise. Neither changes a result.
-CFLAGS = ["-O3", "-march=native", "-fno-trapping-math", "-fno-math-errno"]
+CFLAGS = ["-O3", "-march=native", "-mprefer-vector-width=512", "-fno-trapping-math", "-fno-math-errno"]
 
 
 def cache_root():
