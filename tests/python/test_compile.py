@@ -324,6 +324,28 @@ def writes_input(x, out):
     return x + 1
 
 
+def leaves_dead_code(x):
+    unused = gb.exp(x) * 2  # noqa: F841
+    out = gb.empty([3])
+    gb.ops.glassbox.add.out(x, 1.0 if False else x, out=out)
+    return inner_compiled(out)
+
+
+inner_compiled = gb.compile(lambda y: y * 3)
+
+
+def test_unused_results_are_removed_and_a_compiled_function_inside_one_is_inlined():
+    compiled = gb.compile(leaves_dead_code)
+    x = rand(3)
+    assert_close(compiled(x), leaves_dead_code(x))
+    log = str(compiled.fusion_log)
+    for name in ("mul ", "exp ", "empty "):
+        assert re.search(r"^%s +removed: its result is never used" % name, log, re.M), log
+    # the inner compiled function ran inside the capture: its multiply is one more node of this graph
+    (kernel,) = compiled.fused_graph.ir.nodes
+    assert kernel.kind == "fused" and [m.short_op for m in kernel.members] == ["add.Tensor", "mul.Scalar"]
+
+
 def writes_through_a_view(x):
     y = x * 1.0
     row = y[0]
@@ -349,6 +371,7 @@ def test_in_place_calls_are_recorded_functionally_and_written_inputs_written_bac
     assert "glassbox.copy_.default(x, mul)  # the function wrote x in place" in program
     assert "glassbox.copy_.default(out, add)" in program
     assert len(compiled.kernels) == 1  # mul, add and add_1 in one loop, writing mul and add too
+    assert "removed: its result is never used" not in str(compiled.fusion_log)
     assert len(compiled.fused_graph.ir.nodes[0].outputs) == 3
     x2, out2 = rand(3), gb.zeros(3)
     compiled(x2, out2)

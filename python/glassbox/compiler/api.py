@@ -19,8 +19,9 @@ import warnings
 from .. import _C
 from ..autograd import is_grad_enabled
 from ..ops import ops
-from . import codegen_cpp, debug, decompositions, fusion, kernels, printer
+from . import codegen_cpp, dead_code, debug, decompositions, fusion, kernels, printer
 from .capture import CaptureError, capture
+from .capture import current as current_capture
 from .graph import Value, flatten
 from .guards import Guards, named_leaves
 
@@ -45,7 +46,10 @@ class Compilation:
             self.fused = captured
         else:
             self.decomposed = decompositions.decompose(captured, example_inputs)
+            removed = dead_code.eliminate(self.decomposed)
             groups, self.fusion_log = fusion.plan(self.decomposed, is_grad_enabled())
+            for n in reversed(removed):
+                self.fusion_log.lines.insert(0, "%-14s removed: its result is never used" % n.outputs[0].name)
             users = self.decomposed.users()
             outputs = {id(v) for v in self.decomposed.output_values()}
             generated = [codegen_cpp.generate(g, users, outputs) for g in groups]
@@ -133,6 +137,8 @@ class CompiledFunction:
             return ""
 
     def __call__(self, *args, **kwargs):
+        if current_capture() is not None:  # called while another compiled function captures: inlined
+            return self.fn(*args, **kwargs)
         leaves = named_leaves(self._target(), args, kwargs)
         parameters = self._parameters()
         if self.fell_back is not None:
