@@ -21,6 +21,7 @@ import pytest
 
 import glassbox as gb
 from glassbox.compiler import CaptureError
+from glassbox.compiler.api import _Printable
 
 F = gb.nn.functional
 pytestmark = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("ninja")), reason="needs cmake and ninja")
@@ -289,19 +290,49 @@ def test_a_value_read_steering_python_is_a_clear_error_with_the_users_line():
     assert e.value.what == "the value read .item()" and e.value.where.endswith(line_of(reads_item, ".item()"))
 
 
-def test_without_fullgraph_the_function_runs_eagerly_for_that_signature():
+def test_without_fullgraph_a_value_read_is_checked_and_each_path_compiled():
     compiled = gb.compile(branchy)
-    x = rand(4)
+    positive, negative = rand(4).abs() + 0.1, -(rand(4, seed=1).abs() + 0.1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert_close(compiled(positive), branchy(positive))
+        assert_close(compiled(negative), branchy(negative))
+        assert_close(compiled(positive * 2), branchy(positive * 2))
+    assert caught == []
+    assert len(compiled.compilations) == 2  # one graph per value the branch read
+    where = line_of(branchy, "if x.sum() > 0").split(":")[1]
+    assert compiled.recompile_reasons == [
+        "the value read bool(tensor) at %s:%s: expected True, got False" % (HERE, where)
+    ]
+    first = str(_Printable(compiled.compilations[0].fused))
+    ast.parse(first)
+    assert "check_value(bool(gt), True, 'the value read bool(tensor)', '%s:%s')" % (HERE, where) in first
+    assert "glassbox.mul.Scalar(x, 2)" in first and "mul.Scalar(x, 3)" not in first
+    assert "mul.Scalar(x, 3)" in str(compiled.graph)
+    log = str(compiled.fusion_log)
+    assert "the value read bool(tensor): checked when the program runs" in log
+
+
+def reads_array(x):
+    return x * float(x.numpy().sum())
+
+
+def test_without_fullgraph_what_cannot_be_checked_runs_eagerly_for_that_signature():
+    compiled = gb.compile(selects)
+    x = rand(5)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         got = compiled(x)
-    assert_close(got, branchy(x))
-    assert len(caught) == 1 and "running `branchy` eagerly" in str(caught[0].message)
+    assert_close(got, selects(x))
+    assert len(caught) == 1 and "running `selects` eagerly" in str(caught[0].message)
+    assert "glassbox::masked_select" in str(caught[0].message)
     assert compiled.compilations == [] and len(compiled.eager_entries) == 1
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         compiled(x)
     assert caught == []  # decided once per signature
+    with pytest.raises(CaptureError, match=r"the value read .numpy\(\) at .*: a tensor's value passed to Python"):
+        gb.compile(reads_array, fullgraph=True)(x)
 
 
 def test_a_data_dependent_shape_names_the_operator():

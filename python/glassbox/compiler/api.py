@@ -24,6 +24,7 @@ from .capture import CaptureError, capture
 from .capture import current as current_capture
 from .graph import Value, flatten
 from .guards import Guards, named_leaves
+from .runtime import ValueGuardFailed, check_value
 
 BACKENDS = ("glassbox", "eager")
 CACHE_SIZE_LIMIT = 8  # compilations kept per function before it falls back to eager
@@ -83,7 +84,8 @@ class Compilation:
     def _make_wrapper(self, debug_dir):
         source = self.wrapper_source()
         filename = os.path.join(debug_dir, "output_code.py") if debug_dir else "<gb.compile %s>" % self.captured.name
-        namespace = {"gb": __import__("glassbox"), "glassbox": ops.glassbox}
+        namespace = {"gb": __import__("glassbox"), "glassbox": ops.glassbox, "check_value": check_value}
+        namespace["operator"] = __import__("operator")
         for node in self.fused.nodes:
             ns = node.op.split("::", 1)[0]
             namespace[ns] = getattr(ops, ns)
@@ -150,7 +152,10 @@ class CompiledFunction:
         for c in reversed(self.compilations):
             reason = c.guards.check(leaves, parameters)
             if reason is None:
-                return c.run(*self._inputs(leaves, parameters))
+                try:
+                    return c.run(*self._inputs(leaves, parameters))
+                except ValueGuardFailed as e:  # the program read another value: another path
+                    reason = str(e)
             failed = failed or reason
         if failed is not None and len(self.compilations) >= self.cache_size_limit:
             self.fell_back = failed
@@ -172,7 +177,9 @@ class CompiledFunction:
         guards = Guards(leaves, parameters)
         named_tensors = [(n, x) for n, x in leaves if isinstance(x, _C.Tensor)]
         try:
-            graph, _ = capture(self.fn, named_tensors, args, kwargs, self._name(), self._source(), parameters)
+            graph, _ = capture(
+                self.fn, named_tensors, args, kwargs, self._name(), self._source(), parameters, not self.fullgraph
+            )
         except CaptureError as e:
             if self.fullgraph:
                 raise

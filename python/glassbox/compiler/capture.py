@@ -16,6 +16,7 @@ from .. import _C
 from ..library import Library, include_key
 from . import schema as schemas
 from .graph import Graph, Node, Value, map_structure
+from .runtime import READ_TEXT
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -78,8 +79,11 @@ def value_of_tensor(t, name, kind):
 class Capturer:
     """Builds a Graph from the operator calls that reach the Python key on this thread."""
 
-    def __init__(self, name, source="", where_override=None):
+    def __init__(self, name, source="", where_override=None, split_reads=False):
         self.graph = Graph(name=name, inputs=[], nodes=[], outputs=None, source=source)
+        # with split_reads, a value read becomes a "read" node checking the value at run time
+        self.split_reads = split_reads
+        self.reading = False  # inside a value read (whose own reads are not recorded again)
         self._by_key = {}
         self._alive = []  # every tensor seen, so that its memory is not reused during capture
         self._names = set()
@@ -161,6 +165,14 @@ class Capturer:
             for v in node.input_values() + node.outputs:
                 self._viewed.add(id(v))
         return out
+
+    def record_read(self, method, call, tensor, value):
+        """A value read as a node: the program checks, when it runs, that it reads the same value."""
+        if not isinstance(value, (bool, int, float, list)):
+            raise CaptureError("the value read " + call, self.where(), "it gives a %s" % type(value).__name__)
+        node = Node("read::" + method, [self.value(tensor), value], [], self.where(), kind="read")
+        node.note = "the value read " + call
+        self.graph.nodes.append(node)
 
     def _add_node(self, op, args, out, where, is_view=False):
         tensors = list(out) if isinstance(out, (list, tuple)) else [out]
@@ -311,14 +323,22 @@ def _install_value_read_hooks():
 
         def hook(self, *args, __name=name, __original=original, **kwargs):
             capturer = current()
-            if capturer is not None:
+            if capturer is not None and not capturer.reading:  # (bool(t) reads through .item())
                 call = ".%s()" % __name if not __name.startswith("__") else "%s(tensor)" % __name.strip("_")
+                if capturer.split_reads and __name in READ_TEXT:
+                    capturer.reading = True
+                    try:
+                        value = __original(self, *args, **kwargs)
+                    finally:
+                        capturer.reading = False
+                    capturer.record_read(__name, call, self, value)
+                    return value
                 raise CaptureError(
                     "the value read %s" % call,
                     capturer.where(),
                     "a tensor's value passed to Python may steer the program (an if, a loop, a shape), "
                     "which a graph cannot record; keep it a tensor (gb.where, masks), or pass fullgraph=False "
-                    "to run this function eagerly",
+                    "to check the value at run time instead (a graph per value seen)",
                 )
             return __original(self, *args, **kwargs)
 
@@ -357,11 +377,11 @@ def _overload_taking(name, arguments, prefer=None):
     return None
 
 
-def capture(fn, named_tensors, call_args, call_kwargs, name, source="", parameters=()):
+def capture(fn, named_tensors, call_args, call_kwargs, name, source="", parameters=(), split_reads=False):
     """Runs fn(*call_args, **call_kwargs) under capture. named_tensors: [(name, tensor)] of the
     tensor inputs in the order the compiled graph takes them; parameters: [(name, tensor)] of a
     module's parameters and buffers, lifted to inputs. Returns (graph, eager result)."""
-    capturer = Capturer(name, source)
+    capturer = Capturer(name, source, split_reads=split_reads)
     try:
         with capturer:
             for input_name, t in named_tensors:

@@ -1,6 +1,7 @@
 """Dead code: operators whose results nothing uses are dropped before fusion (an `empty` made for
 an out= argument that capture turned into a functional call, a value computed and ignored).
-Operators that draw random numbers stay: dropping them would change the generator's state."""
+Operators that draw random numbers stay (dropping them would change the generator's state), and so
+do the checks of values Python read."""
 
 _RANDOM = ("rand", "randn", "randint", "randperm", "bernoulli", "normal", "uniform", "dropout", "multinomial")
 
@@ -20,7 +21,7 @@ def eliminate(graph):
         for n in graph.nodes:
             used.update(id(v) for v in n.input_values())
         for n in reversed(graph.nodes):
-            if not any(id(v) in used for v in n.outputs) and not _draws_random_numbers(n):
+            if n.kind != "read" and not any(id(v) in used for v in n.outputs) and not _draws_random_numbers(n):
                 graph.nodes.remove(n)
                 removed.append(n)
                 changed = True

@@ -130,10 +130,13 @@ def decompose(graph, inputs, table=None):
     """The graph with every operator of `table` (default DECOMPOSITIONS) replaced by its
     decomposition; `inputs` are the captured call's tensors (the replay runs on them)."""
     table = DECOMPOSITIONS if table is None else table
-    capturer = Capturer(graph.name, graph.source)
+    capturer = Capturer(graph.name, graph.source, split_reads=True)
 
     def call(node, args):
         capturer.where_override = node.where
+        if node.kind == "read":  # read the value again, under this capture: it records the check
+            getattr(type(args[0]), node.op.split("::", 1)[1])(args[0])
+            return []
         fn = table.get(node.op)
         if fn is not None:
             return fn(*args)

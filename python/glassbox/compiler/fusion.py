@@ -163,7 +163,12 @@ def plan(graph: Graph, grad_enabled: bool):
 
     for node in graph.nodes:
         name = node.short_op
-        if node.op in codegen_cpp.POINTWISE:
+        if node.kind == "read":
+            log.lines.append(
+                "%-14s %s: checked when the program runs; another value compiles another graph"
+                % (node.args[0].name, node.note)
+            )
+        elif node.op in codegen_cpp.POINTWISE:
             reason = why_not_fusible(node, grad_enabled)
             if reason:
                 log.add(node, "not fused: %s: %s" % (name, reason))

@@ -7,6 +7,7 @@ import os
 
 from . import schema as schemas
 from .graph import Value, flatten
+from .runtime import read_text
 
 
 def constant_text(c):
@@ -82,6 +83,18 @@ def _outputs_text(structure):
 def body_lines(graph, annotate=True):
     lines = []
     for node in graph.nodes:
+        if node.kind == "read":
+            method = node.op.split("::", 1)[1]
+            lines.append(
+                "    check_value(%s, %s, %r, %r)"
+                % (
+                    read_text(method, node.args[0].name),
+                    constant_text(node.args[1]),
+                    node.note,
+                    _short_where(node.where),
+                )
+            )
+            continue
         call = call_text(node.op, node.args)
         if len(node.outputs) == 1 and not node.list_output:
             target = node.outputs[0].name
@@ -109,7 +122,7 @@ def body_lines(graph, annotate=True):
 
 
 def header(graph):
-    ops = sum(len(n.members) if n.kind == "fused" else 1 for n in graph.nodes)
+    ops = sum(len(n.members) if n.kind == "fused" else 1 for n in graph.nodes if n.kind != "read")
     kernels = sum(1 for n in graph.nodes if n.kind == "fused")
     what = "%d operator calls" % ops + (
         ", %d of them in %d generated kernels"
@@ -127,10 +140,19 @@ def signature(graph, annotate=True):
     return "def forward(%s):" % ", ".join(params)
 
 
-def readable(graph):
+def readable(graph, runnable_imports=False, preamble=""):
     """The graph as a Python program (the text print(compiled.graph) shows)."""
-    lines = [header(graph), "import glassbox as gb", ""]
-    namespaces = sorted({n.op.split("::", 1)[0] for n in graph.nodes} | ({"glassbox"} if graph.mutations else set()))
+    reads = any(n.kind == "read" for n in graph.nodes)
+    stdlib = (["import operator"] if reads else []) + (["import os"] if runnable_imports else [])
+    lines = [header(graph)] + stdlib + ([""] if stdlib else []) + ["import glassbox as gb"]
+    if reads:
+        lines.append("from glassbox.compiler.runtime import check_value")
+    lines.append("")
+    if preamble:
+        lines += [preamble.rstrip("\n"), ""]
+    namespaces = sorted(
+        {n.op.split("::", 1)[0] for n in graph.nodes if n.kind != "read"} | ({"glassbox"} if graph.mutations else set())
+    )
     for ns in namespaces:
         lines.append("%s = gb.ops.%s" % (ns, ns))
     if graph.constants:
@@ -160,7 +182,7 @@ def runnable(graph, preamble=""):
     """A program that runs on its own: the graph, the saved inputs (graph_inputs.gb next to it)
     and a __main__ block that prints the result. preamble: lines to run first (loading a library of
     generated kernels)."""
-    text = readable(graph).replace("import glassbox as gb\n", "import os\n\nimport glassbox as gb\n" + preamble, 1)
+    text = readable(graph, runnable_imports=True, preamble=preamble)
     return text + RUNNABLE_MAIN % {"constants": list(graph.constants), "inputs": [v.name for v in graph.inputs]}
 
 
