@@ -618,3 +618,12 @@ def test_every_op_table_operator_is_captured_and_replayed(info):
             np.testing.assert_array_equal(np.asarray(g), np.asarray(w), err_msg="%s %s" % (info.name, sample.name))
         for g, w in zip([a for a in args if isinstance(a, gb.Tensor)], written):
             np.testing.assert_array_equal(np.asarray(g), np.asarray(w), err_msg="%s wrote its input" % info.name)
+
+
+def test_outside_a_capture_the_tensor_class_and_the_dispatcher_are_untouched():
+    before = {name: gb.Tensor.__dict__.get(name) for name in ("item", "tolist", "__bool__", "__float__")}
+    fallbacks = gb.registry.info()["fallbacks"]
+    compiled = gb.compile(branchy)
+    compiled(rand(3))
+    assert {name: gb.Tensor.__dict__.get(name) for name in before} == before
+    assert gb.registry.info()["fallbacks"] == fallbacks

@@ -285,19 +285,43 @@ class Capturer:
     def __enter__(self):
         if current() is not None:
             raise RuntimeError("gb.compile: a capture is already running on this thread (nested compile)")
-        _install_value_read_hooks()
+        _hooks_acquire()
         _state.capturer = self
-        self._library = Library("_", "IMPL", "Python")
-        self._library.fallback(_fallback)
         self._inclusion = include_key("Python")
         self._inclusion.__enter__()
         return self
 
     def __exit__(self, *exc):
         self._inclusion.__exit__(*exc)
-        self._library.close()
         _state.capturer = None
+        _hooks_release()
         return False
+
+
+# The Python-key fallback and the value-read wrappers exist only while some thread captures (one
+# set for all of them: each records into its own thread's Capturer); outside a capture glassbox's
+# Tensor and dispatcher are as they were.
+_hooks_lock = threading.Lock()
+_hooks = {"users": 0, "library": None}
+
+
+def _hooks_acquire():
+    with _hooks_lock:
+        if _hooks["users"] == 0:
+            library = Library("_", "IMPL", "Python")
+            library.fallback(_fallback)
+            _hooks["library"] = library
+            _install_value_read_hooks()
+        _hooks["users"] += 1
+
+
+def _hooks_release():
+    with _hooks_lock:
+        _hooks["users"] -= 1
+        if _hooks["users"] == 0:
+            _hooks["library"].close()
+            _hooks["library"] = None
+            _remove_value_read_hooks()
 
 
 def _fallback(call):
@@ -310,16 +334,22 @@ def _fallback(call):
 _originals = {}
 
 
+def _remove_value_read_hooks():
+    for name, (original, own) in _originals.items():
+        if own:
+            setattr(_C.Tensor, name, original)
+        else:  # it was inherited
+            delattr(_C.Tensor, name)
+    _originals.clear()
+
+
 def _install_value_read_hooks():
-    """Wraps the Tensor methods that read values once; the wrappers only act while this thread
-    captures."""
-    if _originals:
-        return
+    """Wraps the Tensor methods that read values; the wrappers act only on threads that capture."""
     for name in _VALUE_READS:
         original = getattr(_C.Tensor, name, None)
         if original is None:
             continue
-        _originals[name] = original
+        _originals[name] = (original, name in _C.Tensor.__dict__)
 
         def hook(self, *args, __name=name, __original=original, **kwargs):
             capturer = current()
