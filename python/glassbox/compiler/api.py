@@ -46,7 +46,10 @@ class Compilation:
             self.fusion_log = fusion.FusionLog(["backend 'eager': no decomposition or fusion"])
             self.fused = captured
         else:
-            self.decomposed = decompositions.decompose(captured, example_inputs)
+            # operators the generator computes as one formula (gelu, silu) are not decomposed: their
+            # vectorised float forms beat the pieces (erf has none)
+            table = {op: fn for op, fn in decompositions.DECOMPOSITIONS.items() if op not in codegen_cpp.POINTWISE}
+            self.decomposed = decompositions.decompose(captured, example_inputs, table)
             removed = dead_code.eliminate(self.decomposed)
             groups, self.fusion_log = fusion.plan(self.decomposed, is_grad_enabled())
             for n in reversed(removed):

@@ -34,7 +34,10 @@ def write(directory, compiled):
     put("graph_runnable.py", printer.runnable(compiled.captured))
     save(printer.saved_tensors(compiled.captured, compiled.example_inputs), os.path.join(directory, "graph_inputs.gb"))
     paths["graph_inputs.gb"] = os.path.join(directory, "graph_inputs.gb")
-    put("decompositions.txt", decompositions.table_text() + "\n")
+    put(
+        "decompositions.txt",
+        decompositions.table_text(compiled.decomposed.decompositions if compiled.backend != "eager" else []) + "\n",
+    )
     put("graph_decomposed.py", printer.readable(compiled.decomposed))
     put("fusion_log.txt", str(compiled.fusion_log))
     put("graph_fused.py", printer.readable(compiled.fused))

@@ -97,9 +97,13 @@ def call_op(op, args):
     return op_callable(op)(*positional, **keywords)
 
 
-def table_text():
-    """The table as text: operator -> the function that rewrites it."""
-    return "\n".join("%-28s -> decompositions.%s" % (op, fn.__name__) for op, fn in DECOMPOSITIONS.items())
+def table_text(applied=None):
+    """The table as text: operator -> the function that rewrites it (and whether it was applied)."""
+    lines = []
+    for op, fn in DECOMPOSITIONS.items():
+        note = "" if applied is None or op in applied else "   (not applied: the generator computes it as one formula)"
+        lines.append("%-28s -> decompositions.%s%s" % (op, fn.__name__, note))
+    return "\n".join(lines)
 
 
 def interpret(graph, inputs, call, env=None):
@@ -157,4 +161,5 @@ def decompose(graph, inputs, table=None):
     ]
     decomposed.scalar_inputs = dict(graph.scalar_inputs)
     decomposed.stage = "decomposed"
+    decomposed.decompositions = sorted(table)
     return decomposed

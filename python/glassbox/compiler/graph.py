@@ -78,6 +78,7 @@ class Graph:
     mutations: List[Tuple[Value, Value]] = field(default_factory=list)
     source: str = ""  # "file.py:line" of the function
     stage: str = "captured"  # "captured", "decomposed", "fused"
+    decompositions: List[str] = field(default_factory=list)  # the operators a decomposed graph rewrote
 
     def output_values(self):
         """The values the graph hands back: its outputs and the new values of inputs it wrote."""
