@@ -194,17 +194,26 @@ def _pointwise_loop(members, inputs, outputs, shape, C):
 
 
 _ACCUMULATE = {
-    # kind: (accumulator type, initial value, step, result)
-    "sum": ("double", "0.0", "acc += {x};", "static_cast<{C}>(acc)"),
-    "mean": ("double", "0.0", "acc += {x};", "static_cast<{C}>(acc / {K})"),
-    # NaN wins, as in the library's amax
+    # kind: (accumulator type, initial value, step folding {x} into {a}, result from {a})
+    "sum": ("double", "0.0", "{a} += {x};", "static_cast<{C}>({a})"),
+    "mean": ("double", "0.0", "{a} += {x};", "static_cast<{C}>({a} / {K})"),
+    # NaN wins and stays, as in the library's amax; written as selects so that it vectorises
     "amax": (
         "{C}",
         "-std::numeric_limits<{C}>::infinity()",
-        "if (!(acc != acc) && ({x} > acc || {x} != {x})) acc = {x};",
-        "acc",
+        "{a} = ({a} != {a}) ? {a} : (({x} != {x} || {x} > {a}) ? {x} : {a});",
+        "{a}",
     ),
 }
+# A reduction pass keeps this many partial accumulators, one per lane, so that the loop over a row
+# vectorises (a single running sum is a chain the compiler must keep in order); they are folded
+# into one at the end of the pass.
+LANES = 16
+# Element-wise values that cost a transcendental function are kept in a row buffer (on the stack,
+# in L1) by the pass that first computes them, when a row is at most this long; cheaper ones, and
+# rows too long for the stack, are recomputed by each pass that needs them.
+ROW_BUFFER_MAX = 8192
+HEAVY = {"exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "sigmoid", "silu", "erf", "gelu", "pow"}
 
 
 def _row_loop(group, inputs, outputs, C, notes):
@@ -221,15 +230,23 @@ def _row_loop(group, inputs, outputs, C, notes):
     row_value = {}  # id(value) -> C++ name of a per-row value computed so far
     external = {id(v) for v in inputs}
     passes = {}  # id(member) -> how many passes compute it
+    buffered, stored = {}, []  # values kept in row buffers
+    out_ids = {id(v) for v in outputs}
+    users_in_group = {}
+    for m in group.members:
+        for v in m.input_values():
+            users_in_group.setdefault(id(v), []).append(m)
     body = []
 
-    def full_pass(targets, tail):
-        """A loop over the row's K elements computing the full-size values `targets` need."""
+    def full_pass(targets, tail, lanes=False):
+        """A loop over the row's K elements computing the full-size values `targets` need; tail:
+        lines using them. With lanes, the loop runs in blocks of LANES (j0 + l) and a remainder,
+        and `{lane}` in tail is the lane's index (0 in the remainder)."""
         needed = []
 
         def need(v):
             m = made_by.get(id(v))
-            if m is None or id(v) in row_value or m in needed:
+            if m is None or id(v) in row_value or id(v) in buffered or m in needed:
                 return
             for x in m.input_values():
                 need(x)
@@ -248,27 +265,56 @@ def _row_loop(group, inputs, outputs, C, notes):
         def name(x):
             if id(x) in row_value:
                 return row_value[id(x)]
+            if id(x) in buffered:
+                return "buf_%s[j]" % x.name
             return ("in_" if id(x) in external else "v_") + x.name
 
-        lines = ["  " + _load(v, shape, "i", C) for v in loads]
-        lines += ["  " + _node_line(m, name, C, "v_" + m.outputs[0].name) for m in needed]
-        lines += ["  " + t.format(**{"x%d" % k: name(v) for k, v in enumerate(targets)}) for t in tail]
-        return ["for (int64_t j = 0; j < %d; ++j) {" % K, "  const int64_t i = row * %d + j;" % K] + lines + ["}"]
+        keep = []  # values this pass computes and leaves in a row buffer for later passes
+        if lanes and K <= ROW_BUFFER_MAX:
+            for m in needed:
+                v = m.outputs[0]
+                later = [u for u in users_in_group.get(id(v), []) if u.op not in REDUCTIONS]
+                if m.op.split("::", 1)[1].split(".", 1)[0] in HEAVY and (later or id(v) in out_ids):
+                    keep.append(v)
+
+        def element(lane):
+            lines = ["const int64_t i = row * %d + j;" % K]
+            lines += [_load(v, shape, "i", C) for v in loads]
+            lines += [_node_line(m, name, C, "v_" + m.outputs[0].name) for m in needed]
+            lines += ["buf_%s[j] = v_%s;" % (v.name, v.name) for v in keep]
+            values = {"x%d" % k: name(v) for k, v in enumerate(targets)}
+            return lines + [t.format(lane=lane, **values) for t in tail]
+
+        if not lanes:
+            return ["for (int64_t j = 0; j < %d; ++j) {" % K] + ["  " + x for x in element("")] + ["}"]
+        main = K - K % LANES
+        out = ["%s buf_%s[%d];  // kept for the passes after this one" % (C, v.name, K) for v in keep]
+        if main:
+            out += ["for (int64_t j0 = 0; j0 < %d; j0 += %d) {" % (main, LANES)]
+            out += ["  for (int64_t l = 0; l < %d; ++l) {" % LANES, "    const int64_t j = j0 + l;"]
+            out += ["    " + x for x in element("l")] + ["  }", "}"]
+        if main < K:
+            out += ["for (int64_t j = %d; j < %d; ++j) {" % (main, K)] + ["  " + x for x in element("0")] + ["}"]
+        for v in keep:  # from the next pass on, read from the buffer
+            buffered[id(v)] = True
+            stored.append(v.name)
+        return out
 
     for m in group.members:
         out = m.outputs[0]
         if m.op in REDUCTIONS:
-            kind = REDUCTIONS[m.op]
-            acc_type, init, step, result = (t.format(C=C, K=K, x="{x0}") for t in _ACCUMULATE[kind])
-            body.append("%s acc_%s = %s;" % (acc_type, out.name, init))
-            body += full_pass(
-                [m.args[0]],
-                [
-                    step.replace("acc", "acc_" + out.name)
-                    + "  // %s = %s  %s" % (out.name, call_text(m.op, m.args), _where(m))
-                ],
+            acc_type, init, step, result = _ACCUMULATE[REDUCTIONS[m.op]]
+            acc_type, init = acc_type.format(C=C), init.format(C=C)
+            lane = "part_%s[{lane}]" % out.name
+            body.append("%s part_%s[%d];" % (acc_type, out.name, LANES))
+            body.append("for (int l = 0; l < %d; ++l) part_%s[l] = %s;" % (LANES, out.name, init))
+            fold = step.format(a=lane, x="{x0}") + "  // %s = %s  %s" % (out.name, call_text(m.op, m.args), _where(m))
+            body += full_pass([m.args[0]], [fold], lanes=True)
+            body.append("%s acc_%s = part_%s[0];" % (acc_type, out.name, out.name))
+            body.append(
+                "for (int l = 1; l < %d; ++l) %s" % (LANES, step.format(a="acc_" + out.name, x="part_%s[l]" % out.name))
             )
-            body.append("const %s r_%s = %s;" % (C, out.name, result.replace("acc", "acc_" + out.name)))
+            body.append("const %s r_%s = %s;" % (C, out.name, result.format(a="acc_" + out.name, C=C, K=K)))
             row_value[id(out)] = "r_" + out.name
         elif tuple(out.shape) != tuple(shape):  # a per-row operator: on per-row values and inputs
 
@@ -284,6 +330,11 @@ def _row_loop(group, inputs, outputs, C, notes):
     if full_outputs:
         body += full_pass(full_outputs, ["o_%s[i] = {x%d};" % (v.name, k) for k, v in enumerate(full_outputs)])
     body += ["o_%s[row] = %s;" % (v.name, row_value[id(v)]) for v in outputs if id(v) in row_value]
+    if stored:
+        notes.append(
+            "keeps %s in a row buffer (%s[%d], on the stack) for the passes after the one computing it"
+            % (", ".join(stored), C, K)
+        )
     again = [m.outputs[0].name for m in group.members if passes.get(id(m), 0) > 1]
     if again:
         notes.append(
