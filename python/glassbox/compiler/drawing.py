@@ -51,8 +51,11 @@ def dot(graph, title=""):
                     producer[id(v)] = v.name
         else:
             ident = node.outputs[0].name if node.outputs else "node%d" % i
-            label = "%s\\n%s" % (node.short_op, ", ".join(v.type_text() for v in node.outputs))
-            lines.append('  "%s" [label="%s", %s];' % (ident, _escape(label), _STYLE["call"]))
+            if node.kind == "read":
+                label = "%s\\n(checked at run time)" % _escape(node.note)
+            else:
+                label = "%s\\n%s" % (_escape(node.short_op), _escape(", ".join(v.type_text() for v in node.outputs)))
+            lines.append('  "%s" [label="%s", %s];' % (ident, label, _STYLE["call"]))
             for v in node.input_values():
                 lines.append('  "%s" -> "%s";' % (producer.get(id(v), v.name), ident))
             for v in node.outputs:
