@@ -655,5 +655,51 @@ def test_the_declared_decompositions_compute_what_the_operators_do():
     assert "glassbox.gelu.default(x)" in str(fused.decomposed_graph)
     assert "glassbox.silu.default(x)" in str(fused.decomposed_graph)
     assert "glassbox.mul.Tensor(x, x)" in str(fused.decomposed_graph)  # square has no formula of its own
+    # four independent operators on x: one pass reading x once
+    assert len(fused.kernels) == 1
+    assert re.search(
+        r"^silu +fused into group 0 \(gelu, gelu_1, silu\): it reads x as the group does", str(fused.fusion_log), re.M
+    )
+    for g, w in zip(fused(x), activations(x)):
+        assert_close(g, w)
     table = decompositions.table_text(fused.decomposed_graph.ir.decompositions).splitlines()
     assert [line.split()[0] for line in table if "(not applied" in line] == ["glassbox::silu", "glassbox::gelu"]
+
+
+def test_glassbox_compile_debug_writes_the_artifacts_under_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("GLASSBOX_COMPILE_DEBUG", "1")
+    monkeypatch.chdir(tmp_path)
+    compiled = gb.compile(scaled, backend="eager")
+    compiled(rand(3), 2.0)
+    compiled(rand(4), 2.0)
+    folder = tmp_path / "glassbox_compile_debug" / "scaled"
+    assert (folder / "graph_readable.py").is_file() and (folder / "recompile_1" / "graph_readable.py").is_file()
+    assert 'def forward(x: "f32[4]"):' in (folder / "recompile_1" / "graph_readable.py").read_text()
+
+
+def test_two_threads_capture_at_once():
+    import threading
+
+    results, errors = {}, []
+    barrier = threading.Barrier(2)
+
+    def work(k):
+        try:
+            compiled = gb.compile(branchy, backend="eager")
+            x = rand(50, seed=k) * (1 if k == 0 else -1)
+            barrier.wait()
+            for _ in range(20):
+                got = compiled(x)
+            results[k] = (np.asarray(got), np.asarray(branchy(x)), len(compiled.compilations))
+        except Exception as e:  # reported below, on the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for got, want, compilations in results.values():
+        assert_close(got, want)
+        assert compilations == 1

@@ -3,10 +3,12 @@
 Greedy, in the order the graph ran:
   * an element-wise operator joins the group(s) that produce its inputs when they iterate over the
     same shape (its result's shape); inputs of a smaller shape are read by broadcasting, as index
-    arithmetic in the generated loop;
-  * a reduction over the last dimension (sum, mean, amax) joins the element-wise group producing
-    its input, which then becomes a row kernel (one loop over rows, one over the reduced dim);
-    nothing joins a group after its reduction;
+    arithmetic in the generated loop; with no such producer, it joins a group over the same shape
+    that reads one of its inputs (one pass reads it once);
+  * a reduction over the last dimension (sum, mean, amax) joins the group producing its input (or
+    starts one): a row group, generated as one loop over rows with a pass per reduction; element-
+    wise operators reading its per-row results (kept as [rows, 1], broadcast one value per row)
+    join it, as do per-row operators between reductions (softmax, layer_norm: one kernel each);
   * everything else (matmul, views, copies, ...) stays a library call.
 A merge is refused when it would make the groups depend on each other in a cycle. A group of one
 operator is dissolved: it gains nothing over the library kernel. Every decision goes to the log
@@ -218,6 +220,15 @@ def plan(graph: Graph, grad_enabled: bool):
                     "not fused: joining %s would make the groups depend on each other in a cycle"
                     % candidates[0].label(),
                 )
+            if not candidates:  # no producer to join: a group over the same space reading the same input
+                sibling = _sibling(groups, node, shape)
+                if sibling is not None and try_merge(node, [sibling]) is not None:
+                    log.add(
+                        node,
+                        "fused into %s: it reads %s as the group does, over the same iteration space "
+                        "(one pass reads it once)" % (sibling.label(), _shared_input(sibling, node).name),
+                    )
+                    continue
             g = new_group(node, shape)
             log.add(node, "starts %s: element-wise over %s" % (g.label(), list(shape)))
         elif node.op in REDUCTIONS:
@@ -268,6 +279,23 @@ def plan(graph: Graph, grad_enabled: bool):
     for i, g in enumerate(kept):
         g.id = i
     return kept, log
+
+
+def _shared_input(g, node):
+    produced = {id(v) for m in g.members for v in m.outputs}
+    read = {id(v) for m in g.members for v in m.input_values() if id(v) not in produced}
+    for v in node.input_values():
+        if id(v) in read and v.shape != ():
+            return v
+    return None
+
+
+def _sibling(groups, node, shape):
+    """An element-wise group over `shape` that reads one of node's (non-scalar) inputs too."""
+    for g in groups:
+        if not g.reductions and g.shape == shape and _shared_input(g, node) is not None:
+            return g
+    return None
 
 
 def _join_refusal(g, shape, v):
