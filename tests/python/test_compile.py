@@ -703,3 +703,18 @@ def test_two_threads_capture_at_once():
     for got, want, compilations in results.values():
         assert_close(got, want)
         assert compilations == 1
+
+
+def test_zero_dim_and_empty_tensors():
+    def f(x):
+        return (x * 2).exp() + 1
+
+    compiled = gb.compile(f)
+    scalar = gb.tensor(0.5)
+    assert_close(compiled(scalar), f(scalar))
+    assert len(compiled.kernels) == 1
+    for shape in [(0,), (3, 0)]:
+        x = gb.randn(*shape)
+        got = compiled(x)
+        assert tuple(got.shape) == shape and compiled.kernels == []
+        assert "its result has no elements" in str(compiled.fusion_log)

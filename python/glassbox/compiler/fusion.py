@@ -82,6 +82,8 @@ def why_not_fusible(node, grad_enabled):
             return "dtype %s (the C++ generator handles float32 and float64)" % _dtype(v)
     if len({_dtype(v) for v in values}) > 1:
         return "mixed dtypes %s (type promotion is not generated yet)" % sorted({_dtype(v) for v in values})
+    if any(v.numel == 0 for v in node.outputs):
+        return "its result has no elements (nothing to generate)"
     if grad_enabled and any(v.requires_grad for v in node.outputs):
         return "its result requires grad (backward capture is not built yet: autograd records the library call)"
     return None
