@@ -83,6 +83,7 @@ from . import backends, cuda  # noqa: E402,F401
 from . import nn, optim  # noqa: E402,F401
 from . import graphs, paths  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
+from .compiler import compile  # noqa: E402,F401
 from .autograd import enable_grad, no_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
 
 float32, float64, float16, bfloat16 = dtype.float32, dtype.float64, dtype.float16, dtype.bfloat16

@@ -1,0 +1,489 @@
+"""C++ for fused groups: one loop per group, registered as an operator compiled::fused_<ops>_<hash>.
+
+Each element formula is the engine's own functor (engine/ops/pointwise_functors.h: Sigmoid, Exp,
+GeluErf, ...) where one exists, so a fused kernel computes what the library kernels compute. Shapes
+and strides are those the guards hold, written into the code as constants: an input whose layout
+differs from the iteration space (broadcast, transposed) is read through index arithmetic on the
+flat loop index. Every generated line names the graph node and the user's line it came from. The
+loop is split over glassbox's own thread pool (glassbox::parallel_for), as the library kernels are.
+
+A CUDA generator would take the same Kernel plan (inputs, outputs, per-element lines) and print
+__global__ code for NVRTC instead; only this file's printing is CPU-specific."""
+
+import hashlib
+import math
+import os
+from dataclasses import dataclass, field
+from typing import List
+
+from .graph import Value
+
+_UNARY_FUNCTORS = {
+    "abs": "Abs",
+    "neg": "Neg",
+    "sqrt": "Sqrt",
+    "rsqrt": "Rsqrt",
+    "exp": "Exp",
+    "log": "Log",
+    "log1p": "Log1p",
+    "expm1": "Expm1",
+    "sin": "Sin",
+    "cos": "Cos",
+    "tanh": "Tanh",
+    "sigmoid": "Sigmoid",
+    "silu": "Silu",
+    "erf": "Erf",
+    "reciprocal": "Recip",
+    "relu": "Relu",
+    "floor": "Floor",
+    "ceil": "Ceil",
+    "trunc": "Trunc",
+}
+
+
+def literal(c, ctype):
+    c = float(c)
+    if math.isnan(c):
+        return "std::numeric_limits<%s>::quiet_NaN()" % ctype
+    if math.isinf(c):
+        return "%sstd::numeric_limits<%s>::infinity()" % ("-" if c < 0 else "", ctype)
+    return "%s(%s)" % (ctype, repr(c))
+
+
+def _scaled(a, alpha, C):
+    return a if alpha == 1 else "%s * %s" % (literal(alpha, C), a)
+
+
+def _pow(a, e, C):
+    if e == 2:
+        return "(%s * %s)" % (a[0], a[0])
+    if e == 1:
+        return a[0]
+    if e == 0.5:
+        return "std::sqrt(%s)" % a[0]
+    if e == -1:
+        return "(%s(1) / %s)" % (C, a[0])
+    return "std::pow(%s, %s)" % (a[0], literal(e, C))
+
+
+# operator -> expression(a, C): a holds the arguments in schema order (a Value as its C++ variable,
+# anything else as given), C the compute type.
+POINTWISE = {
+    "glassbox::add.Tensor": lambda a, C: "(%s + %s)" % (a[0], _scaled(a[1], a[2], C)),
+    "glassbox::sub.Tensor": lambda a, C: "(%s - %s)" % (a[0], _scaled(a[1], a[2], C)),
+    "glassbox::mul.Tensor": lambda a, C: "(%s * %s)" % (a[0], a[1]),
+    "glassbox::div.Tensor": lambda a, C: "(%s / %s)" % (a[0], a[1]),
+    "glassbox::add.Scalar": lambda a, C: "(%s + %s)" % (a[0], literal(a[1] * a[2], C)),
+    "glassbox::sub.Scalar": lambda a, C: "(%s - %s)" % (a[0], literal(a[1] * a[2], C)),
+    "glassbox::mul.Scalar": lambda a, C: "(%s * %s)" % (a[0], literal(a[1], C)),
+    "glassbox::div.Scalar": lambda a, C: "(%s / %s)" % (a[0], literal(a[1], C)),
+    "glassbox::maximum": lambda a, C: "F::Maximum{}(%s, %s)" % (a[0], a[1]),
+    "glassbox::minimum": lambda a, C: "F::Minimum{}(%s, %s)" % (a[0], a[1]),
+    "glassbox::pow.Tensor_Scalar": lambda a, C: _pow(a, a[1], C),
+    "glassbox::gelu": lambda a, C: "unary<F::%s>(%s)" % ("GeluTanh" if a[1] == "tanh" else "GeluErf", a[0]),
+}
+for _name, _functor in _UNARY_FUNCTORS.items():
+    POINTWISE["glassbox::%s" % _name] = lambda a, C, f=_functor: "unary<F::%s>(%s)" % (f, a[0])
+
+_CTYPE = {"float32": ("float", "Float32"), "float64": ("double", "Float64")}
+# 0-d inputs the loops read converted to the compute type (x - 3 wraps 3 as an int64 tensor)
+SCALAR_READS = {
+    "float32": ("float", "Float32"),
+    "float64": ("double", "Float64"),
+    "int64": ("int64_t", "Int64"),
+    "int32": ("int32_t", "Int32"),
+    "bool": ("bool", "Bool"),
+}
+
+
+@dataclass
+class Kernel:
+    op_name: str  # "compiled::fused_sigmoid_mul_1a2b3c4d"
+    inputs: List[Value]
+    outputs: List[Value]
+    source: str  # the C++ function and its registration
+    members: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    @property
+    def name(self):
+        return self.op_name.split("::", 1)[1]
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for s in reversed(shape):
+        strides.append(step)
+        step *= s
+    return list(reversed(strides))
+
+
+def _index_expression(v, shape, index="i"):
+    """How to reach value v's element for the flat index of iteration space `shape` (broadcasting:
+    a dim v lacks, or has as 1, contributes nothing)."""
+    if tuple(v.shape) == tuple(shape) and tuple(v.stride) == tuple(_contiguous_strides(shape)):
+        return index
+    lead = len(shape) - len(v.shape)
+    inner = _contiguous_strides(shape)
+    terms = []
+    for d, size in enumerate(shape):
+        vd = d - lead
+        if vd < 0 or v.shape[vd] == 1 or size == 1:
+            continue
+        stride = v.stride[vd]
+        if stride == 0:
+            continue
+        position = (
+            index
+            if len(shape) == 1
+            else ("(%s / %d)" % (index, inner[d]) if d == 0 else "(%s / %d %% %d)" % (index, inner[d], size))
+        )
+        if inner[d] == 1 and d > 0:
+            position = "(%s %% %d)" % (index, size)
+        terms.append(position if stride == 1 else "%s * %d" % (position, stride))
+    return " + ".join(terms) or "0"
+
+
+def _where(node):
+    return os.path.basename(node.where.rsplit(":", 1)[0]) + ":" + node.where.rsplit(":", 1)[1] if node.where else ""
+
+
+def _node_line(m, var, C, target):
+    from .printer import call_text
+
+    out = m.outputs[0]
+    a = [var(x) if isinstance(x, Value) else x for x in m.args]
+    return "const %s %s = %s;  // %s = %s  %s" % (
+        C,
+        target,
+        POINTWISE[m.op](a, C),
+        out.name,
+        call_text(m.op, m.args),
+        _where(m),
+    )
+
+
+def _ctype(v):
+    return SCALAR_READS[str(v.dtype).rsplit(".", 1)[-1]][0]
+
+
+def _load(v, shape, index, C):
+    read = "p_%s[%s]" % (v.name, _index_expression(v, shape, index))
+    if _ctype(v) != C:
+        read = "static_cast<%s>(%s)" % (C, read)
+    return "const %s in_%s = %s;  // input %s: %s" % (C, v.name, read, v.name, v.type_text())
+
+
+def _pointwise_loop(members, inputs, outputs, shape, C):
+    """for i over the iteration space: load the inputs, compute the chain, store the outputs."""
+    names = {id(v): "in_" + v.name for v in inputs}  # C++ names carry a prefix: a value may be called `exp` or `i`
+    body = [_load(v, shape, "i", C) for v in inputs]
+    for m in members:
+        names[id(m.outputs[0])] = "v_" + m.outputs[0].name
+        body.append(_node_line(m, lambda x: names[id(x)], C, names[id(m.outputs[0])]))
+    body += ["o_%s[i] = %s;" % (v.name, names[id(v)]) for v in outputs]
+    return (
+        [
+            "glassbox::parallel_for(0, %d, glassbox::kDefaultGrain, [&](int64_t begin, int64_t end) {"
+            % math.prod(shape),
+            "  for (int64_t i = begin; i < end; ++i) {",
+        ]
+        + ["    " + b for b in body]
+        + ["  }", "});"]
+    )
+
+
+_ACCUMULATE = {
+    # kind: (accumulator type, initial value, step folding {x} into {a}, result from {a})
+    "sum": ("double", "0.0", "{a} += {x};", "static_cast<{C}>({a})"),
+    "mean": ("double", "0.0", "{a} += {x};", "static_cast<{C}>({a} / {K})"),
+    # NaN wins and stays, as in the library's amax; written as selects so that it vectorises
+    "amax": (
+        "{C}",
+        "-std::numeric_limits<{C}>::infinity()",
+        "{a} = ({a} != {a}) ? {a} : (({x} != {x} || {x} > {a}) ? {x} : {a});",
+        "{a}",
+    ),
+}
+# A reduction pass keeps this many partial accumulators, one per lane, so that the loop over a row
+# vectorises (a single running sum is a chain the compiler must keep in order); they are folded
+# into one at the end of the pass.
+LANES = 16
+# Element-wise values that cost a transcendental function are kept in a row buffer (on the stack,
+# in L1) by the pass that first computes them, when a row is at most this long; cheaper ones, and
+# rows too long for the stack, are recomputed by each pass that needs them.
+ROW_BUFFER_MAX = 8192
+HEAVY = {"exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "sigmoid", "silu", "erf", "gelu", "pow"}
+
+
+def _row_loop(group, inputs, outputs, C, notes):
+    """A row group: for each row, one pass over the last dim per reduction (recomputing the
+    element-wise values it needs), per-row operators between passes, and a last pass writing the
+    full-size results. Per-row values broadcast along the last dim as plain scalars."""
+    from .fusion import REDUCTIONS
+    from .printer import call_text
+
+    shape = group.shape
+    K = shape[-1]
+    rows = math.prod(shape) // K if K else 0
+    made_by = {id(v): m for m in group.members for v in m.outputs}
+    row_value = {}  # id(value) -> C++ name of a per-row value computed so far
+    external = {id(v) for v in inputs}
+    passes = {}  # id(member) -> how many passes compute it
+    buffered, stored = {}, []  # values kept in row buffers
+    out_ids = {id(v) for v in outputs}
+    users_in_group = {}
+    for m in group.members:
+        for v in m.input_values():
+            users_in_group.setdefault(id(v), []).append(m)
+    body = []
+
+    def full_pass(targets, tail, lanes=False):
+        """A loop over the row's K elements computing the full-size values `targets` need; tail:
+        lines using them. With lanes, the loop runs in blocks of LANES (j0 + l) and a remainder,
+        and `{lane}` in tail is the lane's index (0 in the remainder)."""
+        needed = []
+
+        def need(v):
+            m = made_by.get(id(v))
+            if m is None or id(v) in row_value or id(v) in buffered or m in needed:
+                return
+            for x in m.input_values():
+                need(x)
+            needed.append(m)
+
+        for v in targets:
+            need(v)
+        needed.sort(key=group.members.index)
+        for m in needed:
+            passes[id(m)] = passes.get(id(m), 0) + 1
+        loads = []
+        for m in needed:
+            loads += [x for x in m.input_values() if id(x) in external and x not in loads]
+        loads += [v for v in targets if id(v) in external and v not in loads]
+
+        def name(x):
+            if id(x) in row_value:
+                return row_value[id(x)]
+            if id(x) in buffered:
+                return "buf_%s[j]" % x.name
+            return ("in_" if id(x) in external else "v_") + x.name
+
+        keep = []  # values this pass computes and leaves in a row buffer for later passes
+        if lanes and K <= ROW_BUFFER_MAX:
+            for m in needed:
+                v = m.outputs[0]
+                later = [u for u in users_in_group.get(id(v), []) if u.op not in REDUCTIONS]
+                if m.op.split("::", 1)[1].split(".", 1)[0] in HEAVY and (later or id(v) in out_ids):
+                    keep.append(v)
+
+        def element(lane):
+            lines = ["const int64_t i = row * %d + j;" % K]
+            lines += [_load(v, shape, "i", C) for v in loads]
+            lines += [_node_line(m, name, C, "v_" + m.outputs[0].name) for m in needed]
+            lines += ["buf_%s[j] = v_%s;" % (v.name, v.name) for v in keep]
+            values = {"x%d" % k: name(v) for k, v in enumerate(targets)}
+            return lines + [t.format(lane=lane, **values) for t in tail]
+
+        if not lanes:
+            return ["for (int64_t j = 0; j < %d; ++j) {" % K] + ["  " + x for x in element("")] + ["}"]
+        main = K - K % LANES
+        out = ["%s buf_%s[%d];  // kept for the passes after this one" % (C, v.name, K) for v in keep]
+        if main:
+            out += ["for (int64_t j0 = 0; j0 < %d; j0 += %d) {" % (main, LANES)]
+            out += ["  for (int64_t l = 0; l < %d; ++l) {" % LANES, "    const int64_t j = j0 + l;"]
+            out += ["    " + x for x in element("l")] + ["  }", "}"]
+        if main < K:
+            out += ["for (int64_t j = %d; j < %d; ++j) {" % (main, K)] + ["  " + x for x in element("0")] + ["}"]
+        for v in keep:  # from the next pass on, read from the buffer
+            buffered[id(v)] = True
+            stored.append(v.name)
+        return out
+
+    for m in group.members:
+        out = m.outputs[0]
+        if m.op in REDUCTIONS:
+            acc_type, init, step, result = _ACCUMULATE[REDUCTIONS[m.op]]
+            acc_type, init = acc_type.format(C=C), init.format(C=C)
+            lane = "part_%s[{lane}]" % out.name
+            body.append("%s part_%s[%d];" % (acc_type, out.name, LANES))
+            body.append("for (int l = 0; l < %d; ++l) part_%s[l] = %s;" % (LANES, out.name, init))
+            fold = step.format(a=lane, x="{x0}") + "  // %s = %s  %s" % (out.name, call_text(m.op, m.args), _where(m))
+            body += full_pass([m.args[0]], [fold], lanes=True)
+            body.append("%s acc_%s = part_%s[0];" % (acc_type, out.name, out.name))
+            body.append(
+                "for (int l = 1; l < %d; ++l) %s" % (LANES, step.format(a="acc_" + out.name, x="part_%s[l]" % out.name))
+            )
+            body.append("const %s r_%s = %s;" % (C, out.name, result.format(a="acc_" + out.name, C=C, K=K)))
+            row_value[id(out)] = "r_" + out.name
+        elif tuple(out.shape) != tuple(shape):  # a per-row operator: on per-row values and inputs
+
+            def name(x, m=m):
+                if id(x) in row_value:
+                    return row_value[id(x)]
+                read = "p_%s[%s]" % (x.name, _index_expression(x, tuple(m.outputs[0].shape), "row"))
+                return read if _ctype(x) == C else "static_cast<%s>(%s)" % (C, read)
+
+            body.append(_node_line(m, name, C, "r_" + out.name))
+            row_value[id(out)] = "r_" + out.name
+    full_outputs = [v for v in outputs if id(v) not in row_value]
+    if full_outputs:
+        body += full_pass(full_outputs, ["o_%s[i] = {x%d};" % (v.name, k) for k, v in enumerate(full_outputs)])
+    body += ["o_%s[row] = %s;" % (v.name, row_value[id(v)]) for v in outputs if id(v) in row_value]
+    if stored:
+        notes.append(
+            "keeps %s in a row buffer (%s[%d], on the stack) for the passes after the one computing it"
+            % (", ".join(stored), C, K)
+        )
+    again = [m.outputs[0].name for m in group.members if passes.get(id(m), 0) > 1]
+    if again:
+        notes.append(
+            "recomputes %s in each pass that needs them, rather than writing them out and reading them back"
+            % ", ".join(again)
+        )
+    grain = max(1, 32768 // max(K, 1))
+    return (
+        [
+            "glassbox::parallel_for(0, %d, %d, [&](int64_t row_begin, int64_t row_end) {" % (rows, grain),
+            "  for (int64_t row = row_begin; row < row_end; ++row) {",
+        ]
+        + ["    " + b for b in body]
+        + ["  }", "});"]
+    )
+
+
+def generate(group, graph_users, graph_outputs):
+    """The Kernel for a fusion.Group. graph_users: {id(value): [nodes]} of the whole graph;
+    graph_outputs: ids of the values the graph returns."""
+    from .printer import call_text
+
+    members = group.members
+    member_ids = {id(m) for m in members}
+    produced = {id(v) for m in members for v in m.outputs}
+    inputs, seen = [], set()
+    for m in members:
+        for v in m.input_values():
+            if id(v) not in produced and id(v) not in seen:
+                seen.add(id(v))
+                inputs.append(v)
+    outputs = [
+        v
+        for m in members
+        for v in m.outputs
+        if id(v) in graph_outputs or any(id(u) not in member_ids for u in graph_users.get(id(v), []))
+    ]
+    dtype = str(members[0].outputs[0].dtype).rsplit(".", 1)[-1]
+    C, scalar_type = _CTYPE[dtype]
+    shape = tuple(group.shape)
+    notes = []  # decisions made while generating, for the fusion log
+    if group.reductions:
+        loop = _row_loop(group, inputs, outputs, C, notes)
+    else:
+        loop = _pointwise_loop(members, inputs, outputs, shape, C)
+
+    ops_in_name = []
+    for m in members:
+        base = m.op.split("::", 1)[1].split(".", 1)[0]
+        if base not in ops_in_name:
+            ops_in_name.append(base)
+    lines = []
+    params = ", ".join("const glassbox::Tensor& t_%s" % v.name for v in inputs)
+    returns = (
+        "glassbox::Tensor" if len(outputs) == 1 else "std::tuple<%s>" % ", ".join(["glassbox::Tensor"] * len(outputs))
+    )
+    lines.append("%s KERNEL(%s) {" % (returns, params))
+    for v in inputs:
+        lines.append(
+            '  check_input(t_%s, "KERNEL", "%s", {%s}, {%s}, glassbox::ScalarType::%s);'
+            % (
+                v.name,
+                v.name,
+                ", ".join(map(str, v.shape)),
+                ", ".join(map(str, v.stride)),
+                SCALAR_READS[str(v.dtype).rsplit(".", 1)[-1]][1],
+            )
+        )
+        lines.append("  const %s* __restrict p_%s = t_%s.data<%s>();" % (_ctype(v), v.name, v.name, _ctype(v)))
+    for v in outputs:
+        lines.append(
+            "  glassbox::Tensor out_%s = glassbox::empty({%s}, glassbox::ScalarType::%s, glassbox::Device{});"
+            % (v.name, ", ".join(map(str, v.shape)), scalar_type)
+        )
+        lines.append("  %s* __restrict o_%s = out_%s.data<%s>();" % (C, v.name, v.name, C))
+    lines += ["  " + line for line in loop]
+    if len(outputs) == 1:
+        lines.append("  return out_%s;" % outputs[0].name)
+    else:
+        lines.append("  return {%s};" % ", ".join("out_" + v.name for v in outputs))
+    lines.append("}")
+    text = "\n".join(lines)
+    digest = hashlib.sha1(text.encode()).hexdigest()[:8]
+    name = "fused_%s_%s" % ("_".join(ops_in_name[:5]), digest)
+    schema = "%s(%s) -> %s" % (
+        name,
+        ", ".join("Tensor %s" % v.name for v in inputs),
+        "Tensor" if len(outputs) == 1 else "(%s)" % ", ".join(["Tensor"] * len(outputs)),
+    )
+    text = text.replace("KERNEL", name)
+    header = ["// %s: %s kernel over %s, %d operators" % (name, group.kind, list(shape), len(members))]
+    if group.reductions:
+        header[0] += " (one loop over rows; per row, a pass for each reduction and one writing the results)"
+    for m in members:
+        header.append("//   %s = %s  %s" % (m.outputs[0].name, call_text(m.op, m.args), _where(m)))
+    source = "\n".join(header) + "\n" + text + "\n"
+    return Kernel("compiled::" + name, inputs, outputs, source, members, notes), schema
+
+
+PRELUDE = """// Generated by glassbox.compiler (gb.compile); the comments name each line's graph node and the
+// user's Python line. Rebuilt only when this text changes (the library's name is its hash).
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <tuple>
+
+#include "engine/core/parallel.h"
+#include "engine/cpu/pointwise_kernel.h"
+#include "engine/ops/pointwise_functors.h"
+
+namespace {
+namespace F = glassbox::functors;
+
+// An element-wise functor's value: for float32, the vectorisable form the library's loops use
+// (engine/cpu/vec_math.h: exp, tanh, sigmoid, ...) where there is one, else the functor itself.
+template <class Fn, class C>
+inline C unary(C x) {
+  if constexpr (std::is_same_v<C, float> && requires { glassbox::cpu::FloatForm<Fn>::apply(x); })
+    return glassbox::cpu::FloatForm<Fn>::apply(x);
+  else return Fn{}(x);
+}
+
+// The generated loops assume the layout the graph was captured with (the guards check it before a
+// call); a direct call with another layout is refused here.
+void check_input(const glassbox::Tensor& t, const char* kernel, const char* name, std::initializer_list<int64_t> sizes,
+                 std::initializer_list<int64_t> strides, glassbox::ScalarType dtype) {
+  GB_CHECK(t.device() == glassbox::Device{} && t.dtype() == dtype && t.sizes() == glassbox::DimVector(sizes) &&
+               t.strides() == glassbox::DimVector(strides),
+           "compiled::", kernel, ": input ", name, " must be a ", glassbox::to_string(dtype), " CPU tensor of shape ",
+           glassbox::shape_to_string(std::vector<int64_t>(sizes)), " and strides ",
+           glassbox::shape_to_string(std::vector<int64_t>(strides)), " (the layout it was generated for), got ",
+           glassbox::to_string(t.dtype()), " ", glassbox::shape_to_string(t.sizes().vec()), " strides ",
+           glassbox::shape_to_string(t.strides().vec()));
+}
+"""
+
+
+def source_file(kernels_and_schemas):
+    """The whole C++ file for a graph's kernels."""
+    parts = [PRELUDE]
+    for kernel, _ in kernels_and_schemas:
+        parts.append(kernel.source)
+    parts.append("}  // namespace\n")
+    parts.append("GLASSBOX_LIBRARY_FRAGMENT(compiled, m) {")
+    for _, schema in kernels_and_schemas:
+        parts.append('  m.def("%s");' % schema)
+    parts.append("}")
+    parts.append("GLASSBOX_LIBRARY_IMPL(compiled, CPU, m) {")
+    for kernel, _ in kernels_and_schemas:
+        parts.append('  m.impl("%s", &%s);' % (kernel.name, kernel.name))
+    parts.append("}")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,165 @@
+"""Decompositions: operators rewritten into a small core set before fusion, declared in one table.
+
+Each entry maps an operator to a function over glassbox operators taking the operator's arguments
+in schema order. decompose() replays a captured graph under capture, calling the table's function
+instead of the operator, so the new graph holds the core operators each one used (with the
+original call's Python line). Operators not in the table pass through unchanged; matmul and the
+other library operators are core by definition.
+
+The core set the fusion pass understands: the element-wise operators of codegen_cpp.POINTWISE
+(add, sub, mul, div, exp, log, sigmoid, tanh, erf, rsqrt, relu, ...) and the reductions sum, mean
+and amax; everything else stays a library call."""
+
+import math
+
+from ..ops import ops
+from . import schema as schemas
+from .capture import Capturer
+from .graph import Value, map_structure
+
+G = ops.glassbox
+
+
+def silu(x):
+    return G.mul.Tensor(x, G.sigmoid.default(x))
+
+
+def gelu(x, approximate="none"):
+    if approximate == "tanh":
+        cubic = G.mul.Tensor(G.mul.Tensor(x, x), x)
+        inner = G.mul.Scalar(G.add.Tensor(x, G.mul.Scalar(cubic, 0.044715)), math.sqrt(2.0 / math.pi))
+        return G.mul.Tensor(G.mul.Scalar(x, 0.5), G.add.Scalar(G.tanh.default(inner), 1.0))
+    erf = G.erf.default(G.mul.Scalar(x, math.sqrt(0.5)))
+    return G.mul.Tensor(G.mul.Scalar(x, 0.5), G.add.Scalar(erf, 1.0))
+
+
+def _row_max_shifted(x, dim, dtype):
+    if dtype is not None:
+        x = G.to.dtype(x, dtype)
+    return G.sub.Tensor(x, G.amax.default(x, [dim], True))
+
+
+def softmax(x, dim, dtype=None):
+    e = G.exp.default(_row_max_shifted(x, dim, dtype))
+    return G.div.Tensor(e, G.sum.dim_IntList(e, [dim], True))
+
+
+def log_softmax(x, dim, dtype=None):
+    shifted = _row_max_shifted(x, dim, dtype)
+    return G.sub.Tensor(shifted, G.log.default(G.sum.dim_IntList(G.exp.default(shifted), [dim], True)))
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    dims = list(range(-len(normalized_shape), 0))
+    centered = G.sub.Tensor(x, G.mean.dim(x, dims, True))
+    variance = G.mean.dim(G.mul.Tensor(centered, centered), dims, True)
+    y = G.mul.Tensor(centered, G.rsqrt.default(G.add.Scalar(variance, eps)))
+    if weight is not None:
+        y = G.mul.Tensor(y, weight)
+    if bias is not None:
+        y = G.add.Tensor(y, bias)
+    return y
+
+
+def linear(x, weight, bias=None):
+    y = G.matmul.default(x, G.t.default(weight))
+    return y if bias is None else G.add.Tensor(y, bias)
+
+
+def square(x):
+    return G.mul.Tensor(x, x)
+
+
+# operator -> its decomposition: the table the decomposed graph's printout names.
+DECOMPOSITIONS = {
+    "glassbox::silu": silu,
+    "glassbox::gelu": gelu,
+    "glassbox::softmax.int": softmax,
+    "glassbox::log_softmax.int": log_softmax,
+    "glassbox::layer_norm": layer_norm,
+    "glassbox::linear": linear,
+    "glassbox::square": square,
+}
+
+
+def op_callable(op):
+    """gb.ops.<ns>.<name>.<overload> for "ns::name.overload"."""
+    ns, rest = op.split("::", 1)
+    name, _, overload = rest.partition(".")
+    return getattr(getattr(getattr(ops, ns), name), overload or "default")
+
+
+def call_op(op, args):
+    """Calls op with its arguments in schema order (keyword-only ones passed by keyword)."""
+    arguments = schemas.of(op).arguments
+    positional = [a for spec, a in zip(arguments, args) if not spec.kwarg_only]
+    keywords = {spec.name: a for spec, a in zip(arguments, args) if spec.kwarg_only}
+    return op_callable(op)(*positional, **keywords)
+
+
+def table_text(applied=None):
+    """The table as text: operator -> the function that rewrites it (and whether it was applied)."""
+    lines = []
+    for op, fn in DECOMPOSITIONS.items():
+        note = "" if applied is None or op in applied else "   (not applied: the generator computes it as one formula)"
+        lines.append("%-28s -> decompositions.%s%s" % (op, fn.__name__, note))
+    return "\n".join(lines)
+
+
+def interpret(graph, inputs, call, env=None):
+    """Runs graph's nodes on real tensors: call(node, resolved_args) gives each node's result.
+    env (filled if given): {id(value): tensor}."""
+    env = {} if env is None else env
+    for v, t in zip(graph.inputs, inputs):
+        env[id(v)] = t
+    for v in graph.constant_values:
+        env[id(v)] = graph.constants[v.name]
+
+    def resolve(a):
+        if isinstance(a, Value):
+            return env[id(a)]
+        if isinstance(a, list):
+            return [resolve(x) for x in a]
+        return a
+
+    for node in graph.nodes:
+        result = call(node, [resolve(a) for a in node.args])
+        results = list(result) if isinstance(result, (list, tuple)) else [result]
+        for v, t in zip(node.outputs, results):
+            env[id(v)] = t
+    return map_structure(resolve, graph.outputs)
+
+
+def decompose(graph, inputs, table=None):
+    """The graph with every operator of `table` (default DECOMPOSITIONS) replaced by its
+    decomposition; `inputs` are the captured call's tensors (the replay runs on them)."""
+    table = DECOMPOSITIONS if table is None else table
+    capturer = Capturer(graph.name, graph.source, split_reads=True)
+
+    def call(node, args):
+        capturer.where_override = node.where
+        if node.kind == "read":  # read the value again, under this capture: it records the check
+            getattr(type(args[0]), node.op.split("::", 1)[1])(args[0])
+            return []
+        fn = table.get(node.op)
+        if fn is not None:
+            return fn(*args)
+        return call_op(node.op, args)
+
+    with capturer:
+        for v, t in zip(graph.inputs, inputs):
+            capturer.add_input(t, v.name, v.kind)
+        for name, t in graph.constants.items():
+            capturer.add_input(t, name, "constant")
+        env = {}
+        result = interpret(graph, inputs, call, env)
+    capturer.where_override = None
+    decomposed = capturer.finish(result)
+    by_name = {v.name: v for v in decomposed.inputs}
+    decomposed.mutations = [
+        (by_name[original.name], capturer.value(env[id(final)])) for original, final in graph.mutations
+    ]
+    decomposed.scalar_inputs = dict(graph.scalar_inputs)
+    decomposed.stage = "decomposed"
+    decomposed.decompositions = sorted(table)
+    return decomposed

@@ -1,0 +1,42 @@
+"""Building the generated C++ into a shared library and loading it, through gb.utils.cpp_extension.
+
+The library's name is a hash of its source and flags, and its build folder lives in the compile
+cache ($GLASSBOX_COMPILE_CACHE, else ~/.cache/glassbox/compile), so an unchanged kernel is built
+once per machine: a second process finds the library and only loads it. A kernel already
+registered in this process (the same group compiled for another function) is not built again."""
+
+import hashlib
+import os
+
+from .. import registry
+from ..utils import cpp_extension
+
+# -fno-trapping-math lets the selects of vec_math.h become blends (as the engine is built);
+# -fno-math-errno lets sqrt vectorise. Neither changes a result.
+CFLAGS = ["-O3", "-march=native", "-mprefer-vector-width=512", "-fno-trapping-math", "-fno-math-errno"]
+
+
+def cache_root():
+    return os.environ.get("GLASSBOX_COMPILE_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "glassbox", "compile"
+    )
+
+
+def missing(kernels_and_schemas):
+    """The kernels not registered yet in this process."""
+    known = set(registry.operators())
+    return [(k, s) for k, s in kernels_and_schemas if k.op_name not in known]
+
+
+def build_and_load(source, verbose=False):
+    """Compiles `source` (unless cached) and loads it; returns the library's path."""
+    digest = hashlib.sha1((source + " ".join(CFLAGS)).encode()).hexdigest()[:16]
+    name = "gb_compiled_" + digest
+    module = cpp_extension.load_inline(
+        name,
+        cpp_sources=source,
+        extra_cflags=CFLAGS,
+        build_directory=os.path.join(cache_root(), name),
+        verbose=verbose,
+    )
+    return module.__file__
