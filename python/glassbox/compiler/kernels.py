@@ -5,8 +5,10 @@ cache ($GLASSBOX_COMPILE_CACHE, else ~/.cache/glassbox/compile), so an unchanged
 once per machine: a second process finds the library and only loads it. A kernel already
 registered in this process (the same group compiled for another function) is not built again."""
 
+import functools
 import hashlib
 import os
+import platform
 
 from .. import registry
 from ..utils import cpp_extension
@@ -22,6 +24,19 @@ def cache_root():
     )
 
 
+@functools.lru_cache(maxsize=None)
+def machine_tag():
+    """What -march=native compiles for: the processor's architecture and instruction-set flags, so
+    that a cache copied to another machine builds its own kernels instead of loading foreign ones."""
+    flags = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line for line in f if line.startswith("flags")), "")
+    except OSError:
+        pass
+    return platform.machine() + " " + flags.strip()
+
+
 def missing(kernels_and_schemas):
     """The kernels not registered yet in this process."""
     known = set(registry.operators())
@@ -30,7 +45,7 @@ def missing(kernels_and_schemas):
 
 def build_and_load(source, verbose=False):
     """Compiles `source` (unless cached) and loads it; returns the library's path."""
-    digest = hashlib.sha1((source + " ".join(CFLAGS)).encode()).hexdigest()[:16]
+    digest = hashlib.sha1((source + " ".join(CFLAGS) + machine_tag()).encode()).hexdigest()[:16]
     name = "gb_compiled_" + digest
     module = cpp_extension.load_inline(
         name,
