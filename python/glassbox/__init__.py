@@ -73,7 +73,11 @@ from . import _shape_ops, _diagonals, _indexing_ops, _reductions_extra, _scans, 
 
 for _module in (_shape_ops, _diagonals, _indexing_ops, _reductions_extra, _scans, _einsum):
     globals().update(_module.FUNCTIONS)
-del _module
+from ._out_argument import OUT_FUNCTIONS as _OUT_FUNCTIONS, with_out as _with_out  # noqa: E402
+
+for _name in _OUT_FUNCTIONS:
+    globals()[_name] = _with_out(_name, globals()[_name])
+del _module, _name
 from . import autograd  # noqa: E402
 from . import _tensor_protocols  # noqa: E402,F401  (bool(t), x in t)
 from ._serialization import save, load  # noqa: E402,F401  (and pickling, copy.deepcopy)

@@ -8,6 +8,7 @@ through (one Python frame), so plain calls stay cheap."""
 import functools
 
 from . import _C, return_types
+from ._out_argument import write_out
 
 _f = _C._functions
 _Tensor = _C.Tensor
@@ -45,6 +46,10 @@ def _named(fn, result_type, binary=None):
     def call(*args, **kwargs):
         if kwargs:
             rename_dim_aliases(name, kwargs)
+            if "out" in kwargs:  # (values, indices) written into out=, as PyTorch's forms with a dim
+                out = kwargs.pop("out")
+                result = call(*args, **kwargs)
+                return result if out is None else write_out(name, result, out)
             if binary is not None and "other" in kwargs and len(args) == 1:
                 return binary(args[0], kwargs.pop("other"), **kwargs)
         if binary is not None and len(args) == 2 and isinstance(args[1], _Tensor):
