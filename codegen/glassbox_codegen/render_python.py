@@ -36,6 +36,11 @@ def render_all(plan: Plan) -> dict[str, str]:
         methods = [_binding(plan, op, method=True) for op in ordered if op.method is not None]
         # Tried last, so that a list, a dtype or any typed overload wins when it fits.
         methods += [_varargs_binding(plan, op) for op in ordered if _takes_varargs(op)]
+        # And after every form, the one that explains in one line why none took the arguments.
+        if functions:
+            functions.append(_refusal(base, [op for op in ordered if "function" in op.entry.variants], method=False))
+        if methods:
+            methods.append(_refusal(base, [op for op in ordered if op.method is not None], method=True))
         n = shard_of(base)
         includes[n].append(f'#include "glassbox/ops/{base}.h"')
         shards[n].append(f"  // ---- {base}\n" + "\n".join(functions + methods))
@@ -165,6 +170,25 @@ def _varargs_binding(plan: Plan, op: Op) -> str:
     return (
         f"  // {plan.display}: {op.entry.schema.text} (ints one by one)\n"
         f"  tensor.def({string_literal(op.entry.name)}, []({lambda_params}) -> {ret} {{ {convert}return {call}; }}{extra});"
+    )
+
+
+def _refusal(name: str, ops: list[Op], method: bool) -> str:
+    """The last overload of `name`: python::AnyArg matches only in pybind11's converting pass, so it
+    runs after every typed form has failed, and raises one TypeError saying why."""
+    schemas = ", ".join(string_literal(op.entry.schema.text) for op in ops)
+    if method:
+        # pybind11 retries a method with conversions only for an argument after self, so there is one
+        # (absent from the call: python::missing()).
+        return (
+            f"  tensor.def({string_literal(name)}, [](const Tensor& self, python::AnyArg first, py::args rest, "
+            f"py::kwargs kwargs) -> py::object {{ python::refuse_method_call({string_literal(name)}, {{{schemas}}}, "
+            f'self, first.value, rest, kwargs); }}, py::arg("_glassbox_first") = python::missing());'
+        )
+    return (
+        f"  m.def({string_literal(name)}, [](python::AnyArg first, py::args rest, py::kwargs kwargs) "
+        f"-> py::object {{ python::refuse_call({string_literal(name)}, false, "
+        f"{{{schemas}}}, first.value, rest, kwargs); }});"
     )
 
 

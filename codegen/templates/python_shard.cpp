@@ -1,6 +1,7 @@
 ${banner}
 // Python bindings, shard ${shard}: gb.<op>(...) functions and Tensor methods, typed (no boxing).
 ${includes}
+#include "python/csrc/refused_call.h"
 #include "python/csrc/type_casters.h"
 
 namespace glassbox {

@@ -240,3 +240,32 @@ def test_index_dtype_errors_and_big_ints_in_operator_calls():
         x.gather(0, gb.zeros(1, 4))
     with pytest.raises(RuntimeError, match="outside the int64 range"):  # as torch.ops
         gb.ops.glassbox.sum.dim_IntList(x, [2**64])
+
+
+BAD_CALLS = [
+    (lambda x: gb.sum(x, dim=1, foo=2), "sum() got an unexpected keyword argument 'foo'"),
+    (lambda x: x.sum(1, foo=2), "sum() got an unexpected keyword argument 'foo'"),
+    (lambda x: gb.zeros(3, dtype="float33"), "zeros(): argument 'dtype' must be glassbox.dtype or None, not str"),
+    (lambda x: x.sort(dim="a"), "sort(): argument 'dim' must be int, not str"),
+    (lambda x: gb.add(x, "a"), "add(): argument 'other' (position 2) must be Tensor, not str"),
+    (lambda x: x.add(x, x, x), "add() takes 1 positional argument but 3 were given"),
+    (lambda x: x.mean(dtype="f"), "mean(): argument 'dtype' must be glassbox.dtype or None, not str"),
+]
+
+
+@pytest.mark.parametrize(
+    "call,message", BAD_CALLS, ids=[m.split("(")[0] + str(i) for i, (_, m) in enumerate(BAD_CALLS)]
+)
+def test_a_call_no_form_takes_is_one_line_naming_the_argument(call, message):
+    """Where pybind11 would list every overload, the generated bindings say what is wrong in one line."""
+    with pytest.raises(TypeError) as info:
+        call(gb.randn(3, 4))
+    assert str(info.value) == message
+    assert "\n" not in str(info.value)
+
+
+def test_calls_that_need_conversions_still_reach_their_form():
+    x = gb.randn(3, 4)
+    assert x.normal_(0, 1).shape == (3, 4)  # ints for float arguments: pybind11's converting pass
+    assert gb.add(x, 1).shape == (3, 4)
+    assert x.view(4, 3).shape == (4, 3)
