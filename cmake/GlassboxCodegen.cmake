@@ -76,9 +76,12 @@ function(glassbox_generate_ops)
 
   set(stamp "${CMAKE_CURRENT_BINARY_DIR}/${ARG_TARGET}.stamp")
   cmake_path(RELATIVE_PATH ARG_OPS_YAML BASE_DIRECTORY "${PROJECT_SOURCE_DIR}" OUTPUT_VARIABLE yaml_shown)
+  # The generated files are outputs, not byproducts: when a run rewrites some of them, Ninja must
+  # rebuild what compiles them in the same build (a byproduct that changes is only noticed by the
+  # next one). Files left unwritten keep their time, and restat spares their dependents.
   add_custom_command(
-    OUTPUT "${stamp}"
-    BYPRODUCTS ${GLASSBOX_CODEGEN_HEADERS} ${GLASSBOX_CODEGEN_SOURCES} ${GLASSBOX_CODEGEN_CUDA_SOURCES}
+    OUTPUT "${stamp}" ${GLASSBOX_CODEGEN_HEADERS} ${GLASSBOX_CODEGEN_SOURCES} ${GLASSBOX_CODEGEN_CUDA_SOURCES}
+           ${GLASSBOX_CODEGEN_PYTHON_SOURCES}
     COMMAND ${command} --stamp "${stamp}"
     DEPENDS ${yaml_inputs} ${generator_files} ${template_files}
     WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
