@@ -83,10 +83,9 @@ std::optional<Complaint> check(const std::string& name, const FunctionSchema& sc
   for (const Argument* a : params)
     if (!a->kwarg_only) positional_params.push_back(a);
   if (positional.size() > positional_params.size()) {
-    return Complaint{0, name + "() takes " + std::to_string(positional_params.size()) +
-                            " positional argument" + (positional_params.size() == 1 ? "" : "s") + " but " +
-                            std::to_string(positional.size()) + (positional.size() == 1 ? " was" : " were") +
-                            " given"};
+    return Complaint{0, name + "() takes " + std::to_string(positional_params.size()) + " positional argument" +
+                            (positional_params.size() == 1 ? "" : "s") + " but " + std::to_string(positional.size()) +
+                            (positional.size() == 1 ? " was" : " were") + " given"};
   }
   std::vector<py::handle> given(params.size());
   for (size_t i = 0; i < positional.size(); ++i)
@@ -109,8 +108,8 @@ std::optional<Complaint> check(const std::string& name, const FunctionSchema& sc
       const auto pos = std::find(positional_params.begin(), positional_params.end(), &a) - positional_params.begin();
       const std::string where =
           static_cast<size_t>(pos) < positional.size() ? " (position " + std::to_string(pos + 1) + ")" : "";
-      return Complaint{3, name + "(): argument '" + a.name + "'" + where + " must be " + expected(a.type) +
-                              ", not " + type_name(given[i])};
+      return Complaint{3, name + "(): argument '" + a.name + "'" + where + " must be " + expected(a.type) + ", not " +
+                              type_name(given[i])};
     }
   }
   return std::nullopt;

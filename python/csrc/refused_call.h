@@ -45,8 +45,6 @@ struct type_caster<glassbox::python::AnyArg> {
     value.value = reinterpret_borrow<object>(src);
     return true;
   }
-  static handle cast(const glassbox::python::AnyArg& v, return_value_policy, handle) {
-    return v.value.inc_ref();
-  }
+  static handle cast(const glassbox::python::AnyArg& v, return_value_policy, handle) { return v.value.inc_ref(); }
 };
 }  // namespace pybind11::detail
