@@ -45,25 +45,21 @@ SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuer
                               (s.demangled != s.name && std::regex_search(s.name.begin(), s.name.end(), *re)));
     }
   });
-  for (std::size_t i = 0; i < symbols.size(); ++i)
-    if (keep[i]) out.symbols.push_back({i, nm_letter(symbols[i], out.elf.sections()), {}});
-
-  // Undefined first, as nm -n does, then by address, then by name. Sorted on (key, position)
-  // pairs first (no symbol is touched), then by name only within runs of equal keys (aliases).
+  // Undefined first, as nm -n does, then by address, then by name. Sorted on (key, index) pairs
+  // first (no symbol is touched), then by name only within runs of equal keys (aliases). The
+  // listing is built once, in its final order and size: every fresh megabyte costs the kernel a
+  // page clearing, and a big library's listing is tens of them.
   const auto key = [&](const ElfSymbol& s) { return s.defined() ? s.address + 1 : uint64_t{0}; };
   const auto by_name = [&](const ListedSymbol& a, const ListedSymbol& b) {
     return symbols[a.index].name < symbols[b.index].name;
   };
-  std::vector<std::pair<uint64_t, uint32_t>, HugePageAllocator<std::pair<uint64_t, uint32_t>>> keys(out.symbols.size());
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    keys[i] = {key(symbols[out.symbols[i].index]), static_cast<uint32_t>(i)};
-  if (!std::is_sorted(keys.begin(), keys.end())) {  // tables are often in order
-    std::sort(keys.begin(), keys.end());
-    decltype(out.symbols) sorted;
-    sorted.reserve(keys.size());
-    for (const auto& [k, i] : keys) sorted.push_back(out.symbols[i]);
-    out.symbols = std::move(sorted);
-  }
+  std::vector<std::pair<uint64_t, uint32_t>, HugePageAllocator<std::pair<uint64_t, uint32_t>>> keys;
+  keys.reserve(static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 1)));
+  for (std::size_t i = 0; i < symbols.size(); ++i)
+    if (keep[i]) keys.emplace_back(key(symbols[i]), static_cast<uint32_t>(i));
+  if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());  // often in order
+  out.symbols.reserve(keys.size());
+  for (const auto& [k, i] : keys) out.symbols.push_back({i, nm_letter(symbols[i], out.elf.sections()), {}});
   for (std::size_t begin = 0; begin < keys.size();) {
     std::size_t end = begin + 1;
     while (end < keys.size() && keys[end].first == keys[begin].first) ++end;
