@@ -451,17 +451,8 @@ METHODS = {
     "scatter": _tensor_scatter,
     "scatter_": scatter_,
 }
-FUNCTIONS = {
-    "nonzero": nonzero,
-    "argwhere": argwhere,
-    "take": take,
-    "take_along_dim": take_along_dim,
-    "index_fill": index_fill,
-    "index_copy": index_copy,
-    "masked_scatter": masked_scatter,
-    "scatter_reduce": scatter_reduce,
-    "scatter": scatter,
-}
+# Every out-of-place method is a function too (scatter's function takes `reduce=` as its own).
+FUNCTIONS = dict({name: fn for name, fn in METHODS.items() if not name.endswith("_")}, scatter=scatter)
 for _name, _fn in METHODS.items():
     setattr(_Tensor, _name, _fn)
 del _name, _fn

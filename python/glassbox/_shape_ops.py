@@ -295,36 +295,27 @@ def _split_accepting_sizes(split_fn):
 
 split = _split_accepting_sizes(_f.split)
 
-METHODS = {
-    "repeat": repeat,
-    "tile": _tile_method,
-    "repeat_interleave": _repeat_interleave_method,
-    "unflatten": unflatten,
-    "movedim": movedim,
-    "moveaxis": moveaxis,
-    "swapaxes": swapaxes,
-    "swapdims": swapdims,
-    "broadcast_to": broadcast_to,
-    "rot90": rot90,
-    "tensor_split": tensor_split,
-    "split": _split_accepting_sizes(_Tensor.split),
+# Both a function and a method; then what only one of them is, or where the two differ.
+_BOTH = {
+    name: globals()[name]
+    for name in ("unflatten", "movedim", "moveaxis", "swapaxes", "swapdims", "broadcast_to", "rot90", "tensor_split")
 }
-FUNCTIONS = {
-    "tile": tile,
-    "repeat_interleave": repeat_interleave,
-    "unflatten": unflatten,
-    "movedim": movedim,
-    "moveaxis": moveaxis,
-    "swapaxes": swapaxes,
-    "swapdims": swapdims,
-    "broadcast_to": broadcast_to,
-    "broadcast_tensors": broadcast_tensors,
-    "broadcast_shapes": broadcast_shapes,
-    "rot90": rot90,
-    "meshgrid": meshgrid,
-    "tensor_split": tensor_split,
-    "split": split,
-}
+METHODS = dict(
+    _BOTH,
+    repeat=repeat,
+    tile=_tile_method,
+    repeat_interleave=_repeat_interleave_method,
+    split=_split_accepting_sizes(_Tensor.split),
+)
+FUNCTIONS = dict(
+    _BOTH,
+    tile=tile,
+    repeat_interleave=repeat_interleave,
+    broadcast_tensors=broadcast_tensors,
+    broadcast_shapes=broadcast_shapes,
+    meshgrid=meshgrid,
+    split=split,
+)
 for _name, _fn in METHODS.items():
     setattr(_Tensor, _name, _fn)
 del _name, _fn
