@@ -37,10 +37,9 @@ def render_all(plan: Plan) -> dict[str, str]:
         # Tried last, so that a list, a dtype or any typed overload wins when it fits.
         methods += [_varargs_binding(plan, op) for op in ordered if _takes_varargs(op)]
         # And after every form, the one that explains in one line why none took the arguments.
-        if functions:
-            functions.append(_refusal(base, [op for op in ordered if "function" in op.entry.variants], method=False))
-        if methods:
-            methods.append(_refusal(base, [op for op in ordered if op.method is not None], method=True))
+        # (one per Python name: a base's in-place forms, such as add_, are named apart from it.)
+        functions += [_refusal(name, forms, method=False) for name, forms in _by_name(ordered, function=True)]
+        methods += [_refusal(name, forms, method=True) for name, forms in _by_name(ordered, function=False)]
         n = shard_of(base)
         includes[n].append(f'#include "glassbox/ops/{base}.h"')
         shards[n].append(f"  // ---- {base}\n" + "\n".join(functions + methods))
@@ -171,6 +170,15 @@ def _varargs_binding(plan: Plan, op: Op) -> str:
         f"  // {plan.display}: {op.entry.schema.text} (ints one by one)\n"
         f"  tensor.def({string_literal(op.entry.name)}, []({lambda_params}) -> {ret} {{ {convert}return {call}; }}{extra});"
     )
+
+
+def _by_name(ops: list[Op], function: bool) -> list[tuple[str, list[Op]]]:
+    """The function (or method) forms of `ops` grouped by the Python name each is bound as."""
+    groups: dict[str, list[Op]] = {}
+    for op in ops:
+        if ("function" in op.entry.variants) if function else (op.method is not None):
+            groups.setdefault(op.entry.name, []).append(op)
+    return list(groups.items())
 
 
 def _refusal(name: str, ops: list[Op], method: bool) -> str:

@@ -3,6 +3,8 @@ learning-rate schedules of gb.optim.lr_scheduler."""
 
 import math
 
+from .. import _C
+from .._factories import zeros_like
 from ..autograd import no_grad
 
 
@@ -95,36 +97,90 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+    """Adam (Kingma & Ba), and AdamW through the subclass. `fused=None` updates each parameter in
+    one kernel (the operator `_fused_adam_`, one call per group) when every parameter with a
+    gradient is a contiguous floating-point tensor on one device, and in seven element-wise
+    operators otherwise; `fused=True` insists on the kernel, `fused=False` refuses it."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, fused=None):
+        if lr < 0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
+            raise ValueError(f"Invalid beta parameters: {betas}")
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, fused=fused))
 
     _decoupled = False
 
     @no_grad()
     def step(self):
         for group in self.param_groups:
-            lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                if wd and self._decoupled:
-                    p.mul_(1 - lr * wd)
-                elif wd:
-                    g = g + p * wd
-                state = self._state(p)
-                if not state:
-                    state["step"] = 0
-                    state["exp_avg"] = g * 0.0
-                    state["exp_avg_sq"] = g * 0.0
-                state["step"] += 1
-                m, v, t = state["exp_avg"], state["exp_avg_sq"], state["step"]
-                # Seven kernels a parameter, each fused where one op does the work of two
-                # (lerp_ for m's moving average, addcmul_ for v's, addcdiv_ for the update).
-                m.lerp_(g, 1 - b1)
-                v.mul_(b2).addcmul_(g, g, value=1 - b2)
-                denom = v.sqrt().div_(math.sqrt(1 - b2**t)).add_(eps)
-                p.addcdiv_(m, denom, value=-lr / (1 - b1**t))
+            params = [p for p in group["params"] if p.grad is not None]
+            why_not = _why_not_fused(params)
+            if group.get("fused") is True and why_not:
+                raise RuntimeError(f"Adam(fused=True): {why_not}")
+            if group.get("fused") is not False and not why_not:
+                self._fused_step(group, params)
+            else:
+                self._unfused_step(group, params)
+
+    def _moments(self, p):
+        state = self._state(p)
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
+        state["step"] += 1
+        return state
+
+    def _fused_step(self, group, params):
+        if not params:
+            return
+        states = [self._moments(p) for p in params]
+        b1, b2 = group["betas"]
+        _C._functions._fused_adam_(
+            params,
+            [p.grad for p in params],
+            [s["exp_avg"] for s in states],
+            [s["exp_avg_sq"] for s in states],
+            [s["step"] for s in states],
+            lr=group["lr"],
+            beta1=b1,
+            beta2=b2,
+            weight_decay=group["weight_decay"],
+            eps=group["eps"],
+            decoupled_weight_decay=self._decoupled,
+        )
+
+    def _unfused_step(self, group, params):
+        lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        for p in params:
+            g = p.grad
+            if wd and self._decoupled:
+                p.mul_(1 - lr * wd)
+            elif wd:
+                g = g + p * wd
+            state = self._moments(p)
+            m, v, t = state["exp_avg"], state["exp_avg_sq"], state["step"]
+            # Seven kernels a parameter, each fused where one op does the work of two
+            # (lerp_ for m's moving average, addcmul_ for v's, addcdiv_ for the update).
+            m.lerp_(g, 1 - b1)
+            v.mul_(b2).addcmul_(g, g, value=1 - b2)
+            denom = v.sqrt().div_(math.sqrt(1 - b2**t)).add_(eps)
+            p.addcdiv_(m, denom, value=-lr / (1 - b1**t))
+
+
+def _why_not_fused(params):
+    """Why `params` cannot take the fused step, or "" when they can."""
+    for p in params:
+        if not p.dtype.is_floating_point:
+            return f"a parameter is {p.dtype}; the fused step takes floating-point parameters"
+        if p.device != params[0].device:
+            return f"parameters are on {params[0].device} and {p.device}; the fused step takes one device"
+        if not p.is_contiguous():
+            return "a parameter is not contiguous"
+        if p.grad.dtype != p.dtype or list(p.grad.shape) != list(p.shape) or p.grad.device != p.device:
+            return "a gradient differs from its parameter in dtype, shape or device"
+    return ""
 
 
 class AdamW(Adam):
@@ -132,8 +188,8 @@ class AdamW(Adam):
 
     _decoupled = True
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
-        super().__init__(params, lr, betas, eps, weight_decay)
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, fused)
 
 
 from . import lr_scheduler  # noqa: E402,F401
