@@ -141,7 +141,7 @@ def _dtype(v):
 
 
 def device_index(device):
-    """"cuda:1" -> 1; "cuda" -> the current device."""
+    """ "cuda:1" -> 1; "cuda" -> the current device."""
     if ":" in device:
         return int(device.rsplit(":", 1)[1])
     from .. import cuda
@@ -264,7 +264,9 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
         values = {"x%d" % k: name(v) for k, v in enumerate(targets)}
         lines += [t.format(**values) for t in tail]
         return (
-            ["for (%s j = threadIdx.x; j < %d; j += blockDim.x) {" % (index_type, K)] + ["  " + x for x in lines] + ["}"]
+            ["for (%s j = threadIdx.x; j < %d; j += blockDim.x) {" % (index_type, K)]
+            + ["  " + x for x in lines]
+            + ["}"]
         )
 
     for m in group.members:
@@ -306,7 +308,9 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
         body.append("}")
     again = [m.outputs[0].name for m in group.members if passes.get(id(m), 0) > 1]
     if again:
-        notes.append("recomputes %s in each pass over the row that needs them (the row stays in L1/L2)" % ", ".join(again))
+        notes.append(
+            "recomputes %s in each pass over the row that needs them (the row stays in L1/L2)" % ", ".join(again)
+        )
     return body
 
 
@@ -345,7 +349,9 @@ def generate(group, graph_users, graph_outputs, device_cc=None):
     shape = tuple(group.shape)
     n = math.prod(shape)
     largest = max([n] + [_extent(v) for v in inputs + outputs])
-    index_type = "int" if largest < 2**31 else "int64_t"
+    # 32-bit index arithmetic (much cheaper on a GPU) when no index, nor a grid-stride step past
+    # the end, reaches 2^31
+    index_type = "int" if largest + MAX_BLOCKS * BLOCK < 2**31 else "int64_t"
     notes = []
     if group.reductions:
         body = _row_body(group, inputs, outputs, C, T, notes, index_type)
@@ -357,7 +363,9 @@ def generate(group, graph_users, graph_outputs, device_cc=None):
 
     params = []
     for v in inputs:
-        params.append("double s_%s" % v.name if _is_host_scalar(v) else "const %s* __restrict__ p_%s" % (_storage(v), v.name))
+        params.append(
+            "double s_%s" % v.name if _is_host_scalar(v) else "const %s* __restrict__ p_%s" % (_storage(v), v.name)
+        )
     params += ["%s* __restrict__ o_%s" % (T, v.name) for v in outputs]
     lines = ['extern "C" __global__ void __launch_bounds__(%d) KERNEL(%s) {' % (threads, ", ".join(params))]
     lines += ["  " + b for b in body] + ["}"]
@@ -367,7 +375,10 @@ def generate(group, graph_users, graph_outputs, device_cc=None):
         base = m.op.split("::", 1)[1].split(".", 1)[0]
         if base not in ops_in_name:
             ops_in_name.append(base)
-    digest = hashlib.sha1(text.encode()).hexdigest()[:8]
+    index = device_index(device)
+    cc = device_cc or nvrtc.device_arch(index)
+    # the architecture is part of the name: a process with GPUs of two kinds registers one operator each
+    digest = hashlib.sha1(("%s\nsm_%d%d" % (text, *cc)).encode()).hexdigest()[:8]
     name = "fused_%s_%s" % ("_".join(ops_in_name[:5]), digest)
     text = text.replace("KERNEL", name)
     header = [
@@ -383,8 +394,6 @@ def generate(group, graph_users, graph_outputs, device_cc=None):
     for m in members:
         header.append("//   %s = %s  %s" % (m.outputs[0].name, call_text(m.op, m.args), _where(m)))
     cuda_source = "\n".join(header) + "\n" + text + "\n"
-    index = device_index(device)
-    cc = device_cc or nvrtc.device_arch(index)
     image = nvrtc.cached_image(DEVICE_PRELUDE + "\n" + cuda_source, name, cc)
     notes.append(
         "%s for %s_%d by NVRTC %d.%d%s: %s"
@@ -653,7 +662,8 @@ def source_text(kernels):
     parts = [DEVICE_PRELUDE]
     for k in cuda:
         parts.append(
-            "// compiled by NVRTC into %s (%s, sm/compute_%d)\n%s" % (k.image.path, k.image.kind, k.image.arch, k.cuda_source)
+            "// compiled by NVRTC into %s (%s, sm/compute_%d)\n%s"
+            % (k.image.path, k.image.kind, k.image.arch, k.cuda_source)
         )
     return "\n".join(parts)
 

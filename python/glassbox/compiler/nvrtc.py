@@ -106,6 +106,7 @@ def device_arch(index):
     return major.value, minor.value
 
 
+@functools.lru_cache(maxsize=None)
 def unavailable_reason():
     """None when CUDA kernels can be generated here (NVRTC and the driver load), else why not."""
     try:
