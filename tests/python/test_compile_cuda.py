@@ -116,12 +116,17 @@ def test_an_elementwise_chain_with_a_row_sum_is_one_cuda_kernel_for_sm_90(preten
 
 
 @needs_nvrtc
-def test_broadcast_and_transposed_inputs_are_index_arithmetic_one_thread_per_element(pretend_sm90):
+def test_broadcast_and_transposed_inputs_are_index_arithmetic_in_a_grid_stride_loop(pretend_sm90):
     _, _, generated = fused_on_cuda(broadcast, rand(5, 1, 4), rand(3, 1, seed=1), rand(4, 3, seed=2))
     kernel = generated[0][0]
     code = kernel.cuda_source
-    assert "one thread per element" in code and "__launch_bounds__(256)" in code
-    assert "for (int i = blockIdx.x * (int)blockDim.x + threadIdx.x; i < n; i += (int)gridDim.x * blockDim.x)" in code
+    assert "4 elements per thread and step, a block apart" in code and "__launch_bounds__(256)" in code
+    assert (
+        "for (int base = blockIdx.x * (int)blockDim.x * 4 + threadIdx.x; base < n; "
+        "base += (int)gridDim.x * blockDim.x * 4) {" in code
+    )
+    # the loads of a thread's 4 elements first, then the arithmetic
+    assert code.index("a_a[u] = gb::load<float>(") < code.index("const float in_a = a_a[u];")
     assert "p_a[(i / 12) * 4 + (i % 4)]" in code and "p_b[(i / 4 % 3)]" in code
     assert "p_t[(i / 4 % 3) + (i % 4) * 3]" in code  # c.t(): strides (1, 3)
     assert is_cubin(kernel.image.path)
@@ -225,13 +230,15 @@ def test_a_device_newer_than_nvrtc_gets_ptx_for_the_driver_to_finish():
 def test_the_wrapper_library_builds_and_registers_its_operators_at_the_cuda_key(pretend_sm90):
     _, _, generated = fused_on_cuda(chain, rand(300, 130), rand(130, seed=1))
     _, _, more = fused_on_cuda(wrapped_number, rand(6, 40))
-    source = codegen_cpp.source_file(generated + more)
+    _, _, pointwise = fused_on_cuda(broadcast, rand(5, 1, 4), rand(3, 1, seed=1), rand(4, 3, seed=2))
+    source = codegen_cpp.source_file(generated + more + pointwise)
     assert "#include <cuda.h>" in source and "GLASSBOX_LIBRARY_IMPL(compiled, CUDA, m) {" in source
     assert "GLASSBOX_LIBRARY_IMPL(compiled, CPU, m)" not in source
     kernels.build_and_load(source)
     kernel = generated[0][0]
-    dump = gb.registry.dump(kernel.op_name)
-    assert "CUDA: registered at" in dump and "main.cpp:" in dump
+    for k, _ in generated + more + pointwise:
+        dump = gb.registry.dump(k.op_name)
+        assert "CUDA: registered at" in dump and "main.cpp:" in dump
     op = getattr(gb.ops.compiled, kernel.name)
     with pytest.raises(RuntimeError, match="registered: CUDA"):
         op(rand(300, 130), rand(130))  # CPU tensors: no CPU kernel

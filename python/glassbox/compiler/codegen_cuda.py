@@ -5,7 +5,8 @@ launches it on glassbox's current stream.
 
 The plan is codegen_cpp's (inputs, outputs, the per-element lines of the chain, the passes of a row
 group); only the printing differs:
-  * a pointwise group is one thread per output element (a grid-stride loop over the flat index);
+  * a pointwise group is a grid-stride loop over the flat index, each thread taking 4 elements a
+    block apart per step (their loads issued together);
   * a row group (last-dim reductions) is one block per row: each reduction is a pass in which the
     threads stride over the row, then a block reduction (warp shuffles, then one value per warp
     through shared memory) hands the result to every thread; the element-wise values a later pass
@@ -24,6 +25,7 @@ from .codegen_cpp import POINTWISE, Kernel, _where
 from .cuda_prelude import DEVICE_PRELUDE, HOST_INCLUDES, HOST_PRELUDE  # noqa: F401 (read through this module)
 
 BLOCK = 256  # threads per block of a pointwise kernel
+UNROLL = 4  # elements per thread and step of a pointwise kernel: 4 loads in flight per input
 MAX_BLOCKS = 65536 * 8  # beyond this, the grid-stride loop gives each thread more elements
 
 # dtype -> (storage type in the kernel, compute type, glassbox::ScalarType)
@@ -96,18 +98,31 @@ def _load(v, shape, index, C):
 
 
 def _pointwise_body(members, inputs, outputs, shape, C, T, index_type):
+    """Each thread takes UNROLL elements a block apart (a warp's accesses stay contiguous): first
+    it loads all of them, so that their loads are in flight together, then computes and stores."""
     names = {id(v): "in_" + v.name for v in inputs}
-    body = [_load(v, shape, "i", C) for v in inputs]
+    loaded = [v for v in inputs if not _is_host_scalar(v)]
+    body = ["%s a_%s[%d];" % (C, v.name, UNROLL) for v in loaded]
+    body += ["#pragma unroll", "for (int u = 0; u < %d; ++u) {" % UNROLL]
+    body += ["  const %s i = base + u * (%s)blockDim.x;" % (index_type, index_type), "  if (i < n) {"]
+    for v in loaded:
+        line = _load(v, shape, "i", C).replace("const %s in_%s = " % (C, v.name), "a_%s[u] = " % v.name, 1)
+        body.append("    " + line)
+    body += ["  }", "}", "#pragma unroll", "for (int u = 0; u < %d; ++u) {" % UNROLL]
+    step = ["const %s i = base + u * (%s)blockDim.x;" % (index_type, index_type), "if (i >= n) break;"]
+    step += ["const %s in_%s = a_%s[u];" % (C, v.name, v.name) for v in loaded]
+    step += [_load(v, shape, "i", C) for v in inputs if _is_host_scalar(v)]
     for m in members:
         names[id(m.outputs[0])] = "v_" + m.outputs[0].name
-        body.append(_node_line(m, lambda x: names[id(x)], C, names[id(m.outputs[0])]))
-    body += ["o_%s[i] = gb::store<%s>(%s);" % (v.name, T, names[id(v)]) for v in outputs]
+        step.append(_node_line(m, lambda x: names[id(x)], C, names[id(m.outputs[0])]))
+    step += ["o_%s[i] = gb::store<%s>(%s);" % (v.name, T, names[id(v)]) for v in outputs]
+    body += ["  " + x for x in step] + ["}"]
     n = math.prod(shape)
     return (
         [
             "const %s n = %d;" % (index_type, n),
-            "for (%s i = blockIdx.x * (%s)blockDim.x + threadIdx.x; i < n; i += (%s)gridDim.x * blockDim.x) {"
-            % (index_type, index_type, index_type),
+            "for (%s base = blockIdx.x * (%s)blockDim.x * %d + threadIdx.x; base < n; base += (%s)gridDim.x * blockDim.x * %d) {"
+            % (index_type, index_type, UNROLL, index_type, UNROLL),
         ]
         + ["  " + b for b in body]
         + ["}"]
@@ -254,7 +269,7 @@ def generate(group, graph_users, graph_outputs, device_cc=None):
     largest = max([n] + [_extent(v) for v in inputs + outputs])
     # 32-bit index arithmetic (much cheaper on a GPU) when no index, nor a grid-stride step past
     # the end, reaches 2^31
-    index_type = "int" if largest + MAX_BLOCKS * BLOCK < 2**31 else "int64_t"
+    index_type = "int" if largest + MAX_BLOCKS * BLOCK * UNROLL < 2**31 else "int64_t"
     notes = []
     if group.reductions:
         body = _row_body(group, inputs, outputs, C, T, notes, index_type)
@@ -262,7 +277,7 @@ def generate(group, graph_users, graph_outputs, device_cc=None):
         blocks = n // shape[-1]
     else:
         body = _pointwise_body(members, inputs, outputs, shape, C, T, index_type)
-        threads, blocks = BLOCK, min(-(-n // BLOCK), MAX_BLOCKS)
+        threads, blocks = BLOCK, min(-(-n // (BLOCK * UNROLL)), MAX_BLOCKS)
 
     params = []
     for v in inputs:
@@ -291,7 +306,11 @@ def generate(group, graph_users, graph_outputs, device_cc=None):
             group.kind,
             list(shape),
             len(members),
-            "one block of %d threads per row" % threads if group.reductions else "one thread per element",
+            (
+                "one block of %d threads per row" % threads
+                if group.reductions
+                else "%d elements per thread and step, a block apart" % UNROLL
+            ),
         )
     ]
     for m in members:
