@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pytest
 
+import cuda_emulation
 import devices
 import glassbox as gb
 from glassbox.compiler import codegen_cpp, codegen_cuda, dead_code, decompositions, fusion, kernels, nvrtc
@@ -173,6 +174,40 @@ def test_a_wrapped_python_number_is_read_on_the_host_and_passed_by_value(pretend
     assert "static_cast<float>(s_tensor_constant0);  // input tensor_constant0: i64[]" in kernel.cuda_source
     assert "double s_tensor_constant0 = host_scalar(t_tensor_constant0," in kernel.source
     assert is_cubin(kernel.image.path)
+
+
+def emulated_equals_eager(fn, inputs, tmp_path, rtol, atol):
+    """Each generated kernel of fn, run by the CPU emulation of CUDA's thread model, computes what
+    the operators it fuses compute eagerly (on the CPU)."""
+    graph, _, generated = fused_on_cuda(fn, *inputs)
+    env = {}
+    decompositions.interpret(graph, list(inputs), lambda node, args: decompositions.call_op(node.op, args), env)
+    for kernel, _ in generated:
+        got = cuda_emulation.run(kernel, [env[id(v)] for v in kernel.inputs], str(tmp_path))
+        for g, v in zip(got, kernel.outputs):
+            want = np.asarray(env[id(v)])
+            assert g.shape == want.shape and g.dtype == want.dtype, v.name
+            np.testing.assert_allclose(g, want, rtol=rtol, atol=atol, err_msg=v.name)
+    return generated
+
+
+@pytest.mark.skipif(not shutil.which("g++"), reason="needs g++")
+def test_the_generated_cuda_run_by_a_cpu_emulation_equals_eager(pretend_sm90, tmp_path):
+    # a row group with a reduction (40 blocks of 64 threads), a pointwise group over 3 blocks with
+    # broadcast and transposed inputs, softmax and layer_norm (several block reductions in a row,
+    # per-row operators), a number read on the host, float64
+    assert len(emulated_equals_eager(chain, (rand(40, 130), rand(130, seed=1)), tmp_path, 1e-5, 1e-4)) == 1
+    generated = emulated_equals_eager(
+        broadcast, (rand(25, 1, 40), rand(3, 1, seed=1), rand(40, 3, seed=2)), tmp_path, 1e-6, 1e-6
+    )
+    assert "kernel.launch(device, 3, 256, args);" in generated[0][0].source
+    assert (
+        len(emulated_equals_eager(rows, (rand(6, 300), rand(300, seed=1), rand(300, seed=2)), tmp_path, 1e-5, 1e-5))
+        == 2
+    )
+    emulated_equals_eager(wrapped_number, (rand(6, 40),), tmp_path, 1e-6, 1e-6)
+    f64 = [rand(6, 300, dtype=np.float64), rand(300, seed=1, dtype=np.float64), rand(300, seed=2, dtype=np.float64)]
+    emulated_equals_eager(rows, f64, tmp_path, 1e-12, 1e-12)
 
 
 @needs_nvrtc
