@@ -70,7 +70,7 @@ def _main(kernel, blocks, threads):
             continue
         lines += [
             "  std::vector<%s> in%d(std::atol(argv[arg++]));" % (_ctype(v), k),
-            "  { FILE* f = std::fopen(argv[arg++], \"rb\"); std::fread(in%d.data(), sizeof(in%d[0]), in%d.size(), f);"
+            '  { FILE* f = std::fopen(argv[arg++], "rb"); std::fread(in%d.data(), sizeof(in%d[0]), in%d.size(), f);'
             " std::fclose(f); }" % (k, k, k),
         ]
         call.append("in%d.data()" % k)
@@ -91,7 +91,7 @@ def _main(kernel, blocks, threads):
     ]
     for k in range(len(outputs)):
         lines.append(
-            "  { FILE* f = std::fopen(argv[arg++], \"wb\"); std::fwrite(out%d.data(), sizeof(out%d[0]), out%d.size(), f);"
+            '  { FILE* f = std::fopen(argv[arg++], "wb"); std::fwrite(out%d.data(), sizeof(out%d[0]), out%d.size(), f);'
             " std::fclose(f); }" % (k, k, k)
         )
     return "\n".join(lines + ["  return 0;", "}"]) + "\n"
