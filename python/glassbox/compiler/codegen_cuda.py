@@ -417,13 +417,7 @@ def _c_string(text):
 
 
 def cuda_include_dir():
-    """The CUDA toolkit's include folder (cuda.h), for building the wrappers."""
-    for root in nvrtc._toolkit_roots():
-        if os.path.isfile(os.path.join(root, "include", "cuda.h")):
-            return os.path.join(root, "include")
-    raise nvrtc.CudaCodegenUnavailable(
-        "cuda.h not found under %s (set CUDA_HOME to the CUDA toolkit)" % ", ".join(nvrtc._toolkit_roots())
-    )
+    return nvrtc.include_dir()
 
 
 def source_text(kernels):

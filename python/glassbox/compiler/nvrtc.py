@@ -106,12 +106,24 @@ def device_arch(index):
     return major.value, minor.value
 
 
+def include_dir():
+    """The CUDA toolkit's include folder (cuda.h: the wrappers are built against the driver API)."""
+    for root in _toolkit_roots():
+        if os.path.isfile(os.path.join(root, "include", "cuda.h")):
+            return os.path.join(root, "include")
+    raise CudaCodegenUnavailable(
+        "cuda.h not found under %s (set CUDA_HOME to the CUDA toolkit)" % ", ".join(_toolkit_roots())
+    )
+
+
 @functools.lru_cache(maxsize=None)
 def unavailable_reason():
-    """None when CUDA kernels can be generated here (NVRTC and the driver load), else why not."""
+    """None when CUDA kernels can be generated here (NVRTC and the driver load, the toolkit's
+    headers are there for the wrappers), else why not."""
     try:
         _nvrtc()
         _driver()
+        include_dir()
     except CudaCodegenUnavailable as e:
         return str(e)
     return None
