@@ -4,13 +4,15 @@ threads are std::threads, __syncthreads a barrier, __shfl_xor_sync an exchange t
 __shared__ variables shared by the block), and the grid runs one block after another.
 
 Float formulas go to the host's libm rather than CUDA's, so results match within rounding, not
-bit for bit; half-precision conversions (inline PTX) are not emulated."""
+bit for bit. float32, float64 and bfloat16 (whose conversions are integer arithmetic); float16's
+conversions are inline PTX, which is not emulated."""
 
 import os
 import subprocess
 
 import numpy as np
 
+import glassbox as gb
 from glassbox.compiler import codegen_cuda
 
 SHIM = r"""
@@ -51,12 +53,29 @@ inline double __longlong_as_double(long long i) { double d; std::memcpy(&d, &i, 
 """
 
 
+# dtype -> (type in the kernel, NumPy type of its bits in the files)
+_TYPES = {"float32": ("float", np.float32), "float64": ("double", np.float64), "bfloat16": ("gb::bfloat16", np.uint16)}
+
+
 def _ctype(v):
-    return {"float32": "float", "float64": "double"}[str(v.dtype).rsplit(".", 1)[-1]]
+    return _TYPES[str(v.dtype).rsplit(".", 1)[-1]][0]
 
 
 def _np_dtype(v):
-    return {"float": np.float32, "double": np.float64}[_ctype(v)]
+    return _TYPES[str(v.dtype).rsplit(".", 1)[-1]][1]
+
+
+def _to_bits(t, v):
+    """t's values as the kernel stores them (bfloat16: the upper half of the float32 bits)."""
+    if _np_dtype(v) is np.uint16:
+        return (np.asarray(t.to(gb.float32).contiguous()).view(np.uint32) >> 16).astype(np.uint16)
+    return np.asarray(t.contiguous()).astype(_np_dtype(v))
+
+
+def _from_bits(a, v):
+    if _np_dtype(v) is np.uint16:
+        return (a.astype(np.uint32) << 16).view(np.float32)
+    return a
 
 
 def _main(kernel, blocks, threads):
@@ -107,7 +126,7 @@ def _launch_shape(kernel):
 
 def _storage(t, v):
     """The flat buffer a kernel reads for value v: t's elements placed at v's strides."""
-    a = np.asarray(t.contiguous()).astype(_np_dtype(v))
+    a = _to_bits(t, v)
     extent = codegen_cuda._extent(v)
     buffer = np.zeros(extent, dtype=a.dtype)
     strided = np.lib.stride_tricks.as_strided(buffer, v.shape, [s * a.itemsize for s in v.stride])
@@ -140,4 +159,6 @@ def run(kernel, tensors, directory):
     ran = subprocess.run([binary] + args + out_paths, capture_output=True, text=True)
     if ran.returncode != 0:
         raise RuntimeError("emulated kernel failed: " + ran.stderr[-2000:])
-    return [np.fromfile(p, dtype=_np_dtype(v)).reshape(v.shape) for p, v in zip(out_paths, kernel.outputs)]
+    return [
+        _from_bits(np.fromfile(p, dtype=_np_dtype(v)), v).reshape(v.shape) for p, v in zip(out_paths, kernel.outputs)
+    ]
