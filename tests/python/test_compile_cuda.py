@@ -215,6 +215,33 @@ def test_the_generated_cuda_run_by_a_cpu_emulation_equals_eager(pretend_sm90, tm
     emulated_equals_eager(chain, [t.to(gb.bfloat16) for t in (rand(40, 130), rand(130, seed=1))], tmp_path, 2e-2, 8e-2)
 
 
+def formula_inputs(dtype):
+    values = np.random.default_rng(3).uniform(-4, 4, size=(8, 16)).astype(dtype)
+    values[0, :6] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30]
+    return gb.from_numpy(values), rand(16, seed=4, dtype=dtype)
+
+
+@pytest.mark.skipif(not shutil.which("g++"), reason="needs g++")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_every_device_formula_run_by_the_emulation_equals_the_library(pretend_sm90, tmp_path, dtype):
+    # the device prelude's functors, transcribed from engine/ops/pointwise_functors.h, with special
+    # values (+-0, +-inf, NaN, tiny); the host's libm stands in for CUDA's
+    from test_compile import GENERATED_UNARY, every_formula
+
+    x, y = formula_inputs(dtype)
+    graph, _, generated = fused_on_cuda(every_formula, x, y)
+    assert len(generated) == 1
+    members = {m.op.split("::")[1].split(".")[0] for m in generated[0][0].members}
+    assert set(GENERATED_UNARY) <= members
+    env = {}
+    decompositions.interpret(graph, [x, y], lambda node, args: decompositions.call_op(node.op, args), env)
+    kernel = generated[0][0]
+    got = cuda_emulation.run(kernel, [env[id(v)] for v in kernel.inputs], str(tmp_path))
+    rtol, atol = (1e-5, 1e-6) if dtype == np.float32 else (1e-12, 1e-14)
+    for g, v in zip(got, kernel.outputs):
+        np.testing.assert_allclose(g, np.asarray(env[id(v)]), rtol=rtol, atol=atol, equal_nan=True, err_msg=v.name)
+
+
 @needs_nvrtc
 def test_a_compile_error_shows_nvrtcs_log_with_the_line():
     with pytest.raises(RuntimeError, match=r"(?s)compiling broken\.cu failed.*broken\.cu\(1\): error"):
@@ -353,6 +380,22 @@ def test_cuda_chain_broadcast_and_rows_equal_eager(dtype):
         for g, w in zip(got, want):
             assert str(g.device) == str(w.device) and g.dtype == w.dtype and tuple(g.shape) == tuple(w.shape)
             assert_close(g, w, rtol, atol)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cuda_every_generated_formula_matches_the_library_kernel(dtype):
+    from test_compile import every_formula
+
+    x, y = (cuda(t) for t in formula_inputs(dtype))
+    compiled = gb.compile(every_formula)
+    got, want = compiled(x, y), every_formula(x, y)
+    assert len(compiled.kernels) == 1
+    rtol, atol = (1e-5, 1e-6) if dtype == np.float32 else (1e-12, 1e-14)
+    for k, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(
+            np.asarray(g.cpu()), np.asarray(w.cpu()), rtol=rtol, atol=atol, equal_nan=True, err_msg=str(k)
+        )
 
 
 @needs_gpu
