@@ -107,7 +107,8 @@ def why_not_fusible(node, grad_enabled):
             return "device %s: %s" % (node.outputs[0].device, reason)
     for v in node.input_values() + node.outputs:
         # a 0-d CPU input of a CUDA operator (a wrapped Python number) is passed to the kernel by value
-        if v.device != node.outputs[0].device and not (v.shape == () and v.device == "cpu"):
+        host_number = v.shape == () and v.device == "cpu" and _dtype(v) in codegen_cpp.SCALAR_READS
+        if v.device != node.outputs[0].device and not host_number:
             return "it reads %s on %s and writes %s" % (v.name, v.device, node.outputs[0].device)
     for v in values:
         if _dtype(v) not in FUSIBLE_DTYPES[kind]:
