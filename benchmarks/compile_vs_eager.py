@@ -116,6 +116,11 @@ def main():
         print(json.dumps(torch_side(args.numel, args.repeat, args.device)))
         return
 
+    if args.device == "cuda":
+        import glassbox as gb
+
+        if not gb.cuda.is_available():
+            sys.exit("--device cuda: glassbox sees no GPU (%s)" % gb.cuda.describe())
     figures = glassbox_side(args.numel, args.repeat, args.device)
     torch_figures = {}
     try:
