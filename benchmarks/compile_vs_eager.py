@@ -3,6 +3,8 @@
 (6 library kernels, 6 results allocated), glassbox compiled (gb.compile: 1 generated kernel),
 PyTorch eager and torch.compile (when torch can be imported here, or by the Python named with
 --torch-python, which runs the PyTorch half in a child process). Printed figures, not a test.
+--device cuda runs all four on the GPU (glassbox compiled: one CUDA kernel generated with NVRTC;
+torch.compile: Inductor's Triton kernel), each call timed from a synchronised start to its end.
 
     transcendental: tanh(sigmoid(x * 2 + 1) * x) - x      (mul, add, sigmoid, mul, tanh, sub)
     arithmetic:     ((x * 2 + 1) * x - 3) * x + x         (mul, add, mul, sub, mul, add)
@@ -11,7 +13,8 @@ The first is bound by the arithmetic of sigmoid and tanh (fusion saves the memor
 math); the second by memory, where one pass instead of six shows.
 
     GLASSBOX_BUILD_DIR=build/dev PYTHONPATH=python .venv/bin/python benchmarks/compile_vs_eager.py \
-        [--numel 33554432] [--repeat 10] [--torch-python ~/.cache/glassbox/torch-venv-cp311/bin/python]
+        [--device cpu|cuda] [--numel 33554432] [--repeat 10]
+        [--torch-python ~/.cache/glassbox/torch-venv-cp311/bin/python]
 """
 
 from __future__ import annotations
@@ -38,53 +41,63 @@ def arithmetic(x):
 CHAINS = {"transcendental": chain, "arithmetic": arithmetic}
 
 
-def best_ms(fn, x, repeat):
+def best_ms(fn, x, repeat, synchronize=lambda: None):
     fn(x)  # warm up (and compile)
     times = []
     for _ in range(repeat):
+        synchronize()
         start = time.perf_counter()
         fn(x)
+        synchronize()  # a GPU call is done when its kernels are
         times.append(time.perf_counter() - start)
     times.sort()
     return times[len(times) // 2] * 1e3  # the median
 
 
-def glassbox_side(numel, repeat):
+def glassbox_side(numel, repeat, device):
     import numpy as np
 
     import glassbox as gb
 
-    x = gb.from_numpy(np.random.default_rng(0).standard_normal(numel).astype(np.float32))
+    x = gb.from_numpy(np.random.default_rng(0).standard_normal(numel).astype(np.float32)).to(device)
+    sync = gb.cuda.synchronize if device == "cuda" else lambda: None
     figures = {"threads": os.environ.get("GLASSBOX_NUM_THREADS") or os.cpu_count()}  # the pool's default
+    if device == "cuda":
+        figures["device"] = gb.cuda.describe()
     for label, fn in CHAINS.items():
         compiled = gb.compile(fn)
         start = time.perf_counter()
         compiled(x)
+        sync()
         first_call_s = time.perf_counter() - start
-        np.testing.assert_allclose(np.asarray(compiled(x)), np.asarray(fn(x)), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(compiled(x).cpu()), np.asarray(fn(x).cpu()), rtol=1e-5, atol=1e-5)
         figures[label] = {
-            "glassbox eager": best_ms(fn, x, repeat),
-            "glassbox compiled": best_ms(compiled, x, repeat),
+            "glassbox eager": best_ms(fn, x, repeat, sync),
+            "glassbox compiled": best_ms(compiled, x, repeat, sync),
             "kernels": compiled.kernels,
             "first_call_s": first_call_s,
         }
     return figures
 
 
-def torch_side(numel, repeat):
+def torch_side(numel, repeat, device):
     import numpy as np
     import torch
 
-    x = torch.from_numpy(np.random.default_rng(0).standard_normal(numel).astype(np.float32))
+    x = torch.from_numpy(np.random.default_rng(0).standard_normal(numel).astype(np.float32)).to(device)
+    sync = torch.cuda.synchronize if device == "cuda" else lambda: None
     figures = {"torch_version": torch.__version__, "torch_threads": torch.get_num_threads()}
+    if device == "cuda":
+        figures["torch_device"] = torch.cuda.get_device_name()
     for label, fn in CHAINS.items():
-        result = {"torch eager": best_ms(fn, x, repeat)}
+        result = {"torch eager": best_ms(fn, x, repeat, sync)}
         try:
             compiled = torch.compile(fn)
             start = time.perf_counter()
             compiled(x)
+            sync()
             result["torch_first_call_s"] = time.perf_counter() - start
-            result["torch.compile"] = best_ms(compiled, x, repeat)
+            result["torch.compile"] = best_ms(compiled, x, repeat, sync)
         except Exception as e:  # no C++ toolchain for Inductor, ...
             result["torch.compile error"] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0])
         figures[label] = result
@@ -93,25 +106,32 @@ def torch_side(numel, repeat):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--numel", type=int, default=1 << 25)
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--torch-python", default=DEFAULT_TORCH_PYTHON)
     parser.add_argument("--torch-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.torch_only:
-        print(json.dumps(torch_side(args.numel, args.repeat)))
+        print(json.dumps(torch_side(args.numel, args.repeat, args.device)))
         return
 
-    figures = glassbox_side(args.numel, args.repeat)
+    if args.device == "cuda":
+        import glassbox as gb
+
+        if not gb.cuda.is_available():
+            sys.exit("--device cuda: glassbox sees no GPU (%s)" % gb.cuda.describe())
+    figures = glassbox_side(args.numel, args.repeat, args.device)
     torch_figures = {}
     try:
         import torch  # noqa: F401
 
-        torch_figures = torch_side(args.numel, args.repeat)
+        torch_figures = torch_side(args.numel, args.repeat, args.device)
     except ImportError:
         if os.path.isfile(args.torch_python):
             run = subprocess.run(
-                [args.torch_python, __file__, "--torch-only", "--numel", str(args.numel), "--repeat", str(args.repeat)],
+                [args.torch_python, __file__, "--torch-only", "--device", args.device]
+                + ["--numel", str(args.numel), "--repeat", str(args.repeat)],
                 capture_output=True,
                 text=True,
             )
@@ -120,20 +140,32 @@ def main():
             else:
                 print("PyTorch side failed:\n" + run.stderr[-2000:], file=sys.stderr)
 
-    print(
-        "6 element-wise ops over %s float32 elements, CPU (%s, %s cores, load average %.1f), glassbox threads %s, "
-        "PyTorch %s threads %s; medians of %d"
-        % (
-            f"{args.numel:,}",
-            platform.processor() or platform.machine(),
-            os.cpu_count(),
-            os.getloadavg()[0],
-            figures["threads"],
-            torch_figures.get("torch_version", "-"),
-            torch_figures.get("torch_threads", "-"),
-            args.repeat,
+    if args.device == "cuda":
+        print(
+            "6 element-wise ops over %s float32 elements, GPU %s (glassbox: %s), PyTorch %s; medians of %d"
+            % (
+                f"{args.numel:,}",
+                torch_figures.get("torch_device", "-"),
+                figures["device"],
+                torch_figures.get("torch_version", "-"),
+                args.repeat,
+            )
         )
-    )
+    else:
+        print(
+            "6 element-wise ops over %s float32 elements, CPU (%s, %s cores, load average %.1f), glassbox threads %s, "
+            "PyTorch %s threads %s; medians of %d"
+            % (
+                f"{args.numel:,}",
+                platform.processor() or platform.machine(),
+                os.cpu_count(),
+                os.getloadavg()[0],
+                figures["threads"],
+                torch_figures.get("torch_version", "-"),
+                torch_figures.get("torch_threads", "-"),
+                args.repeat,
+            )
+        )
     moved = 2 * 4 * args.numel  # one read, one write per element: the fused minimum
     for label in CHAINS:
         row = dict(figures[label], **torch_figures.get(label, {}))

@@ -7,8 +7,8 @@ differs from the iteration space (broadcast, transposed) is read through index a
 flat loop index. Every generated line names the graph node and the user's line it came from. The
 loop is split over glassbox's own thread pool (glassbox::parallel_for), as the library kernels are.
 
-A CUDA generator would take the same Kernel plan (inputs, outputs, per-element lines) and print
-__global__ code for NVRTC instead; only this file's printing is CPU-specific."""
+A group on a GPU goes to codegen_cuda, which prints the same plan as CUDA for NVRTC and a C++
+wrapper registered at the CUDA key; source_file puts both kinds of wrapper into one library."""
 
 import hashlib
 import math
@@ -104,6 +104,9 @@ class Kernel:
     source: str  # the C++ function and its registration
     members: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    device: str = "cpu"  # "cuda": source is the wrapper launching cuda_source's kernel
+    cuda_source: str = ""  # the __global__ function (codegen_cuda), compiled by NVRTC into image
+    image: object = None  # nvrtc.Image
 
     @property
     def name(self):
@@ -355,7 +358,11 @@ def _row_loop(group, inputs, outputs, C, notes):
 def generate(group, graph_users, graph_outputs):
     """The Kernel for a fusion.Group. graph_users: {id(value): [nodes]} of the whole graph;
     graph_outputs: ids of the values the graph returns."""
+    from . import codegen_cuda
     from .printer import call_text
+
+    if codegen_cuda.is_cuda(group):
+        return codegen_cuda.generate(group, graph_users, graph_outputs)
 
     members = group.members
     member_ids = {id(m) for m in members}
@@ -459,7 +466,7 @@ inline C unary(C x) {
 
 // The generated loops assume the layout the graph was captured with (the guards check it before a
 // call); a direct call with another layout is refused here.
-void check_input(const glassbox::Tensor& t, const char* kernel, const char* name, std::initializer_list<int64_t> sizes,
+[[maybe_unused]] void check_input(const glassbox::Tensor& t, const char* kernel, const char* name, std::initializer_list<int64_t> sizes,
                  std::initializer_list<int64_t> strides, glassbox::ScalarType dtype) {
   GB_CHECK(t.device() == glassbox::Device{} && t.dtype() == dtype && t.sizes() == glassbox::DimVector(sizes) &&
                t.strides() == glassbox::DimVector(strides),
@@ -473,8 +480,12 @@ void check_input(const glassbox::Tensor& t, const char* kernel, const char* name
 
 
 def source_file(kernels_and_schemas):
-    """The whole C++ file for a graph's kernels."""
+    """The whole C++ file for a graph's kernels: CPU loops, and wrappers launching CUDA kernels."""
+    from . import codegen_cuda
+
     parts = [PRELUDE]
+    if any(k.device == "cuda" for k, _ in kernels_and_schemas):
+        parts = [codegen_cuda.HOST_INCLUDES, PRELUDE, codegen_cuda.HOST_PRELUDE]
     for kernel, _ in kernels_and_schemas:
         parts.append(kernel.source)
     parts.append("}  // namespace\n")
@@ -482,8 +493,10 @@ def source_file(kernels_and_schemas):
     for _, schema in kernels_and_schemas:
         parts.append('  m.def("%s");' % schema)
     parts.append("}")
-    parts.append("GLASSBOX_LIBRARY_IMPL(compiled, CPU, m) {")
-    for kernel, _ in kernels_and_schemas:
-        parts.append('  m.impl("%s", &%s);' % (kernel.name, kernel.name))
-    parts.append("}")
+    for key, device in (("CPU", "cpu"), ("CUDA", "cuda")):
+        on_device = [k for k, _ in kernels_and_schemas if k.device == device]
+        if on_device:
+            parts.append("GLASSBOX_LIBRARY_IMPL(compiled, %s, m) {" % key)
+            parts += ['  m.impl("%s", &%s);' % (k.name, k.name) for k in on_device]
+            parts.append("}")
     return "\n".join(parts) + "\n"

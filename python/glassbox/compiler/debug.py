@@ -7,6 +7,7 @@ graph_decomposed.py    after the decompositions (decompositions.txt lists the ta
 fusion_log.txt         every fusion decision with its reason
 graph_fused.py         the graph after fusion: generated kernels and library calls
 output_code.cpp        the generated C++ (with each line's graph node and Python line)
+output_code.cu/.ptx    the generated CUDA kernels and their PTX, for a graph on a GPU
 output_code.py         the wrapper the compiled function runs, runnable on its own
 graph_pre_fusion.dot / graph_post_fusion.dot (and .svg when Graphviz is installed)
 guards.txt             what a call must match to reuse this compilation"""
@@ -14,7 +15,7 @@ guards.txt             what a call must match to reuse this compilation"""
 import os
 
 from .. import save
-from . import decompositions, drawing, printer
+from . import codegen_cuda, decompositions, drawing, printer
 
 
 def write(directory, compiled):
@@ -42,6 +43,8 @@ def write(directory, compiled):
     put("fusion_log.txt", str(compiled.fusion_log))
     put("graph_fused.py", printer.readable(compiled.fused))
     put("output_code.cpp", compiled.cpp_source or "// no generated kernels: every operator is a library call\n")
+    put("output_code.cu", codegen_cuda.source_text(compiled.kernels))  # CUDA kernels (NVRTC), if any
+    put("output_code.ptx", codegen_cuda.ptx_text(compiled.kernels))
     put("output_code.py", compiled.wrapper_runnable())
     pre = drawing.dot(compiled.decomposed, "%s: before fusion" % compiled.captured.name)
     post = drawing.dot(compiled.fused, "%s: after fusion" % compiled.captured.name)

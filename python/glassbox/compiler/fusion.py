@@ -14,13 +14,14 @@ A merge is refused when it would make the groups depend on each other in a cycle
 operator is dissolved: it gains nothing over the library kernel. Every decision goes to the log
 with its reason."""
 
+import warnings
 from dataclasses import dataclass, field
 from typing import List, Tuple
 
 from . import codegen_cpp
 from .graph import Graph, Node, Value
 
-FUSIBLE_DTYPES = ("float32", "float64")
+FUSIBLE_DTYPES = {"cpu": ("float32", "float64"), "cuda": ("float32", "float64", "float16", "bfloat16")}
 REDUCTIONS = {"glassbox::sum.dim_IntList": "sum", "glassbox::mean.dim": "mean", "glassbox::amax": "amax"}
 
 
@@ -68,18 +69,54 @@ def _dtype(v):
     return str(v.dtype).rsplit(".", 1)[-1]
 
 
+def _device_kind(device):
+    return "cpu" if device == "cpu" else "cuda" if device.startswith("cuda") else None
+
+
+_cuda_warned = []
+
+
+def _cuda_unavailable():
+    """Why CUDA kernels cannot be generated in this process (NVRTC or the driver missing), or None;
+    the first time, also a warning: the operators run as library calls."""
+    from . import nvrtc
+
+    reason = nvrtc.unavailable_reason()
+    if reason and not _cuda_warned:
+        _cuda_warned.append(reason)
+        warnings.warn("gb.compile: CUDA operators run as library calls, not fused: %s" % reason, stacklevel=2)
+    return reason and "no CUDA code generation (%s)" % reason
+
+
+def group_device(g):
+    return g.members[0].outputs[0].device
+
+
 def why_not_fusible(node, grad_enabled):
     """None when the node can be generated, else the reason it stays a library call."""
     # A 0-d input (a Python number the binding wrapped, a 0-d tensor) of a floating or integer dtype
     # does not decide the result's floating dtype: the loop reads it converted.
     values = [v for v in node.input_values() if not (v.shape == () and _dtype(v) in codegen_cpp.SCALAR_READS)]
     values += node.outputs
+    kind = _device_kind(node.outputs[0].device)
+    if kind is None:
+        return "device %s (code is generated for the CPU and CUDA)" % node.outputs[0].device
+    if kind == "cuda":
+        reason = _cuda_unavailable()
+        if reason:
+            return "device %s: %s" % (node.outputs[0].device, reason)
     for v in node.input_values() + node.outputs:
-        if v.device != "cpu":
-            return "device %s (only the CPU generator exists)" % v.device
+        # a 0-d CPU input of a CUDA operator (a wrapped Python number) is passed to the kernel by value
+        host_number = v.shape == () and v.device == "cpu" and _dtype(v) in codegen_cpp.SCALAR_READS
+        if v.device != node.outputs[0].device and not host_number:
+            return "it reads %s on %s and writes %s" % (v.name, v.device, node.outputs[0].device)
     for v in values:
-        if _dtype(v) not in FUSIBLE_DTYPES:
-            return "dtype %s (the C++ generator handles float32 and float64)" % _dtype(v)
+        if _dtype(v) not in FUSIBLE_DTYPES[kind]:
+            return "dtype %s (the %s generator handles %s)" % (
+                _dtype(v),
+                "CUDA" if kind == "cuda" else "C++",
+                ", ".join(FUSIBLE_DTYPES[kind]),
+            )
     if len({_dtype(v) for v in values}) > 1:
         return "mixed dtypes %s (type promotion is not generated yet)" % sorted({_dtype(v) for v in values})
     if any(v.numel == 0 for v in node.outputs):
@@ -184,6 +221,12 @@ def plan(graph: Graph, grad_enabled: bool):
                 if g is None or g in candidates:
                     continue
                 refusal = _join_refusal(g, shape, v)
+                if group_device(g) != node.outputs[0].device:
+                    refusal = "%s runs on %s, this operator on %s" % (
+                        g.label(),
+                        group_device(g),
+                        node.outputs[0].device,
+                    )
                 if refusal:
                     refused.append(refusal)
                 else:
@@ -295,7 +338,12 @@ def _shared_input(g, node):
 def _sibling(groups, node, shape):
     """An element-wise group over `shape` that reads one of node's (non-scalar) inputs too."""
     for g in groups:
-        if not g.reductions and g.shape == shape and _shared_input(g, node) is not None:
+        if (
+            not g.reductions
+            and g.shape == shape
+            and group_device(g) == node.outputs[0].device
+            and _shared_input(g, node) is not None
+        ):
             return g
     return None
 

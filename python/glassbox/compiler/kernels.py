@@ -3,7 +3,8 @@
 The library's name is a hash of its source and flags, and its build folder lives in the compile
 cache ($GLASSBOX_COMPILE_CACHE, else ~/.cache/glassbox/compile), so an unchanged kernel is built
 once per machine: a second process finds the library and only loads it. A kernel already
-registered in this process (the same group compiled for another function) is not built again."""
+registered in this process (the same group compiled for another function) is not built again.
+The CUDA kernels' binaries (nvrtc.py) are cached in the "cuda" folder of the same root."""
 
 import functools
 import hashlib
@@ -44,14 +45,20 @@ def missing(kernels_and_schemas):
 
 
 def build_and_load(source, verbose=False):
-    """Compiles `source` (unless cached) and loads it; returns the library's path."""
+    """Compiles `source` (unless cached) and loads it; returns the library's path. A source with
+    wrappers of CUDA kernels (codegen_cuda) links glassbox's CUDA library (its current stream)."""
+    from . import codegen_cuda
+
     digest = hashlib.sha1((source + " ".join(CFLAGS) + machine_tag()).encode()).hexdigest()[:16]
     name = "gb_compiled_" + digest
+    with_cuda = codegen_cuda.HOST_PRELUDE in source
     module = cpp_extension.load_inline(
         name,
         cpp_sources=source,
         extra_cflags=CFLAGS,
+        extra_include_paths=[codegen_cuda.cuda_include_dir()] if with_cuda else None,
         build_directory=os.path.join(cache_root(), name),
         verbose=verbose,
+        with_cuda=with_cuda,
     )
     return module.__file__
