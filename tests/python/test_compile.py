@@ -569,12 +569,15 @@ def test_every_generated_formula_matches_the_library_kernel(dtype):
 
 from glassbox.compiler.capture import DATA_DEPENDENT_SHAPES  # noqa: E402
 from optable import ALL  # noqa: E402
+from optable.pointwise import Raw, cond  # noqa: E402
 
 
 def _tensor_args(sample):
     """Fresh tensors (an in-place operator writes them) for a sample's arrays."""
 
     def fresh(a):
+        if isinstance(a, Raw):  # made a tensor here: on CUDA the sample's own copy_ would be captured
+            return cond(a)
         if isinstance(a, np.ndarray):
             return gb.from_numpy(a.copy())
         if isinstance(a, (list, tuple)) and a and all(isinstance(x, np.ndarray) for x in a):
