@@ -362,6 +362,7 @@ def fuse(graph: Graph, groups, kernels):
         scalar_inputs=graph.scalar_inputs,
         source=graph.source,
         stage="fused",
+        function=graph.function,
     )
 
 
