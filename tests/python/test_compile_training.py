@@ -41,7 +41,9 @@ def gradients(fn, inputs, grad_seed=7):
     outs = out if isinstance(out, (tuple, list)) else (out,)
     grads = [rand(*o.shape, seed=grad_seed + i) for i, o in enumerate(outs)]
     gb.autograd.backward(list(outs), grads)
-    return [o.detach().numpy().copy() for o in outs], [None if x.grad is None else x.grad.numpy().copy() for x in inputs]
+    return [o.detach().numpy().copy() for o in outs], [
+        None if x.grad is None else x.grad.numpy().copy() for x in inputs
+    ]
 
 
 def assert_same_gradients(fn, inputs, rtol=1e-5, atol=1e-6):
@@ -86,7 +88,11 @@ def test_element_wise_chain_gradients_equal_eager_and_the_backward_is_one_genera
 
 
 def test_broadcast_inputs_get_gradients_reduced_to_their_shapes():
-    inputs = [rand(8, 5, requires_grad=True), rand(5, seed=1, requires_grad=True), rand(8, 1, seed=2, requires_grad=True)]
+    inputs = [
+        rand(8, 5, requires_grad=True),
+        rand(5, seed=1, requires_grad=True),
+        rand(8, 1, seed=2, requires_grad=True),
+    ]
     compiled = assert_same_gradients(broadcast, inputs)
     x = leaves_like(inputs)
     compiled(*x).sum().backward()
@@ -107,7 +113,11 @@ def test_softmax_and_layer_norm_gradients_equal_eager():
     def norm_softmax(x, weight, bias):
         return gb.softmax(F.layer_norm(x, [16], weight, bias) * 2.0, -1)
 
-    inputs = [rand(12, 16, requires_grad=True), rand(16, seed=1, requires_grad=True), rand(16, seed=2, requires_grad=True)]
+    inputs = [
+        rand(12, 16, requires_grad=True),
+        rand(16, seed=1, requires_grad=True),
+        rand(16, seed=2, requires_grad=True),
+    ]
     compiled = assert_same_gradients(norm_softmax, inputs, rtol=1e-4, atol=1e-5)
     assert compiled.backward_kernels, str(compiled.backward_fusion_log)
 
@@ -206,7 +216,10 @@ def test_partition_saves_transcendental_results_and_recomputes_cheap_element_wis
     compiled(rand(4, 3, requires_grad=True), rand(3, seed=1, requires_grad=True))
     rows = partition_rows(str(compiled.partition_log))
     assert rows["x"][0] == "saved" and "an input of the function" in rows["x"][1]
-    assert rows["sigmoid"] == ("saved", "made by sigmoid, a transcendental function (recomputing costs more than keeping it)")
+    assert rows["sigmoid"] == (
+        "saved",
+        "made by sigmoid, a transcendental function (recomputing costs more than keeping it)",
+    )
     assert rows["exp"][0] == "saved"
     assert rows["relu"][0] == "recomputed" and rows["relu"][1].startswith("cheap element-wise")
     # the forward returns exactly the saved values; the backward takes them and the gradient
@@ -225,7 +238,10 @@ def test_partition_saves_what_needs_a_library_call_and_takes_views_again():
     compiled = gb.compile(f)
     compiled(rand(4, 3, requires_grad=True), rand(2, 3, seed=1, requires_grad=True))
     rows = partition_rows(str(compiled.partition_log))
-    assert rows["relu"] == ("saved", "recomputing relu would need matmul (a library call), which the backward does not have")
+    assert rows["relu"] == (
+        "saved",
+        "recomputing relu would need matmul (a library call), which the backward does not have",
+    )
     assert rows["t"] == ("recomputed", "a view (t) of w: taking it again is free")
     assert "saved 3 values, 32 B beyond the inputs; recomputed 1 (0 B not kept" in str(compiled.partition_log)
 
@@ -261,12 +277,50 @@ def test_a_function_writing_an_input_runs_eagerly_with_a_warning_or_raises_with_
         gb.compile(writes_a_buffer, fullgraph=True)(rand(3, requires_grad=True), rand(3, seed=1))
 
 
+GLOBAL_WEIGHT = rand(3, seed=4, requires_grad=True)
+
+
+def uses_a_global(x):
+    return (x * GLOBAL_WEIGHT).relu()
+
+
+def test_a_global_tensor_that_requires_grad_runs_eagerly_so_its_gradient_is_not_lost():
+    compiled = gb.compile(uses_a_global)
+    x = rand(2, 3, requires_grad=True)
+    with pytest.warns(UserWarning, match=r"requires grad without taking it as an input \(a global\)"):
+        out = compiled(x)
+    out.sum().backward()
+    assert GLOBAL_WEIGHT.grad is not None
+    want = (x.detach().numpy() * GLOBAL_WEIGHT.detach().numpy() > 0) * x.detach().numpy()
+    assert_close(GLOBAL_WEIGHT.grad.numpy(), want.sum(0))
+
+
 def test_backward_properties_name_the_reason_without_a_backward():
     compiled = gb.compile(chain)
     with gb.no_grad():
         compiled(rand(4, 3), rand(3, seed=1))
     with pytest.raises(RuntimeError, match="has no backward: it was called with grad mode off"):
         compiled.backward_graph
+
+
+def branchy(x):
+    if x.sum() > 0:
+        return (x * 2.0).relu()
+    return (x * 3.0).tanh()
+
+
+def test_a_value_read_is_checked_by_the_forward_and_the_other_path_compiles_with_its_backward():
+    compiled = gb.compile(branchy)
+    for sign in (1.0, -1.0, 1.0):
+        x = (rand(4, 3).abs() * sign).detach().requires_grad_(True)
+        compiled(x).sum().backward()
+        got = x.grad.numpy().copy()
+        x.grad = None
+        branchy(x).sum().backward()
+        assert_close(got, x.grad.numpy())
+    assert len(compiled.compilations) == 2
+    assert "the value read bool(tensor)" in compiled.recompile_reasons[0]
+    assert [c.backward_calls for c in compiled.compilations] == [2, 1]
 
 
 # --- artifacts --------------------------------------------------------------------------------
@@ -293,3 +347,70 @@ def test_debug_dir_holds_the_backward_artifacts(tmp_path):
     assert partition_rows((tmp_path / "partition.txt").read_text())["sigmoid"][0] == "saved"
     assert "threshold_backward" in (tmp_path / "output_code_backward.cpp").read_text()
     assert "return (sum, [" in (tmp_path / "graph_fused.py").read_text()
+
+
+# --- the op table: results and gradients through gb.compile --------------------------------
+
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from optable import ALL  # noqa: E402
+from optable.common import TOL  # noqa: E402
+
+DIFFERENTIABLE = [i for i in ALL if i.differentiable and "float32" in i.dtypes]
+RANDOM = ("rand", "dropout", "bernoulli", "normal")
+
+
+def _leaf_args(sample):
+    """The sample's arrays as fresh tensors; float32 ones are leaves that require grad."""
+
+    def fresh(a):
+        if isinstance(a, np.ndarray):
+            t = gb.from_numpy(a.copy())
+            return t.requires_grad_(True) if a.dtype == np.float32 else t
+        if isinstance(a, (list, tuple)) and a and all(isinstance(x, np.ndarray) for x in a):
+            return [fresh(x) for x in a]
+        return a
+
+    args = [fresh(a) for a in sample.args]
+    kwargs = {k: fresh(v) for k, v in sample.kwargs.items()}
+    leaves = [t for a in list(args) + list(kwargs.values()) for t in (a if isinstance(a, list) else [a])]
+    return args, kwargs, [t for t in leaves if isinstance(t, gb.Tensor) and t.requires_grad]
+
+
+def _results_and_gradients(fn, sample):
+    args, kwargs, leaves = _leaf_args(sample)
+    gb.manual_seed(0)
+    out = fn(*args, **kwargs)
+    outs = [o for o in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(o, gb.Tensor)]
+    differentiable = [o for o in outs if o.requires_grad]
+    grads = [rand(*o.shape, seed=5 + k) for k, o in enumerate(differentiable)]
+    got = gb.autograd.grad(differentiable, leaves, grads, allow_unused=True) if differentiable and leaves else []
+    return [o.detach().numpy().copy() for o in outs], [None if g is None else g.numpy().copy() for g in got]
+
+
+@pytest.mark.parametrize("info", DIFFERENTIABLE, ids=lambda i: i.name)
+def test_every_differentiable_op_table_operator_gives_eager_results_and_gradients(info):
+    """Each float32 sample's results and input gradients through gb.compile (the "eager" backend:
+    the captured forward and backward graphs, partitioned, replayed with library calls) equal the
+    operator's own within the op table's tolerances. A function the backward cannot be compiled
+    for runs eagerly with a warning, so it must still be equal."""
+    rtol, atol = (info.tol or {}).get("float32", TOL["float32"])
+    for sample in info.samples(np.random.default_rng(0), "float32")[:2]:
+        try:
+            want_out, want_grads = _results_and_gradients(info.op, sample)
+        except Exception:
+            continue  # a sample that exercises an error
+        compiled = gb.compile(info.op, backend="eager")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got_out, got_grads = _results_and_gradients(compiled, sample)
+        if any(word in info.name for word in RANDOM):
+            continue  # capture drew from the generator once already
+        what = "%s %s" % (info.name, sample.name)
+        for g, w in zip(got_out, want_out):
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+        assert [g is None for g in got_grads] == [w is None for w in want_grads], what
+        for g, w in zip(got_grads, want_grads):
+            if w is not None:
+                np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True, err_msg=what + " gradient")

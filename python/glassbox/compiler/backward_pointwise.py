@@ -13,8 +13,9 @@ def _gelu_backward(a, C):
 
 
 GRADIENT_FORMULAS = {
-    "glassbox::threshold_backward": lambda a, C: "F::ThresholdBackward::Fn<%s>{%s}(%s, %s)"
-    % (C, literal(a[2], C), a[0], a[1]),
+    "glassbox::threshold_backward": lambda a, C: (
+        "F::ThresholdBackward::Fn<%s>{%s}(%s, %s)" % (C, literal(a[2], C), a[0], a[1])
+    ),
     "glassbox::sigmoid_backward": lambda a, C: "F::SigmoidBackward{}(%s, %s)" % (a[0], a[1]),
     "glassbox::tanh_backward": lambda a, C: "F::TanhBackward{}(%s, %s)" % (a[0], a[1]),
     "glassbox::silu_backward": lambda a, C: "F::SiluBackward{}(%s, %s)" % (a[0], a[1]),

@@ -23,10 +23,16 @@ import numpy as np
 
 from .. import _C
 from ..autograd import Function, enable_grad, is_grad_enabled, no_grad
-from . import backward_pointwise  # noqa: F401  (the gradient formulas the generator fuses)
-from . import codegen_cpp, dead_code, debug, decompositions, lowering
+from . import (
+    backward_pointwise,  # noqa: F401  (the gradient formulas the generator fuses)
+    codegen_cpp,
+    dead_code,
+    debug,
+    decompositions,
+    lowering,
+)
 from . import schema as schemas
-from .capture import Capturer, CaptureError
+from .capture import CaptureError, Capturer
 from .graph import Graph, Node, Value, flatten, map_structure
 
 # element-wise operators whose recomputation costs a transcendental function: saved instead
@@ -54,6 +60,10 @@ def _size_text(n):
     return "%d B" % n if n < 1024 else ("%.1f KiB" % (n / 1024) if n < 1024 * 1024 else "%.1f MiB" % (n / 2**20))
 
 
+def _call_or_skip_read(node, args):
+    return [] if node.kind == "read" else decompositions.call_op(node.op, args)
+
+
 def replay_with_autograd(graph, inputs):
     """Runs graph on detached copies of inputs (leaves requiring grad where the input does), with
     grad mode on. Returns (leaves, {id(value): tensor}, output structure with tensors)."""
@@ -64,10 +74,8 @@ def replay_with_autograd(graph, inputs):
             leaf.requires_grad_(True)
         leaves.append(leaf)
     env = {}
-    with enable_grad():
-        result = decompositions.interpret(
-            graph, leaves, lambda node, args: decompositions.call_op(node.op, args), env
-        )
+    with enable_grad():  # a value read (an `if` on a tensor) is checked by the forward program, not here
+        result = decompositions.interpret(graph, leaves, _call_or_skip_read, env)
     return leaves, env, result
 
 
@@ -99,7 +107,30 @@ def capture_backward(forward, leaves, env):
     backward = capturer.finish(list(results))
     backward.function = "backward"
     backward.stage = "backward"
+    _refuse_filled_behind_the_graph(forward, backward)
     return backward, out_values, wrt
+
+
+def _refuse_filled_behind_the_graph(forward, backward):
+    """A backward kernel may make a tensor with `empty` (an operator call) and fill it itself (as_strided's
+    backward fills its index tensors): the graph would read uninitialised memory. A write through an
+    operator call is recorded as a new value, so an `empty` result that is still read was filled
+    behind the graph's back."""
+    read = {id(v) for n in backward.nodes for v in n.input_values()}
+    read.update(id(v) for v in flatten(backward.outputs) if isinstance(v, Value))
+    for n in backward.nodes:
+        if n.short_op.split(".", 1)[0] in ("empty", "empty_like", "empty_strided", "new_empty"):
+            if any(id(o) in read for o in n.outputs):
+                user = next(
+                    (m for m in backward.nodes if any(id(v) in {id(o) for o in n.outputs} for v in m.input_values())), n
+                )
+                raise _unsupported(
+                    forward,
+                    user.op,
+                    "its backward formula fills %s (made by %s) inside a kernel, not by an operator call the graph "
+                    "records, so the graph cannot hold its values" % (n.outputs[0].name, n.short_op),
+                    user.where,
+                )
 
 
 def check_constants(forward, backward, inputs):
@@ -182,7 +213,10 @@ def _recompute_chain(n, producer, available, outputs):
     ops = ", ".join(m.short_op.split(".", 1)[0] for m in chain)
     if all(_is_view(m) for m in chain):
         return chain, "a view (%s) of %s: taking it again is free" % (ops, ", ".join(leaves))
-    return chain, "cheap element-wise %s from %s, which the backward has anyway" % (ops, ", ".join(leaves) or "constants")
+    return chain, "cheap element-wise %s from %s, which the backward has anyway" % (
+        ops,
+        ", ".join(leaves) or "constants",
+    )
 
 
 class Partition:
@@ -275,17 +309,14 @@ def partition(forward, backward, n_forward_inputs, out_values):
         if v.name not in decisions:  # an input only a recomputed value reads
             why = "an input of the function, read by a recomputed value: the caller holds it"
             part.lines.append("%-10s %-14s %-16s %9s  %s" % ("saved", v.name, v.type_text(), "0 B", why))
-    part.lines.append(
-        "backward inputs: %s" % ", ".join([v.name for v in part.saved] + [g.name for g in grad_inputs])
-    )
+    part.lines.append("backward inputs: %s" % ", ".join([v.name for v in part.saved] + [g.name for g in grad_inputs]))
     part.lines.append(
         "gradients of: %s" % ", ".join("%s (as %s)" % (v.name, g.name) for v, g in zip(out_values, grad_inputs))
     )
     part.lines.append(
         "saved %d values, %s beyond the inputs; recomputed %d (%s not kept between the passes) by running "
-        "%d operators again" % (
-            len(part.saved), _size_text(extra), len(spared_values), _size_text(spared), len(recomputed_nodes)
-        )
+        "%d operators again"
+        % (len(part.saved), _size_text(extra), len(spared_values), _size_text(spared), len(recomputed_nodes))
     )
     return part
 
@@ -304,9 +335,14 @@ class TrainingCompilation:
         self.backward_calls = 0  # how many times the compiled backward ran
         if captured.mutations:
             raise _unsupported(captured, "in-place writes", "it writes its inputs in place; only pure functions train")
-        read = next((n for n in captured.nodes if n.kind == "read"), None)
-        if read is not None:
-            raise _unsupported(captured, read.note, "values read by Python are not compiled with a backward", read.where)
+        for name, t in captured.constants.items():
+            if t.requires_grad:
+                raise _unsupported(
+                    captured,
+                    name,
+                    "it uses a tensor that requires grad without taking it as an input (a global), whose "
+                    "gradient the compiled backward would not give; pass it as an argument or make it a parameter",
+                )
         table = decomposition_table() if backend != "eager" else {}
         self.decomposed = decompositions.decompose(captured, example_inputs, table)
         removed = dead_code.eliminate(self.decomposed)
@@ -316,6 +352,9 @@ class TrainingCompilation:
             raise _unsupported(captured, "outputs", "no output depends on an input that requires grad")
         check_constants(self.decomposed, backward, example_inputs)
         self.backward_captured = backward
+        # an input that requires grad but gets none (a loss's target) is passed to the autograd Function
+        # detached, so that it keeps no gradient edge: its .grad stays None, as eagerly
+        self.no_gradient = {i for i, g in zip(self.wrt, backward.outputs) if g is None}
         self.output_grad_positions = self._positions(out_values)
         self.partition = partition(self.decomposed, backward, len(backward.inputs) - len(out_values), out_values)
         forward = Graph(**{k: getattr(self.decomposed, k) for k in self.decomposed.__dataclass_fields__})
@@ -381,7 +420,7 @@ class TrainingCompilation:
         return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
 
     def run(self, *inputs):
-        flat = self.function.apply(*inputs)
+        flat = self.function.apply(*[x.detach() if i in self.no_gradient else x for i, x in enumerate(inputs)])
         flat = flat if isinstance(flat, tuple) else (flat,)
         it = iter(flat)
         return map_structure(lambda v: next(it) if isinstance(v, Value) else v, self.decomposed.outputs)
