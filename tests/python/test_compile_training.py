@@ -132,6 +132,16 @@ def test_gelu_tanh_and_sigmoid_backward_formulas_fuse_and_match():
         assert re.search(r"^%s\S* +(starts|fused into) group" % op, log, re.M), log
 
 
+def test_a_square_trains_as_a_product_so_its_backward_fuses_without_constants():
+    def squared_error(x, target):
+        return ((x - target) ** 2).mean()
+
+    compiled = assert_same_gradients(squared_error, [rand(6, 5, requires_grad=True), rand(6, 5, seed=1)])
+    backward = str(compiled.backward_graph)
+    assert "pow" not in backward and not compiled.backward_graph.ir.constants, backward
+    assert len(compiled.backward_kernels) == 1
+
+
 def test_a_non_leaf_input_passes_its_gradient_on():
     def f(h):
         return (h * h + 1.0).relu()

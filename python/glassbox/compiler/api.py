@@ -5,6 +5,8 @@
     print(compiled.graph)              # the captured graph as a Python program
     print(compiled.fusion_log)         # why each operator was or was not fused
     print(compiled.code)               # the generated C++
+    print(compiled.partition_log)      # with inputs that require grad: saved vs recomputed values
+    print(compiled.backward_graph)     # ... and the backward graph loss.backward() runs compiled
 
 Backends: "glassbox" (the default: decompositions, fusion, generated kernels) and "eager" (the
 captured graph replayed with library calls only, to check the capture on its own)."""

@@ -343,7 +343,7 @@ class TrainingCompilation:
                     "it uses a tensor that requires grad without taking it as an input (a global), whose "
                     "gradient the compiled backward would not give; pass it as an argument or make it a parameter",
                 )
-        table = decomposition_table() if backend != "eager" else {}
+        table = dict(decomposition_table(), **decompositions.TRAINING_DECOMPOSITIONS) if backend != "eager" else {}
         self.decomposed = decompositions.decompose(captured, example_inputs, table)
         removed = dead_code.eliminate(self.decomposed)
         leaves, env, _ = replay_with_autograd(self.decomposed, example_inputs)
