@@ -3,6 +3,7 @@ partition (saved versus recomputed values, logged), the compiled backward run by
 and its artifacts. Gradients and training steps are compared with eager glassbox."""
 
 import ast
+import inspect
 import os
 import re
 import shutil
@@ -207,6 +208,20 @@ def test_the_compiled_backward_kernel_appears_in_the_dispatch_trace():
         loss.backward()
     ops = [e.op for e in t.events]
     assert compiled.backward_kernels[0] in ops, ops
+
+
+def test_each_backward_call_names_the_forward_call_and_line_whose_formula_made_it():
+    compiled = gb.compile(chain)
+    compiled(rand(4, 3, requires_grad=True), rand(3, seed=1, requires_grad=True))
+    lines, first = inspect.getsourcelines(chain)
+    relu_line = "%s:%d" % (os.path.basename(__file__), first + next(k for k, t in enumerate(lines) if "relu()" in t))
+    nodes = compiled.backward_graph.ir.nodes
+    relu_backward = [n for n in nodes if n.op == "glassbox::threshold_backward"]
+    assert len(relu_backward) == 1 and relu_backward[0].note == "backward of relu"
+    assert relu_backward[0].where.endswith(relu_line)
+    assert "threshold_backward.default(" in str(compiled.backward_graph)
+    assert "# backward of relu; " + relu_line in str(compiled.backward_graph)
+    assert all(n.note for n in nodes)  # every call is a recomputation or some node's backward
 
 
 # --- the partition -------------------------------------------------------------------------

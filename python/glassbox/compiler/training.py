@@ -1,7 +1,8 @@
 """Training: a compiled function whose inputs need gradients gets a compiled backward too.
 
     forward capture -> decomposition -> replay with autograd on (fresh leaves)
-                    -> autograd.grad of the outputs, under capture: the backward graph
+                    -> autograd.grad of each node's results, in reverse, under capture: the
+                       backward graph (each call with its forward node's line)
                     -> partition: what the forward saves, what the backward recomputes
                     -> forward graph (outputs + saved values) and backward graph, each fused and
                        generated like any graph, joined by an autograd Function
@@ -79,10 +80,46 @@ def replay_with_autograd(graph, inputs):
     return leaves, env, result
 
 
+def _reruns(forward, env):
+    """Each forward node that needs a gradient, called again on detached copies of its inputs (the
+    same data, so capture names them as the forward values): autograd.grad of these outputs stops at
+    the node's own inputs, so one node's backward formula is captured at a time. [(node, [(input
+    value, detached tensor)], [output tensors])], in forward order."""
+    reruns = []
+    with enable_grad():
+        for n in forward.nodes:
+            if n.kind == "read" or not any(env[id(o)].requires_grad for o in n.outputs):
+                continue
+            detached = {}
+
+            def leaf(a, detached=detached):
+                if isinstance(a, Value):
+                    if id(a) not in detached:
+                        t = env[id(a)]
+                        d = t.detach()
+                        if t.requires_grad:
+                            d.requires_grad_(True)
+                        detached[id(a)] = (a, d)
+                    return detached[id(a)][1]
+                if isinstance(a, list):
+                    return [leaf(x) for x in a]
+                return a
+
+            result = decompositions.call_op(n.op, [leaf(a) for a in n.args])
+            outs = list(result) if isinstance(result, (list, tuple)) else [result]
+            reruns.append((n, list(detached.values()), outs))
+    return reruns
+
+
 def capture_backward(forward, leaves, env):
     """The backward graph of `forward` (a decomposed graph whose replay `env` holds): inputs are
     every forward value (pruned later) then one gradient per differentiable output; outputs are the
-    gradients of the inputs that require grad (None where an input gets none)."""
+    gradients of the inputs that require grad (None where an input gets none).
+
+    The forward nodes are walked in reverse, as the autograd engine does, calling autograd.grad for
+    one node at a time under capture, so each backward call carries the Python line of the forward
+    call whose formula made it (and a note naming that call's result); gradients reaching a value
+    from several users are summed by recorded adds."""
     out_values, seen = [], set()
     for v in flatten(forward.outputs):
         t = env.get(id(v)) if isinstance(v, Value) else None
@@ -93,18 +130,42 @@ def capture_backward(forward, leaves, env):
     if not out_values:
         return None, out_values, wrt
     grads = [_C._functions.ones(list(env[id(v)].shape), dtype=env[id(v)].dtype) for v in out_values]
+    reruns = _reruns(forward, env)
     capturer = Capturer(forward.name, forward.source)
     with capturer:
         forward_values = list(forward.inputs) + list(forward.constant_values)
         forward_values += [o for n in forward.nodes for o in n.outputs]
-        for v in forward_values:
-            capturer.add_input(env[id(v)], v.name)
+        as_input = {id(v): capturer.add_input(env[id(v)], v.name) for v in forward_values}
+        grad_of = {}  # id(forward value) -> its gradient so far (a tensor capture knows)
         for v, g in zip(out_values, grads):
             capturer.add_input(g, "grad_" + v.name)
-        results = _C._autograd.grad(
-            [env[id(v)] for v in out_values], [leaves[i] for i in wrt], grads, None, False, True
-        )
-    backward = capturer.finish(list(results))
+            grad_of[id(v)] = g
+        for n, inputs, outs in reversed(reruns):
+            for o, t in zip(n.outputs, outs):
+                if t.numel() > 0:  # (an empty tensor's key is every empty tensor's: it would rename the gradient)
+                    capturer._remember(t, as_input[id(o)])  # the call's result again: the forward value
+            reached = [(o, t) for o, t in zip(n.outputs, outs) if id(o) in grad_of and t.requires_grad]
+            needing = [(a, d) for a, d in inputs if d.requires_grad]
+            if not reached or not needing:
+                continue
+            capturer.where_override = n.where or None
+            first = len(capturer.graph.nodes)
+            got = _C._autograd.grad(
+                [t for _, t in reached],
+                [d for _, d in needing],
+                [grad_of[id(o)] for o, _ in reached],
+                None,
+                False,
+                True,
+            )
+            for (a, _), g in zip(needing, got):
+                if g is not None:
+                    grad_of[id(a)] = grad_of[id(a)] + g if id(a) in grad_of else g
+            for m in capturer.graph.nodes[first:]:
+                m.note = m.note or "backward of %s" % n.outputs[0].name
+        capturer.where_override = None
+        results = [grad_of.get(id(forward.inputs[i])) for i in wrt]
+    backward = capturer.finish(results)
     backward.function = "backward"
     backward.stage = "backward"
     _refuse_filled_behind_the_graph(forward, backward)
