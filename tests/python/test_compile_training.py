@@ -198,6 +198,11 @@ def test_an_mlp_trained_three_steps_compiled_gives_the_eager_losses_and_paramete
     assert len(compiled.compilations) == 1  # the parameters' updates do not recompile
     assert compiled.compilations[0].backward_calls == 3
     assert compiled.backward_kernels, str(compiled.backward_fusion_log)
+    # the weights' gradients come from mm in the weights' own layout, not as transposed views
+    gradients = compiled.backward_graph.ir.outputs
+    weights = [g for g in gradients if g is not None and len(g.shape) == 2]
+    assert len(weights) == 2 and all(g.producer.op == "glassbox::mm" and not g.is_view for g in weights)
+    assert compiled.compilations[0].relaid_gradients == [g.name for g in weights]
 
 
 def test_the_compiled_backward_kernel_appears_in_the_dispatch_trace():

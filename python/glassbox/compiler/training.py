@@ -280,6 +280,51 @@ def _recompute_chain(n, producer, available, outputs):
     )
 
 
+def gradients_in_their_layout(backward):
+    """matmul's backward gives a weight's gradient as t(mm(a, b)) when the forward multiplied by
+    t(weight) (linear): a transposed view, which accumulating into .grad copies element by element.
+    mm(t(b), t(a)) is the same product in the weight's own (contiguous) layout; t(t(y)) is y.
+    Rewrites `backward` in place; returns the names of the gradients rewritten."""
+    producer = {id(o): n for n in backward.nodes for o in n.outputs}
+    users = backward.users()
+    names = {v.name for v in backward.values()}
+    rewritten = []
+
+    def fresh(base):
+        k = 0
+        while "%s_%d" % (base, k) in names:
+            k += 1
+        names.add("%s_%d" % (base, k))
+        return "%s_%d" % (base, k)
+
+    for v in [v for v in flatten(backward.outputs) if isinstance(v, Value)]:
+        n = producer.get(id(v))
+        if n is None or n.op != "glassbox::t" or not isinstance(n.args[0], Value):
+            continue
+        m = producer.get(id(n.args[0]))
+        if m is None or m.op != "glassbox::mm" or len(users.get(id(n.args[0]), [])) != 1:
+            continue
+        note = "the gradient in its own layout: t(mm(a, b)) as mm(t(b), t(a))"
+        new_nodes, operands = [], []
+        for x in (m.args[1], m.args[0]):
+            px = producer.get(id(x))
+            if px is not None and px.op == "glassbox::t":
+                operands.append(px.args[0])
+                continue
+            tx = Value(fresh("t"), tuple(reversed(x.shape)), tuple(reversed(x.stride)), x.dtype, x.device, is_view=True)
+            new_nodes.append(Node("glassbox::t", [x], [tx], n.where, note=note))
+            tx.producer = new_nodes[-1]
+            operands.append(tx)
+        product = Node("glassbox::mm", operands, [v], n.where, note=note)
+        v.producer, v.is_view, v.stride = product, False, (v.shape[1], 1)
+        at = backward.nodes.index(n)
+        backward.nodes[at : at + 1] = new_nodes + [product]
+        rewritten.append(v.name)
+    if rewritten:
+        dead_code.eliminate(backward)  # the transposed products nothing reads now
+    return rewritten
+
+
 class Partition:
     """The forward values the backward reads, each saved or recomputed, with the reason."""
 
@@ -413,6 +458,7 @@ class TrainingCompilation:
             raise _unsupported(captured, "outputs", "no output depends on an input that requires grad")
         check_constants(self.decomposed, backward, example_inputs)
         self.backward_captured = backward
+        self.relaid_gradients = gradients_in_their_layout(backward)
         # an input that requires grad but gets none (a loss's target) is passed to the autograd Function
         # detached, so that it keeps no gradient edge: its .grad stays None, as eagerly
         self.no_gradient = {i for i, g in zip(self.wrt, backward.outputs) if g is None}
