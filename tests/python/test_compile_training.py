@@ -325,6 +325,20 @@ def test_a_global_tensor_that_requires_grad_runs_eagerly_so_its_gradient_is_not_
     assert_close(GLOBAL_WEIGHT.grad.numpy(), want.sum(0))
 
 
+def test_results_that_need_no_gradient_compile_the_forward_only():
+    def positions(x):
+        return x.argmax(-1) + 1
+
+    compiled = gb.compile(positions)
+    x = rand(4, 5, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = compiled(x)
+    np.testing.assert_array_equal(got.numpy(), positions(x).numpy())
+    with pytest.raises(RuntimeError, match="has no backward"):
+        compiled.partition_log
+
+
 def test_backward_properties_name_the_reason_without_a_backward():
     compiled = gb.compile(chain)
     with gb.no_grad():

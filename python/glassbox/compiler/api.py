@@ -166,16 +166,19 @@ class CompiledFunction:
         directory = self.debug_dir
         if directory and self.compilations:
             directory = os.path.join(directory, "recompile_%d" % len(self.compilations))
+        compiled = None
         if training.needs_training(inputs):
             try:
                 compiled = training.TrainingCompilation(graph, inputs, guards, self.backend, directory)
+            except training.NoGradientPath:  # (integer results): the forward-only compilation
+                pass
             except CaptureError as e:
                 if self.fullgraph:
                     raise
                 warnings.warn("gb.compile: running `%s` eagerly for these inputs: %s" % (self._name(), e), stacklevel=3)
                 self.eager_entries.append((guards, str(e)))
                 return self.fn(*args, **kwargs)
-        else:
+        if compiled is None:
             compiled = Compilation(graph, inputs, guards, self.backend, directory)
         self.compilations.append(compiled)
         return compiled.run(*inputs)
@@ -219,7 +222,7 @@ class CompiledFunction:
         if not isinstance(latest, training.TrainingCompilation):
             raise RuntimeError(
                 "gb.compile: `%s`'s latest compilation has no backward: it was called with grad mode off or "
-                "with no input that requires grad" % self._name()
+                "with no input that requires grad, or no result depends on one" % self._name()
             )
         return latest
 

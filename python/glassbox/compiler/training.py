@@ -15,10 +15,11 @@ backward graph's inputs are named after the forward values it reads (the saved v
 gradients of the outputs (grad_<output>).
 
 The partition is printed (partition.txt): each forward value the backward reads is either saved
-(kept from the forward run) or recomputed in the backward from values it has anyway, when that is
-one cheap element-wise operation (add, mul, relu, ...: no transcendental function, no library
-call). That is the memory-for-arithmetic trade a min-cut partitioner makes, restricted to the
-cases where it is plainly a gain: the recomputed value is never stored between the passes."""
+(kept from the forward run) or recomputed in the backward from values it has anyway, when that
+takes at most RECOMPUTE_CHAIN_MAX cheap element-wise operators (add, mul, relu, ...: no
+transcendental function, no library call) or views. That is the memory-for-arithmetic trade a
+min-cut partitioner makes, restricted to the cases where it is plainly a gain: the recomputed value
+is never stored between the passes."""
 
 import numpy as np
 
@@ -45,6 +46,10 @@ def needs_training(inputs):
     """Whether a call with these graph inputs compiles a backward: grad mode on and some floating
     input requiring grad."""
     return is_grad_enabled() and any(t.requires_grad and t.dtype.is_floating_point for t in inputs)
+
+
+class NoGradientPath(Exception):
+    """No output of the function depends on an input that requires grad: nothing to differentiate."""
 
 
 def _unsupported(graph, what, reason, where=""):
@@ -455,7 +460,7 @@ class TrainingCompilation:
         leaves, env, _ = replay_with_autograd(self.decomposed, example_inputs)
         backward, out_values, self.wrt = capture_backward(self.decomposed, leaves, env)
         if backward is None:
-            raise _unsupported(captured, "outputs", "no output depends on an input that requires grad")
+            raise NoGradientPath()
         check_constants(self.decomposed, backward, example_inputs)
         self.backward_captured = backward
         self.relaid_gradients = gradients_in_their_layout(backward)
