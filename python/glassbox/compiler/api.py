@@ -5,26 +5,25 @@
     print(compiled.graph)              # the captured graph as a Python program
     print(compiled.fusion_log)         # why each operator was or was not fused
     print(compiled.code)               # the generated C++
+    print(compiled.partition_log)      # with inputs that require grad: saved vs recomputed values
+    print(compiled.backward_graph)     # ... and the backward graph loss.backward() runs compiled
 
 Backends: "glassbox" (the default: decompositions, fusion, generated kernels) and "eager" (the
 captured graph replayed with library calls only, to check the capture on its own)."""
 
-import builtins
 import functools
 import inspect
-import linecache
 import os
 import warnings
 
 from .. import _C
 from ..autograd import is_grad_enabled
-from ..ops import ops
-from . import codegen_cpp, dead_code, debug, decompositions, fusion, kernels, printer
+from . import codegen_cpp, dead_code, debug, decompositions, lowering, printer, training
 from .capture import CaptureError, capture
 from .capture import current as current_capture
 from .graph import Value, flatten
 from .guards import Guards, named_leaves
-from .runtime import ValueGuardFailed, check_value
+from .runtime import ValueGuardFailed
 
 BACKENDS = ("glassbox", "eager")
 CACHE_SIZE_LIMIT = 8  # compilations kept per function before it falls back to eager
@@ -38,64 +37,37 @@ class Compilation:
         self.example_inputs = example_inputs
         self.guards = guards
         self.backend = backend
-        self.kernels = []
-        self.cpp_source = ""
-        self.library_path = None
         if backend == "eager":
             self.decomposed = captured
-            self.fusion_log = fusion.FusionLog(["backend 'eager': no decomposition or fusion"])
-            self.fused = captured
+            removed = ()
         else:
             # operators the generator computes as one formula (gelu, silu) are not decomposed: their
             # vectorised float forms beat the pieces (erf has none)
-            table = {op: fn for op, fn in decompositions.DECOMPOSITIONS.items() if op not in codegen_cpp.POINTWISE}
-            self.decomposed = decompositions.decompose(captured, example_inputs, table)
+            self.decomposed = decompositions.decompose(captured, example_inputs, decomposition_table())
             removed = dead_code.eliminate(self.decomposed)
-            groups, self.fusion_log = fusion.plan(self.decomposed, is_grad_enabled())
-            for n in reversed(removed):
-                self.fusion_log.lines.insert(0, "%-14s removed: its result is never used" % n.outputs[0].name)
-            users = self.decomposed.users()
-            outputs = {id(v) for v in self.decomposed.output_values()}
-            generated = [codegen_cpp.generate(g, users, outputs) for g in groups]
-            self.kernels = [k for k, _ in generated]
-            self.fused = fusion.fuse(self.decomposed, groups, self.kernels)
-            if generated:
-                self.cpp_source = codegen_cpp.source_file(generated)
-                new = kernels.missing(generated)
-                if new:
-                    self.library_path = kernels.build_and_load(codegen_cpp.source_file(new))
-                else:
-                    self.library_path = "(already loaded)"
-            for k in self.kernels:
-                self.fusion_log.note("kernel %s: %s" % (k.op_name, ", ".join(m.outputs[0].name for m in k.members)))
-                for note in k.notes:
-                    self.fusion_log.note("  " + note)
+        self.lowered = lowering.lower(self.decomposed, backend, is_grad_enabled(), removed)
+        self.fusion_log = self.lowered.fusion_log
+        self.fused = self.lowered.fused
+        self.kernels = self.lowered.kernels
+        self.cpp_source = self.lowered.cpp_source
+        self.library_path = self.lowered.library_path
         self.run = self._make_wrapper(debug_dir)
         self.debug_paths = debug.write(debug_dir, self) if debug_dir else {}
 
     def wrapper_source(self):
-        graph = self.fused
-        lines = [printer.signature(graph, annotate=False)] + printer.body_lines(graph, annotate=False)
-        return "\n".join(lines) + "\n"
+        return lowering.wrapper_source(self.fused)
 
     def wrapper_runnable(self):
-        preamble = ""
-        if self.library_path and os.path.isfile(self.library_path):
-            preamble = "gb.utils.cpp_extension.load_library(%r)  # the generated kernels\n" % self.library_path
-        return printer.runnable(self.fused, preamble)
+        return lowering.wrapper_runnable(self.lowered)
 
     def _make_wrapper(self, debug_dir):
-        source = self.wrapper_source()
         filename = os.path.join(debug_dir, "output_code.py") if debug_dir else "<gb.compile %s>" % self.captured.name
-        namespace = {"gb": __import__("glassbox"), "glassbox": ops.glassbox, "check_value": check_value}
-        namespace["operator"] = __import__("operator")
-        for node in self.fused.nodes:
-            ns = node.op.split("::", 1)[0]
-            namespace[ns] = getattr(ops, ns)
-        namespace.update(self.captured.constants)
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        exec(builtins.compile(source, filename, "exec"), namespace)
-        return namespace["forward"]
+        return lowering.make_program(self.fused, self.captured.constants, filename)
+
+
+def decomposition_table():
+    """DECOMPOSITIONS less the operators the generator computes as one formula."""
+    return {op: fn for op, fn in decompositions.DECOMPOSITIONS.items() if op not in codegen_cpp.POINTWISE}
 
 
 class CompiledFunction:
@@ -194,7 +166,20 @@ class CompiledFunction:
         directory = self.debug_dir
         if directory and self.compilations:
             directory = os.path.join(directory, "recompile_%d" % len(self.compilations))
-        compiled = Compilation(graph, inputs, guards, self.backend, directory)
+        compiled = None
+        if training.needs_training(inputs):
+            try:
+                compiled = training.TrainingCompilation(graph, inputs, guards, self.backend, directory)
+            except training.NoGradientPath:  # (integer results): the forward-only compilation
+                pass
+            except CaptureError as e:
+                if self.fullgraph:
+                    raise
+                warnings.warn("gb.compile: running `%s` eagerly for these inputs: %s" % (self._name(), e), stacklevel=3)
+                self.eager_entries.append((guards, str(e)))
+                return self.fn(*args, **kwargs)
+        if compiled is None:
+            compiled = Compilation(graph, inputs, guards, self.backend, directory)
         self.compilations.append(compiled)
         return compiled.run(*inputs)
 
@@ -231,6 +216,42 @@ class CompiledFunction:
     def kernels(self):
         """The generated operators' names ("compiled::fused_...")."""
         return [k.op_name for k in self._latest().kernels]
+
+    def _training(self):
+        latest = self._latest()
+        if not isinstance(latest, training.TrainingCompilation):
+            raise RuntimeError(
+                "gb.compile: `%s`'s latest compilation has no backward: it was called with grad mode off or "
+                "with no input that requires grad, or no result depends on one" % self._name()
+            )
+        return latest
+
+    @property
+    def backward_graph(self):
+        """The backward graph (autograd's calls, captured; after the partition): a Python program
+        whose inputs are the saved forward values and the outputs' gradients."""
+        return _Printable(self._training().backward_lowered.graph)
+
+    @property
+    def backward_fused_graph(self):
+        return _Printable(self._training().backward_lowered.fused)
+
+    @property
+    def backward_fusion_log(self):
+        return self._training().backward_lowered.fusion_log
+
+    @property
+    def backward_code(self):
+        return self._training().backward_lowered.cpp_source
+
+    @property
+    def backward_kernels(self):
+        return [k.op_name for k in self._training().backward_kernels]
+
+    @property
+    def partition_log(self):
+        """What the forward saves for the backward and what the backward recomputes, with reasons."""
+        return self._training().partition
 
     @property
     def guards(self):

@@ -10,12 +10,27 @@ output_code.cpp        the generated C++ (with each line's graph node and Python
 output_code.cu/.ptx    the generated CUDA kernels and their PTX, for a graph on a GPU
 output_code.py         the wrapper the compiled function runs, runnable on its own
 graph_pre_fusion.dot / graph_post_fusion.dot (and .svg when Graphviz is installed)
-guards.txt             what a call must match to reuse this compilation"""
+guards.txt             what a call must match to reuse this compilation
+
+A training compilation (inputs that require grad) adds the backward's:
+partition.txt                  what the forward saves for the backward, what the backward recomputes
+graph_backward_readable.py     the backward graph as captured (autograd's calls), after the partition
+fusion_log_backward.txt        the backward's fusion decisions
+graph_backward_fused.py        the backward after fusion
+output_code_backward.cpp       its generated C++
+output_code_backward.py        the wrapper the compiled backward runs
+graph_backward_pre_fusion.dot / graph_backward_post_fusion.dot (and .svg)
+(graph_fused.py and output_code.py are then the forward's, returning the saved values too.)"""
 
 import os
 
 from .. import save
 from . import codegen_cuda, decompositions, drawing, printer
+
+
+def path_in(directory, name):
+    """directory/name, or None without a directory."""
+    return os.path.join(directory, name) if directory else None
 
 
 def write(directory, compiled):
@@ -53,4 +68,29 @@ def write(directory, compiled):
     put("graph_pre_fusion.svg", drawing.svg(pre))
     put("graph_post_fusion.svg", drawing.svg(post))
     put("guards.txt", compiled.guards.describe() + "\n")
+    if getattr(compiled, "backward_lowered", None) is not None:
+        _write_backward(put, compiled)
     return paths
+
+
+def _write_backward(put, compiled):
+    lowered = compiled.backward_lowered
+    put("partition.txt", str(compiled.partition))
+    put("graph_backward_readable.py", printer.readable(lowered.graph))
+    put("fusion_log_backward.txt", str(lowered.fusion_log))
+    put("graph_backward_fused.py", printer.readable(lowered.fused))
+    put("output_code_backward.cpp", lowered.cpp_source or "// no generated kernels: every operator is a library call\n")
+    put("output_code_backward.py", printer.readable(lowered.fused, preamble=_library_line(lowered)))
+    name = compiled.captured.name
+    pre = drawing.dot(lowered.graph, "%s backward: before fusion" % name)
+    post = drawing.dot(lowered.fused, "%s backward: after fusion" % name)
+    put("graph_backward_pre_fusion.dot", pre)
+    put("graph_backward_post_fusion.dot", post)
+    put("graph_backward_pre_fusion.svg", drawing.svg(pre))
+    put("graph_backward_post_fusion.svg", drawing.svg(post))
+
+
+def _library_line(lowered):
+    if lowered.library_path and os.path.isfile(lowered.library_path):
+        return "gb.utils.cpp_extension.load_library(%r)  # the generated kernels" % lowered.library_path
+    return ""

@@ -82,6 +82,18 @@ DECOMPOSITIONS = {
 }
 
 
+def pow_scalar(x, exponent):
+    """x ** 2 as x * x: the backward is then mul's (grad * x, twice), which fuses, rather than pow's
+    (grad * 2 * x ** 1, with the numbers wrapped as 0-d tensors). Other exponents stay pow."""
+    if exponent == 2:
+        return G.mul.Tensor(x, x)
+    return G.pow.Tensor_Scalar(x, exponent)
+
+
+# Applied only to a graph compiled with a backward (the generator computes pow(x, 2) as x * x anyway).
+TRAINING_DECOMPOSITIONS = {"glassbox::pow.Tensor_Scalar": pow_scalar}
+
+
 def op_callable(op):
     """gb.ops.<ns>.<name>.<overload> for "ns::name.overload"."""
     ns, rest = op.split("::", 1)
@@ -102,6 +114,9 @@ def table_text(applied=None):
     lines = []
     for op, fn in DECOMPOSITIONS.items():
         note = "" if applied is None or op in applied else "   (not applied: the generator computes it as one formula)"
+        lines.append("%-28s -> decompositions.%s%s" % (op, fn.__name__, note))
+    for op, fn in TRAINING_DECOMPOSITIONS.items():
+        note = "" if applied is not None and op in applied else "   (only in a graph compiled with a backward)"
         lines.append("%-28s -> decompositions.%s%s" % (op, fn.__name__, note))
     return "\n".join(lines)
 

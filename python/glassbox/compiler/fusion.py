@@ -122,7 +122,7 @@ def why_not_fusible(node, grad_enabled):
     if any(v.numel == 0 for v in node.outputs):
         return "its result has no elements (nothing to generate)"
     if grad_enabled and any(v.requires_grad for v in node.outputs):
-        return "its result requires grad (backward capture is not built yet: autograd records the library call)"
+        return "its result requires grad and no input does (a global tensor): autograd records the library call"
     return None
 
 
@@ -410,6 +410,7 @@ def fuse(graph: Graph, groups, kernels):
         scalar_inputs=graph.scalar_inputs,
         source=graph.source,
         stage="fused",
+        function=graph.function,
     )
 
 

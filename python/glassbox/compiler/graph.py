@@ -6,7 +6,7 @@ operator call: the operator's full name, its arguments in schema order (Values, 
 lists of both), its result Values, and the user's Python line that made the call. A fused kernel
 is a Node too (kind "fused") whose `members` are the nodes it replaced, so every stage prints and
 draws the same way. The IR carries requires_grad on each value so that a backward capture and a
-forward/backward partition can be added on the same structures (not done yet)."""
+forward/backward partition work on the same structures (training.py)."""
 
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
@@ -79,6 +79,7 @@ class Graph:
     source: str = ""  # "file.py:line" of the function
     stage: str = "captured"  # "captured", "decomposed", "fused"
     decompositions: List[str] = field(default_factory=list)  # the operators a decomposed graph rewrote
+    function: str = "forward"  # the name of the printed program's function ("backward" for a backward graph)
 
     def output_values(self):
         """The values the graph hands back: its outputs and the new values of inputs it wrote."""

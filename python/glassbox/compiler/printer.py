@@ -137,7 +137,7 @@ def signature(graph, annotate=True):
     params = []
     for v in graph.inputs:
         params.append('%s: "%s"' % (v.name, v.type_text()) if annotate else v.name)
-    return "def forward(%s):" % ", ".join(params)
+    return "def %s(%s):" % (graph.function, ", ".join(params))
 
 
 def readable(graph, runnable_imports=False, preamble=""):
@@ -174,7 +174,7 @@ def load_inputs():
 
 
 if __name__ == "__main__":
-    print(forward(*load_inputs()))
+    print(%(function)s(*load_inputs()))
 '''
 
 
@@ -183,7 +183,8 @@ def runnable(graph, preamble=""):
     and a __main__ block that prints the result. preamble: lines to run first (loading a library of
     generated kernels)."""
     text = readable(graph, runnable_imports=True, preamble=preamble)
-    return text + RUNNABLE_MAIN % {"constants": list(graph.constants), "inputs": [v.name for v in graph.inputs]}
+    names = {"constants": list(graph.constants), "inputs": [v.name for v in graph.inputs], "function": graph.function}
+    return text + RUNNABLE_MAIN % names
 
 
 def saved_tensors(graph, inputs):

@@ -1,0 +1,75 @@
+"""From a decomposed graph to a program that runs: fusion, C++ generation (built and loaded), and
+the Python wrapper that calls the generated kernels and the library operators in order. The
+forward-only compilation and both graphs of a training compilation go through here."""
+
+import builtins
+import linecache
+import os
+
+from ..ops import ops
+from . import codegen_cpp, fusion, kernels, printer
+from .runtime import check_value
+
+
+class Lowered:
+    """One graph lowered: its fusion log, fused graph, generated kernels and C++ source."""
+
+    def __init__(self, graph, fused, fusion_log, kernels=(), cpp_source="", library_path=None):
+        self.graph = graph
+        self.fused = fused
+        self.fusion_log = fusion_log
+        self.kernels = list(kernels)
+        self.cpp_source = cpp_source
+        self.library_path = library_path
+
+
+def lower(graph, backend, grad_enabled, removed=()):
+    """Fuses and generates `graph` (backend "glassbox"), or keeps it as library calls ("eager").
+    removed: the nodes dead-code elimination dropped, named at the top of the log."""
+    if backend == "eager":
+        return Lowered(graph, graph, fusion.FusionLog(["backend 'eager': no decomposition or fusion"]))
+    groups, log = fusion.plan(graph, grad_enabled)
+    for n in reversed(list(removed)):
+        log.lines.insert(0, "%-14s removed: its result is never used" % n.outputs[0].name)
+    users = graph.users()
+    outputs = {id(v) for v in graph.output_values()}
+    generated = [codegen_cpp.generate(g, users, outputs) for g in groups]
+    made = [k for k, _ in generated]
+    fused = fusion.fuse(graph, groups, made)
+    cpp_source, library_path = "", None
+    if generated:
+        cpp_source = codegen_cpp.source_file(generated)
+        new = kernels.missing(generated)
+        library_path = kernels.build_and_load(codegen_cpp.source_file(new)) if new else "(already loaded)"
+    for k in made:
+        log.note("kernel %s: %s" % (k.op_name, ", ".join(m.outputs[0].name for m in k.members)))
+        for note in k.notes:
+            log.note("  " + note)
+    return Lowered(graph, fused, log, made, cpp_source, library_path)
+
+
+def wrapper_source(fused):
+    lines = [printer.signature(fused, annotate=False)] + printer.body_lines(fused, annotate=False)
+    return "\n".join(lines) + "\n"
+
+
+def wrapper_runnable(lowered):
+    preamble = ""
+    if lowered.library_path and os.path.isfile(lowered.library_path):
+        preamble = "gb.utils.cpp_extension.load_library(%r)  # the generated kernels\n" % lowered.library_path
+    return printer.runnable(lowered.fused, preamble)
+
+
+def make_program(fused, constants, filename):
+    """The fused graph as a Python function (its source registered under `filename`, so tracebacks
+    and the profiler show the wrapper's lines)."""
+    source = wrapper_source(fused)
+    namespace = {"gb": __import__("glassbox"), "glassbox": ops.glassbox, "check_value": check_value}
+    namespace["operator"] = __import__("operator")
+    for node in fused.nodes:
+        ns = node.op.split("::", 1)[0]
+        namespace[ns] = getattr(ops, ns)
+    namespace.update(constants)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(builtins.compile(source, filename, "exec"), namespace)
+    return namespace[fused.function]
