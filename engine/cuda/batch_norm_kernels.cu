@@ -120,7 +120,8 @@ __global__ void batch_norm_stats_kernel(const T* x, const double* part, int64_t 
   }
   const double invstd = batch_norm_invstd(var, eps);
   save_mean[c] = static_cast<A>(mean), save_invstd[c] = static_cast<A>(invstd);
-  const Affine f = output_affine(mean, invstd, w ? static_cast<double>(w[c]) : 1.0, b ? static_cast<double>(b[c]) : 0.0);
+  const Affine f =
+      output_affine(mean, invstd, w ? static_cast<double>(w[c]) : 1.0, b ? static_cast<double>(b[c]) : 0.0);
   coef[c] = static_cast<A>(f.scale);
   coef[channels + c] = A(0);
   coef[2 * channels + c] = static_cast<A>(f.shift);
@@ -147,8 +148,8 @@ __global__ void batch_norm_backward_coefficients_kernel(const double* part, int6
 
 // out = in0 * coef[c] + in1 * coef[C + c] + coef[2C + c] over every element (in1 may be null).
 template <class T, class I>
-__global__ void batch_norm_apply_kernel(const T* in0, const T* in1, const opmath_t<T>* coef, T* out, I numel,
-                                        I spatial, I channels) {
+__global__ void batch_norm_apply_kernel(const T* in0, const T* in1, const opmath_t<T>* coef, T* out, I numel, I spatial,
+                                        I channels) {
   using A = opmath_t<T>;
   const I stride = static_cast<I>(gridDim.x) * blockDim.x;
   for (I i = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; i < numel; i += stride) {
@@ -254,8 +255,7 @@ void backward(BatchNormBackwardOperands& o) {
     Tensor coef = glassbox::empty({3, s.channels}, o.mean.dtype(), o.x.device());
     batch_norm_backward_coefficients_kernel<A><<<blocks_for(s.channels), kThreads, 0, stream>>>(
         part.template data<double>(), chunks, s.channels, s.count(), o.training, data_or_null<const A>(o.w), mean,
-        o.invstd.template data<A>(), o.grad_w.template data<A>(), o.grad_b.template data<A>(),
-        coef.template data<A>());
+        o.invstd.template data<A>(), o.grad_w.template data<A>(), o.grad_b.template data<A>(), coef.template data<A>());
     GB_CUDA_KERNEL_LAUNCH_CHECK();
     // In eval mode grad_input does not depend on x: the second input is left out.
     launch_apply<T>(g, o.training ? x : nullptr, coef.template data<A>(), o.grad_in.template data<T>(), s, numel,

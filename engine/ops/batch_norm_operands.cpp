@@ -63,7 +63,9 @@ BatchNormOperands batch_norm_operands(const Tensor& input, const std::optional<T
   BatchNormOperands o;
   o.s = batch_norm_shape(op, input);
   const int64_t C = o.s.channels;
-  for (auto [name, t] : {std::pair{"weight", &weight}, {"bias", &bias}, {"running_mean", &running_mean},
+  for (auto [name, t] : {std::pair{"weight", &weight},
+                         {"bias", &bias},
+                         {"running_mean", &running_mean},
                          {"running_var", &running_var}}) {
     if (given(*t)) check_per_channel(op, name, **t, input, C);
   }

@@ -35,11 +35,11 @@ BatchNormOperands batch_norm_operands(const Tensor& input, const std::optional<T
 struct BatchNormBackwardOperands {
   BatchNormShape s;
   bool training;
-  Tensor g, x;             // grad_out and input, contiguous
-  Tensor w;                // [C] compute dtype, or undefined (a weight of ones)
-  Tensor mean, invstd;     // [C] compute dtype, the forward's save_mean and save_invstd
-  Tensor grad_in;          // input's shape and dtype
-  Tensor grad_w, grad_b;   // [C] compute dtype
+  Tensor g, x;            // grad_out and input, contiguous
+  Tensor w;               // [C] compute dtype, or undefined (a weight of ones)
+  Tensor mean, invstd;    // [C] compute dtype, the forward's save_mean and save_invstd
+  Tensor grad_in;         // input's shape and dtype
+  Tensor grad_w, grad_b;  // [C] compute dtype
 };
 BatchNormBackwardOperands batch_norm_backward_operands(const Tensor& grad_out, const Tensor& input,
                                                        const std::optional<Tensor>& weight, const Tensor& save_mean,

@@ -61,7 +61,9 @@ def test_eval_uses_running_statistics_and_leaves_them(shape):
 
 def test_saved_statistics_of_the_operator():
     x = rng.standard_normal([5, 4, 3])
-    out, save_mean, save_invstd = gb.ops.glassbox.native_batch_norm(from_numpy(x), None, None, None, None, True, 0.1, 1e-5)
+    out, save_mean, save_invstd = gb.ops.glassbox.native_batch_norm(
+        from_numpy(x), None, None, None, None, True, 0.1, 1e-5
+    )
     np.testing.assert_allclose(to_numpy(save_mean), x.mean((0, 2)), rtol=1e-12)
     np.testing.assert_allclose(to_numpy(save_invstd), 1 / np.sqrt(x.var((0, 2)) + 1e-5), rtol=1e-12)
     assert list(save_mean.shape) == [4] and list(out.shape) == [5, 4, 3]
@@ -134,8 +136,11 @@ def test_half_types_match_float32(dtype, stats_dtype):
     rm, rv = from_numpy(np.zeros(4, np.float32)).to(sdt), from_numpy(np.ones(4, np.float32)).to(sdt)
     rm32, rv32 = from_numpy(np.zeros(4, np.float32)), from_numpy(np.ones(4, np.float32))
     leaves_half = [x_half.requires_grad_(), w.requires_grad_(), b.requires_grad_()]
-    leaves32 = [x32.detach().requires_grad_(), w.to(gb.float32).detach().requires_grad_(),
-                b.to(gb.float32).detach().requires_grad_()]
+    leaves32 = [
+        x32.detach().requires_grad_(),
+        w.to(gb.float32).detach().requires_grad_(),
+        b.to(gb.float32).detach().requires_grad_(),
+    ]
     got = F.batch_norm(leaves_half[0], rm, rv, leaves_half[1], leaves_half[2], True)
     want = F.batch_norm(leaves32[0], rm32, rv32, leaves32[1], leaves32[2], True)
     assert got.dtype == half and rm.dtype == sdt
@@ -186,8 +191,9 @@ def test_bad_arguments_raise_the_same_errors():
     with pytest.raises(RuntimeError, match="more than 1 value per channel"):
         ops.native_batch_norm(from_numpy(np.ones([1, 3])), None, None, None, None, True, 0.1, 1e-5)
     with pytest.raises(RuntimeError, match="grad_out has shape"):
-        ops.native_batch_norm_backward(from_numpy(np.ones([4, 3])), x, None, from_numpy(np.zeros(3)),
-                                       from_numpy(np.ones(3)), True)
+        ops.native_batch_norm_backward(
+            from_numpy(np.ones([4, 3])), x, None, from_numpy(np.zeros(3)), from_numpy(np.ones(3)), True
+        )
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{len(s)}d")
