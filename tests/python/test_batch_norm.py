@@ -219,3 +219,21 @@ def test_matches_pytorch(shape, affine, training):
     theirs_grads = torch.autograd.grad([theirs], theirs_in, [torch.tensor(g)])
     for o, t in zip(ours_grads, theirs_grads):
         np.testing.assert_allclose(to_numpy(o), t.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_compiled_batch_norm_moves_the_running_statistics_once_a_call():
+    """Capture runs the operator once itself; the running statistics still move once a call."""
+    x = rng.standard_normal([4, 3, 5])
+
+    def step(a, rm, rv):
+        return F.batch_norm(a, rm, rv, None, None, True, 0.5)
+
+    eager = [from_numpy(np.zeros(3)), from_numpy(np.ones(3))]
+    compiled_stats = [from_numpy(np.zeros(3)), from_numpy(np.ones(3))]
+    compiled = gb.compile(step, backend="eager", fullgraph=True)
+    for _ in range(2):
+        want = step(from_numpy(x), *eager)
+        got = compiled(from_numpy(x), *compiled_stats)
+        np.testing.assert_allclose(to_numpy(got), to_numpy(want), rtol=1e-12)
+        for c, e in zip(compiled_stats, eager):
+            np.testing.assert_allclose(to_numpy(c), to_numpy(e), rtol=1e-12)
