@@ -1,4 +1,4 @@
-"""One case per operator family (pooling, convolution, losses, softmax, layer norm, random fills,
+"""One case per operator family (pooling, convolution, losses, softmax, layer and batch norm, random fills,
 indexing, joins, sorting, scans, reductions), forward and backward, timed for glassbox and PyTorch
 side by side on one device, in one run:
 
@@ -53,6 +53,11 @@ def cases(quick):
         ("softmax last dim fwd+bwd", [(rows, 1024)], lambda lib, F, x: F.softmax(x, dim=-1)),
         ("log_softmax last dim fwd+bwd", [(rows, 1024)], lambda lib, F, x: F.log_softmax(x, dim=-1)),
         ("layer_norm 1024 fwd+bwd", [(rows, 1024)], lambda lib, F, x: F.layer_norm(x, [1024])),
+        (
+            "batch_norm 64 channels train fwd+bwd",
+            [(n, 64, 56, 56), (64,), (64,)],
+            lambda lib, F, x, w, b: F.batch_norm(x, *running_stats(lib, 64), w, b, True),
+        ),
         ("randn 16M", [], lambda lib, F: discard(lib.randn(16 * 1024 * 1024, device=DEVICE))),
         ("sum over dim 1", [(rows, 1024)], lambda lib, F, x: x.sum(1)),
         ("argmax over dim 1", [(rows, 1024)], lambda lib, F, x: discard(x.argmax(1))),
@@ -100,6 +105,11 @@ def indices(lib, like, high, shape):
 
 def targets(lib, like, rows, classes):
     return indices(lib, like, classes, rows)
+
+
+def running_stats(lib, channels):
+    """Fresh running mean and variance, as a BatchNorm layer starts with."""
+    return lib.zeros(channels, device=DEVICE), lib.ones(channels, device=DEVICE)
 
 
 def sync(lib):

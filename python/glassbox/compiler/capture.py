@@ -30,6 +30,11 @@ DATA_DEPENDENT_SHAPES = {
 }
 
 # Tensor methods that hand a value to Python (so Python code may branch on it).
+# Operators that write into arguments their schema cannot name as written (optional tensors):
+# argument positions. Capture keeps their values and puts them back, as for named writes, so that
+# the compiled run's call is the one write.
+WRITES_UNNAMED = {"glassbox::native_batch_norm": (3, 4)}  # running_mean, running_var (in training)
+
 _VALUE_READS = ("item", "tolist", "numpy", "__bool__", "__float__", "__int__", "__index__", "__array__")
 
 
@@ -159,6 +164,8 @@ class Capturer:
         args = [self._argument(a) for a in call.args]
         if schema.writes_argument:
             return self._record_write(call, schema, args, where)
+        if op in WRITES_UNNAMED:
+            self._save_originals(call, args, [args[i] for i in WRITES_UNNAMED[op] if isinstance(args[i], Value)])
         out = call.redispatch()
         node = self._add_node(op, args, out, where, schema.is_view)
         if schema.is_view:

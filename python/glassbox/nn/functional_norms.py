@@ -1,10 +1,10 @@
-"""Batch, group and RMS normalisation, and scaled dot-product attention, composed from glassbox's
-operators (means, variances, matmuls, softmax), so autograd and the dispatch trace see each step."""
+"""Batch, group and RMS normalisation, and scaled dot-product attention. Batch normalisation is one
+operator (native_batch_norm); the others are composed from glassbox's operators (means, variances,
+matmuls, softmax), so autograd and the dispatch trace see each step."""
 
 import math
 
 from .. import _C
-from ..autograd import no_grad
 from ._checks import tensor_arguments
 
 _f = _C._functions
@@ -19,36 +19,23 @@ def _channel_shape(input):
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """Normalises each channel of (N, C, *) by the batch's statistics (training) or the running
     ones. In training the running statistics move towards the batch's by `momentum`, the variance
-    unbiased, as PyTorch keeps them."""
+    unbiased, as PyTorch keeps them. One operator, native_batch_norm, does it all: it updates the
+    running statistics in place (they are not part of the autograd graph)."""
     if input.dim() < 2:
         raise RuntimeError(f"batch_norm: expected an input of shape (N, C, *), got {list(input.shape)}")
-    channels, shape = input.shape[1], _channel_shape(input)
+    channels = input.shape[1]
     if training:
         count = input.numel() // max(channels, 1)
         if count <= 1:
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size {list(input.shape)}"
             )
-        dims = [0] + list(range(2, input.dim()))
-        mean = input.mean(dims, keepdim=True)
-        var = input.var(dims, correction=0, keepdim=True)
-        with no_grad():
-            if running_mean is not None:
-                running_mean.mul_(1 - momentum).add_(mean.reshape([channels]).to(running_mean.dtype), alpha=momentum)
-            if running_var is not None:
-                unbiased = var.reshape([channels]).to(running_var.dtype) * (count / (count - 1))
-                running_var.mul_(1 - momentum).add_(unbiased, alpha=momentum)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("batch_norm: running_mean and running_var are needed when not training")
-        for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
-            if stat.numel() != channels:
-                raise RuntimeError(f"batch_norm: {name} should contain {channels} elements not {stat.numel()}")
-        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-    out = (input - mean) * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    return out + bias.reshape(shape) if bias is not None else out
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("batch_norm: running_mean and running_var are needed when not training")
+    for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+        if stat is not None and stat.numel() != channels:
+            raise RuntimeError(f"batch_norm: {name} should contain {channels} elements not {stat.numel()}")
+    return _f.native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
 
 
 @tensor_arguments("input", "weight", "bias")

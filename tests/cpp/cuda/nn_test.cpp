@@ -1,4 +1,4 @@
-// The CUDA losses, conv2d, pooling and layer_norm against the CPU on the same inputs: forward and
+// The CUDA losses, conv2d, pooling, layer_norm and batch norm against the CPU on the same inputs: forward and
 // the gradients autograd computes through their backward kernels, every reduction, weights,
 // ignore_index, strides/padding/dilation/groups, ceil_mode and count_include_pad, the float
 // dtypes, non-contiguous and empty inputs, and the errors the CPU raises.
@@ -337,4 +337,56 @@ TEST(CudaLayerNorm, ForwardStatsAndGradients) {
                     {random_cpu({3, 4}, ScalarType::Float32)});
   expect_same_error([](const auto& v) { native_layer_norm(v[0], IntArrayRef({4}), v[1], std::nullopt, 1e-5); },
                     {random_cpu({3, 4}, ScalarType::Float32), random_cpu({3}, ScalarType::Float32)});
+}
+
+// Batch norm: channels few and many, spatial sizes that take one chunk or several a channel, 2-D
+// to 5-D, training (the running statistics moved alike) and eval, with and without weight and bias.
+TEST(CudaBatchNorm, ForwardStatsRunningStatsAndGradients) {
+  GB_REQUIRE_GPU();
+  const std::vector<std::vector<int64_t>> shapes = {{6, 3},       {4, 3, 5},       {2, 300},       {8, 2, 64, 64},
+                                                    {3, 4, 3, 5}, {2, 3, 2, 3, 2}, {64, 1, 40, 40}};
+  for (ScalarType t : kFloatTypes) {
+    for (const auto& shape : shapes) {
+      const int64_t c = shape[1];
+      for (bool training : {true, false}) {
+        for (bool affine : {true, false}) {
+          const std::string what = std::string(to_string(t)) + " " + shape_to_string(shape) +
+                                   (training ? " training" : " eval") + (affine ? " affine" : "");
+          // An offset mean, to check the variance is taken around it.
+          const Tensor x = add(random_cpu(shape, ScalarType::Float64), Scalar(20.0)).to(t);
+          const Tensor w = affine ? random_cpu({c}, t) : Tensor(), b = affine ? random_cpu({c}, t) : Tensor();
+          const Tensor rm = random_cpu({c}, t), rv = add(random_cpu({c}, ScalarType::Float64).abs(), Scalar(0.5)).to(t);
+          auto opt = [](const Tensor& v) { return v.defined() ? std::optional<Tensor>(v) : std::nullopt; };
+          for (int k = 0; k < 3; ++k) {
+            expect_same(
+                [&, k](const auto& v) {
+              auto r = native_batch_norm(v[0], opt(v[1]), opt(v[2]), v[3].clone(), v[4].clone(), training, 0.1, 1e-5);
+              return k == 0 ? std::get<0>(r) : k == 1 ? std::get<1>(r) : std::get<2>(r);
+                },
+                {x, w, b, rm, rv}, {k == 0, k == 0 && affine, k == 0 && affine}, what + " output " + std::to_string(k),
+                t == ScalarType::Float32 ? 1e-4 : -1, t == ScalarType::Float32 ? 1e-4 : -1);
+          }
+          Tensor rm_cpu = rm.clone(), rv_cpu = rv.clone(), rm_gpu = on_cuda(rm), rv_gpu = on_cuda(rv);
+          native_batch_norm(x, opt(w), opt(b), rm_cpu, rv_cpu, training, 0.1, 1e-5);
+          native_batch_norm(on_cuda(x), affine ? opt(on_cuda(w)) : std::nullopt,
+                            affine ? opt(on_cuda(b)) : std::nullopt, rm_gpu, rv_gpu, training, 0.1, 1e-5);
+          EXPECT_TRUE(matches(rm_gpu, rm_cpu, rtol_of(t), atol_of(t))) << what << " running_mean";
+          EXPECT_TRUE(matches(rv_gpu, rv_cpu, rtol_of(t), atol_of(t))) << what << " running_var";
+        }
+      }
+    }
+  }
+  expect_same_error(
+      [](const auto& v) { native_batch_norm(v[0], std::nullopt, std::nullopt, v[1], v[1], true, 0.1, 1e-5); },
+      {random_cpu({3, 4}, ScalarType::Float32), random_cpu({3}, ScalarType::Float32)});
+  expect_same_error(
+      [](const auto& v) {
+    native_batch_norm(v[0], std::nullopt, std::nullopt, std::nullopt, std::nullopt, true, 0.1, 1e-5);
+      },
+      {random_cpu({1, 4}, ScalarType::Float32)});
+  expect_same_error(
+      [](const auto& v) {
+    native_batch_norm(v[0], std::nullopt, std::nullopt, std::nullopt, std::nullopt, false, 0.1, 1e-5);
+      },
+      {random_cpu({3, 4}, ScalarType::Float32)});
 }

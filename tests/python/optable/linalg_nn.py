@@ -1,5 +1,5 @@
-"""Matrix products (mm, bmm, addmm, dot, matmul, outer, linear and the out= forms), conv2d, pooling
-and layer norm, with their backward helpers (NumPy references of the latter in nn_reference.py).
+"""Matrix products (mm, bmm, addmm, dot, matmul, outer, linear and the out= forms), conv2d, pooling,
+layer norm and batch norm, with their backward helpers (NumPy references of the latter in nn_reference.py).
 
 Floating-point samples are multiples of 1/8: every product and sum of them is exact in float32,
 so sums of products match the float64 reference whatever order the kernel adds them in."""
@@ -12,6 +12,8 @@ from .common import ALL_DTYPES, FLOAT, HALF, INT, OpInfo, Sample, make_array, no
 from .nn_reference import (
     avg_pool_backward_ref,
     avg_pool_ref,
+    batch_norm_backward_ref,
+    batch_norm_ref,
     conv2d_ref,
     conv_backward_ref,
     layer_norm_backward_ref,
@@ -243,6 +245,37 @@ def native_layer_norm_ref(x, normalized_shape, weight, bias):
     return layer_norm_ref(x, normalized_shape, weight, bias, stats=True)
 
 
+# (N, C, *) inputs of 2 to 5 dims, and an empty batch (eval only: training needs two values a channel).
+BN_CASES = [((4, 3), True), ((2, 3, 5), True), ((2, 3, 2, 2), False), ((2, 2, 2, 1, 3), True), ((0, 3), False)]
+
+
+def batch_norm_samples(with_grad):
+    """[x, weight, bias, running_mean, running_var, training]; for the backward [grad_out, x, weight,
+    save_mean, save_invstd, training], the statistics given in the sample's dtype so the reference
+    sees the same rounded ones the kernel does."""
+
+    def sample(rng, dtype, x, w, b, rm, rv, training, name):
+        if not with_grad:
+            return Sample([x, w, b, rm, rv, training], name=name)
+        _, mean, invstd = batch_norm_ref(x, w, b, rm, rv, training)
+        return Sample(
+            [exact(rng, x.shape, dtype), x, w, mean.astype(x.dtype), invstd.astype(x.dtype), training], name=name
+        )
+
+    def gen(rng, dtype):
+        out = []
+        for shape, training in BN_CASES:
+            c = shape[1]
+            x, w, b, rm = arrays(rng, dtype, shape, (c,), (c,), (c,))
+            rv = (np.abs(exact(rng, (c,), dtype)) + 0.5).astype(x.dtype)
+            out.append(sample(rng, dtype, x, w, b, rm, rv, training, f"{shape} {'training' if training else 'eval'}"))
+        x = non_contiguous(exact(rng, (5, 4), dtype))
+        out.append(sample(rng, dtype, x, None, None, None, None, True, "non-contiguous, no affine, no running stats"))
+        return out
+
+    return gen
+
+
 def max_pool_backward_op(go, x, **kw):
     _, idx = ops.max_pool2d_with_indices(x, **kw)
     return ops.max_pool2d_with_indices_backward(
@@ -353,6 +386,21 @@ OPS = [
         lambda go, x, n, m, r, w, b: ops.native_layer_norm_backward(go, x, n, m, r, w, b),
         layer_norm_backward_ref,
         layer_norm_samples(True),
+        FLOAT + HALF,
+    ),
+    OpInfo(
+        "native_batch_norm",
+        lambda x, w, b, rm, rv, training: ops.native_batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5),
+        batch_norm_ref,
+        batch_norm_samples(False),
+        FLOAT + HALF,
+        differentiable=True,
+    ),
+    OpInfo(
+        "native_batch_norm_backward",
+        lambda go, x, w, m, s, training: ops.native_batch_norm_backward(go, x, w, m, s, training),
+        batch_norm_backward_ref,
+        batch_norm_samples(True),
         FLOAT + HALF,
     ),
     OpInfo(

@@ -1,4 +1,4 @@
-"""NumPy references of conv2d, pooling and layer norm, and of their backward helpers. Each computes
+"""NumPy references of conv2d, pooling, layer norm and batch norm, and of their backward helpers. Each computes
 its operator another way than the kernels do (shifted strided slices and einsum instead of im2col
 and window loops), so the op table checks the kernels independently."""
 
@@ -153,3 +153,40 @@ def layer_norm_backward_ref(go, x, normalized_shape, mean, rstd, weight=None, bi
     gx = rstd * (g - g.mean(axis=axes, keepdims=True) - xhat * (g * xhat).mean(axis=axes, keepdims=True))
     lead = tuple(range(x.ndim - len(normalized_shape)))
     return gx, (go * xhat).sum(axis=lead), go.sum(axis=lead)
+
+
+def _per_channel(v, ndim):
+    """[C] -> [1, C, 1, ...]: broadcast over (N, C, *)."""
+    return np.asarray(v, dtype=np.float64).reshape((1, -1) + (1,) * (ndim - 2))
+
+
+def batch_norm_ref(x, weight, bias, running_mean, running_var, training, eps=1e-5):
+    """(output, save_mean, save_invstd): the batch's statistics over N and the trailing dims in
+    training, else the running ones; the running statistics themselves are left alone."""
+    x = x.astype(np.float64)
+    axes = (0,) + tuple(range(2, x.ndim))
+    if training:
+        mean, var = x.mean(axis=axes), x.var(axis=axes)
+    else:
+        mean, var = np.asarray(running_mean, dtype=np.float64), np.asarray(running_var, dtype=np.float64)
+    invstd = 1.0 / np.sqrt(var + eps)
+    y = (x - _per_channel(mean, x.ndim)) * _per_channel(invstd, x.ndim)
+    if weight is not None:
+        y = y * _per_channel(weight, x.ndim)
+    if bias is not None:
+        y = y + _per_channel(bias, x.ndim)
+    return y, mean, invstd
+
+
+def batch_norm_backward_ref(go, x, weight, mean, invstd, training):
+    """(grad_input, grad_weight, grad_bias) from xhat = (x - mean) * invstd: in training the
+    statistics depend on x, which subtracts grad_out's mean and its projection on xhat."""
+    axes = (0,) + tuple(range(2, x.ndim))
+    xhat = (x - _per_channel(mean, x.ndim)) * _per_channel(invstd, x.ndim)
+    grad_bias, grad_weight = go.sum(axis=axes), (go * xhat).sum(axis=axes)
+    scale = _per_channel(invstd if weight is None else invstd * weight, x.ndim)
+    if not training:
+        return go * scale, grad_weight, grad_bias
+    n = x.size // x.shape[1]
+    gx = scale * (go - _per_channel(grad_bias / n, x.ndim) - xhat * _per_channel(grad_weight / n, x.ndim))
+    return gx, grad_weight, grad_bias
