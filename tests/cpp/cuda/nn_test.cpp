@@ -356,6 +356,10 @@ TEST(CudaBatchNorm, ForwardStatsRunningStatsAndGradients) {
           const Tensor x = add(random_cpu(shape, ScalarType::Float64), Scalar(20.0)).to(t);
           const Tensor w = affine ? random_cpu({c}, t) : Tensor(), b = affine ? random_cpu({c}, t) : Tensor();
           const Tensor rm = random_cpu({c}, t), rv = add(random_cpu({c}, ScalarType::Float64).abs(), Scalar(0.5)).to(t);
+          // Two values a channel ([2, 300]) are ill-conditioned: x - mean is the difference of two
+          // numbers near 20 whose float32 mean each backend rounds alike but not identically, a
+          // relative 1e-4 of a small difference (PyTorch's float32 result is as far from float64's).
+          const double f32_tol = x.numel() / c <= 2 ? 1e-3 : 1e-4;
           auto opt = [](const Tensor& v) { return v.defined() ? std::optional<Tensor>(v) : std::nullopt; };
           for (int k = 0; k < 3; ++k) {
             expect_same(
@@ -364,7 +368,7 @@ TEST(CudaBatchNorm, ForwardStatsRunningStatsAndGradients) {
               return k == 0 ? std::get<0>(r) : k == 1 ? std::get<1>(r) : std::get<2>(r);
                 },
                 {x, w, b, rm, rv}, {k == 0, k == 0 && affine, k == 0 && affine}, what + " output " + std::to_string(k),
-                t == ScalarType::Float32 ? 1e-4 : -1, t == ScalarType::Float32 ? 1e-4 : -1);
+                t == ScalarType::Float32 ? f32_tol : -1, t == ScalarType::Float32 ? f32_tol : -1);
           }
           Tensor rm_cpu = rm.clone(), rv_cpu = rv.clone(), rm_gpu = on_cuda(rm), rv_gpu = on_cuda(rv);
           native_batch_norm(x, opt(w), opt(b), rm_cpu, rv_cpu, training, 0.1, 1e-5);
