@@ -116,6 +116,10 @@ def main():
         print(json.dumps(torch_side(args.numel, args.repeat, args.device)))
         return
 
+    try:  # before glassbox: on the GPU host, importing torch after glassbox's CUDA build crashes
+        import torch  # noqa: F401
+    except ImportError:
+        pass
     if args.device == "cuda":
         import glassbox as gb
 

