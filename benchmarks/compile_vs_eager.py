@@ -20,6 +20,7 @@ math); the second by memory, where one pass instead of six shows.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -116,33 +117,27 @@ def main():
         print(json.dumps(torch_side(args.numel, args.repeat, args.device)))
         return
 
-    try:  # before glassbox: on the GPU host, importing torch after glassbox's CUDA build crashes
-        import torch  # noqa: F401
-    except ImportError:
-        pass
     if args.device == "cuda":
         import glassbox as gb
 
         if not gb.cuda.is_available():
             sys.exit("--device cuda: glassbox sees no GPU (%s)" % gb.cuda.describe())
     figures = glassbox_side(args.numel, args.repeat, args.device)
+    # PyTorch runs in a process of its own: in one process with glassbox's CUDA build, importing
+    # torch after glassbox crashed and Inductor's Triton compile failed (their pybind11 modules clash).
+    python = sys.executable if importlib.util.find_spec("torch") else args.torch_python
     torch_figures = {}
-    try:
-        import torch  # noqa: F401
-
-        torch_figures = torch_side(args.numel, args.repeat, args.device)
-    except ImportError:
-        if os.path.isfile(args.torch_python):
-            run = subprocess.run(
-                [args.torch_python, __file__, "--torch-only", "--device", args.device]
-                + ["--numel", str(args.numel), "--repeat", str(args.repeat)],
-                capture_output=True,
-                text=True,
-            )
-            if run.returncode == 0:
-                torch_figures = json.loads(run.stdout.strip().splitlines()[-1])
-            else:
-                print("PyTorch side failed:\n" + run.stderr[-2000:], file=sys.stderr)
+    if os.path.isfile(python):
+        run = subprocess.run(
+            [python, __file__, "--torch-only", "--device", args.device]
+            + ["--numel", str(args.numel), "--repeat", str(args.repeat)],
+            capture_output=True,
+            text=True,
+        )
+        if run.returncode == 0:
+            torch_figures = json.loads(run.stdout.strip().splitlines()[-1])
+        else:
+            print("PyTorch side failed:\n" + run.stderr[-2000:], file=sys.stderr)
 
     if args.device == "cuda":
         print(

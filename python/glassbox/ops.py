@@ -32,13 +32,16 @@ class OpOverloadPacket:
             raise AttributeError(overload)
         # The overload with no name is spelled `default`, as in torch.ops.aten.relu.default.
         key = "" if overload == "default" else overload
-        name = self._qualified + ("." + key if key else "")
-        if key not in _C._ops.overload_names(self._qualified):
-            raise AttributeError(
-                "%s has no overload %r; overloads: %s"
-                % (self._qualified, overload, ", ".join(repr(o) for o in self.overloads()))
-            )
-        return OpOverload(name)
+        if key not in self._names:
+            self._names = _C._ops.overload_names(self._qualified)  # perhaps registered since
+            if key not in self._names:
+                raise AttributeError(
+                    "%s has no overload %r; overloads: %s"
+                    % (self._qualified, overload, ", ".join(repr(o) for o in self.overloads()))
+                )
+        op = OpOverload(self._qualified, key)
+        setattr(self, overload, op)  # found by plain attribute lookup from now on
+        return op
 
     def overloads(self):
         return [o or "default" for o in _C._ops.overload_names(self._qualified)]
@@ -48,11 +51,14 @@ class OpOverloadPacket:
 
 
 class OpOverload:
-    def __init__(self, qualified):
-        self._qualified = qualified
+    """One overload, ns::name.overload; a call looks it up by name (no scan of the registry)."""
+
+    def __init__(self, packet, overload):
+        self._packet, self._overload = packet, [overload]
+        self._qualified = packet + ("." + overload if overload else "")
 
     def __call__(self, *args, **kwargs):
-        return _C._ops.call(self._qualified, args, kwargs)
+        return _C._ops.call(self._packet, args, kwargs, self._overload)
 
     def __repr__(self):
         return "<OpOverload %s>" % self._qualified
