@@ -53,7 +53,9 @@ class OpOverloadPacket:
 class OpOverload:
     """One overload, ns::name.overload; a call looks it up by name (no scan of the registry)."""
 
-    def __init__(self, packet, overload):
+    def __init__(self, packet, overload=None):
+        if overload is None:  # one name, "ns::name.overload" ("ns::name" for the default)
+            packet, _, overload = packet.partition(".")
         self._packet, self._overload = packet, [overload]
         self._qualified = packet + ("." + overload if overload else "")
 
