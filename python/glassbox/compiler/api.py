@@ -148,6 +148,14 @@ class CompiledFunction:
     def _inputs(leaves, parameters):
         return [x for _, x in leaves if isinstance(x, _C.Tensor)] + [t for _, t in parameters]
 
+    def _eagerly(self, guards, error, args, kwargs):
+        """What cannot be captured: raised under fullgraph, else run eagerly for these guards."""
+        if self.fullgraph:
+            raise error
+        warnings.warn("gb.compile: running `%s` eagerly for these inputs: %s" % (self._name(), error), stacklevel=4)
+        self.eager_entries.append((guards, str(error)))
+        return self.fn(*args, **kwargs)
+
     def _compile_and_run(self, args, kwargs, leaves, parameters):
         guards = Guards(leaves, parameters)
         named_tensors = [(n, x) for n, x in leaves if isinstance(x, _C.Tensor)]
@@ -156,11 +164,7 @@ class CompiledFunction:
                 self.fn, named_tensors, args, kwargs, self._name(), self._source(), parameters, not self.fullgraph
             )
         except CaptureError as e:
-            if self.fullgraph:
-                raise
-            warnings.warn("gb.compile: running `%s` eagerly for these inputs: %s" % (self._name(), e), stacklevel=3)
-            self.eager_entries.append((guards, str(e)))
-            return self.fn(*args, **kwargs)
+            return self._eagerly(guards, e, args, kwargs)
         graph.scalar_inputs = {n: x for n, x in leaves if not isinstance(x, _C.Tensor)}
         inputs = self._inputs(leaves, parameters)
         directory = self.debug_dir
@@ -173,11 +177,7 @@ class CompiledFunction:
             except training.NoGradientPath:  # (integer results): the forward-only compilation
                 pass
             except CaptureError as e:
-                if self.fullgraph:
-                    raise
-                warnings.warn("gb.compile: running `%s` eagerly for these inputs: %s" % (self._name(), e), stacklevel=3)
-                self.eager_entries.append((guards, str(e)))
-                return self.fn(*args, **kwargs)
+                return self._eagerly(guards, e, args, kwargs)
         if compiled is None:
             compiled = Compilation(graph, inputs, guards, self.backend, directory)
         self.compilations.append(compiled)

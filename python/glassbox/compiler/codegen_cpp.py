@@ -219,6 +219,32 @@ ROW_BUFFER_MAX = 8192
 HEAVY = {"exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "sigmoid", "silu", "erf", "gelu", "pow"}
 
 
+def pass_work(group, targets, made_by, external, passes, known):
+    """What one pass over a row computes for `targets`: the group's members they need (in group
+    order, each counted in `passes`) and the external inputs it loads. Values in any dict of
+    `known` (per-row values, row buffers) are not computed again. Shared by the CUDA printer."""
+    needed = []
+
+    def need(v):
+        m = made_by.get(id(v))
+        if m is None or any(id(v) in k for k in known) or m in needed:
+            return
+        for x in m.input_values():
+            need(x)
+        needed.append(m)
+
+    for v in targets:
+        need(v)
+    needed.sort(key=group.members.index)
+    for m in needed:
+        passes[id(m)] = passes.get(id(m), 0) + 1
+    loads = []
+    for m in needed:
+        loads += [x for x in m.input_values() if id(x) in external and x not in loads]
+    loads += [v for v in targets if id(v) in external and v not in loads]
+    return needed, loads
+
+
 def _row_loop(group, inputs, outputs, C, notes):
     """A row group: for each row, one pass over the last dim per reduction (recomputing the
     element-wise values it needs), per-row operators between passes, and a last pass writing the
@@ -245,25 +271,7 @@ def _row_loop(group, inputs, outputs, C, notes):
         """A loop over the row's K elements computing the full-size values `targets` need; tail:
         lines using them. With lanes, the loop runs in blocks of LANES (j0 + l) and a remainder,
         and `{lane}` in tail is the lane's index (0 in the remainder)."""
-        needed = []
-
-        def need(v):
-            m = made_by.get(id(v))
-            if m is None or id(v) in row_value or id(v) in buffered or m in needed:
-                return
-            for x in m.input_values():
-                need(x)
-            needed.append(m)
-
-        for v in targets:
-            need(v)
-        needed.sort(key=group.members.index)
-        for m in needed:
-            passes[id(m)] = passes.get(id(m), 0) + 1
-        loads = []
-        for m in needed:
-            loads += [x for x in m.input_values() if id(x) in external and x not in loads]
-        loads += [v for v in targets if id(v) in external and v not in loads]
+        needed, loads = pass_work(group, targets, made_by, external, passes, known=(row_value, buffered))
 
         def name(x):
             if id(x) in row_value:

@@ -157,25 +157,7 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
         return ("in_" if id(x) in external else "v_") + x.name
 
     def strided_pass(targets, tail):
-        needed = []
-
-        def need(v):
-            m = made_by.get(id(v))
-            if m is None or id(v) in row_value or m in needed:
-                return
-            for x in m.input_values():
-                need(x)
-            needed.append(m)
-
-        for v in targets:
-            need(v)
-        needed.sort(key=group.members.index)
-        for m in needed:
-            passes[id(m)] = passes.get(id(m), 0) + 1
-        loads = []
-        for m in needed:
-            loads += [x for x in m.input_values() if id(x) in external and x not in loads]
-        loads += [v for v in targets if id(v) in external and v not in loads]
+        needed, loads = codegen_cpp.pass_work(group, targets, made_by, external, passes, known=(row_value,))
         lines = ["const %s i = row * %d + j;" % (index_type, K)]
         lines += [_load(v, shape, "i", C) for v in loads]
         lines += [_node_line(m, name, C, "v_" + m.outputs[0].name) for m in needed]
