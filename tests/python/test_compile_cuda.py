@@ -453,3 +453,45 @@ def test_cuda_a_second_process_skips_nvrtc_and_the_build(tmp_path):
     assert kernels1 == kernels2 and library1 == library2
     want = chain(cuda(inputs["x"]), cuda(inputs["b"]))[1]
     np.testing.assert_allclose(np.load(tmp_path / "total.npy"), np.asarray(want.cpu()), rtol=1e-5, atol=1e-4)
+
+
+def test_every_formula_fused_on_cuda_has_its_functor_in_the_device_prelude():
+    """The CUDA printer reuses the C++ formulas; an engine functor the NVRTC prelude lacks (the
+    gradient formulas) must keep its operator out of CUDA groups, or NVRTC fails at run time."""
+    import re
+
+    from glassbox.compiler import backward_pointwise, codegen_cpp, cuda_prelude
+
+    defined = set(re.findall(r"GB_UNARY\((\w+),", cuda_prelude.DEVICE_PRELUDE))
+    defined |= set(re.findall(r"struct (\w+) \{", cuda_prelude.DEVICE_PRELUDE))
+    missing = {}
+    for op, formula in codegen_cpp.POINTWISE.items():
+        used = set()
+        # Argument lists for every kind of formula: tensors, numbers, and gelu's approximate="tanh".
+        for args in (["a", "b", 0.5, 0.5], ["a", 2.0, 0.5, 0.5], ["a", "tanh", "tanh", 0.5], ["a", "b", "none"]):
+            try:
+                used |= set(re.findall(r"F::(\w+)", formula(args, "float")))
+            except (TypeError, IndexError, ValueError):
+                continue
+        if used - defined:
+            missing[op] = sorted(used - defined)
+    assert set(missing) <= set(backward_pointwise.GRADIENT_FORMULAS), missing
+    assert missing, "the gradient formulas use engine functors: this check must see them"
+
+
+def test_gradient_formulas_stay_library_calls_on_cuda(monkeypatch):
+    """What keeps the functors the prelude lacks out of NVRTC: fusion refuses them on CUDA (only)."""
+    from types import SimpleNamespace
+
+    from glassbox.compiler import backward_pointwise, fusion
+
+    monkeypatch.setattr(fusion, "_cuda_unavailable", lambda: None)  # as on a GPU machine
+    for device in ("cuda:0", "cpu"):
+        value = SimpleNamespace(name="v", device=device, shape=(4,), dtype="float32", numel=4, requires_grad=False)
+        for op in backward_pointwise.GRADIENT_FORMULAS:
+            node = SimpleNamespace(op=op, outputs=[value], input_values=lambda value=value: [value, value])
+            reason = fusion.why_not_fusible(node, grad_enabled=False)
+            if device == "cpu":
+                assert reason is None, (op, reason)
+            else:
+                assert reason and "no formula" in reason, (op, reason)
