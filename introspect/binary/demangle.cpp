@@ -161,9 +161,27 @@ std::string_view clone_base(std::string_view name) {
   return name.substr(0, dot);
 }
 
+// What the demangler prints before the type of a class's vtable, VTT, typeinfo or typeinfo name
+// ("_ZTV" + type: "vtable for "), or "" for any other name. The type is parsed and printed alone
+// (nothing before it enters the substitution table), so its text is the same in all four.
+std::string_view type_data_prefix(std::string_view name) {
+  if (name.size() < 5 || name[0] != '_' || name[1] != 'Z' || name[2] != 'T') return {};
+  std::string_view prefix;
+  switch (name[3]) {
+    case 'V': prefix = "vtable for "; break;
+    case 'T': prefix = "VTT for "; break;
+    case 'I': prefix = "typeinfo for "; break;
+    case 'S': prefix = "typeinfo name for "; break;
+    default: return {};
+  }
+  // (Two scans: find_first_of tests each character against the set with a call.)
+  const bool plain = name.find('.', 4) == std::string_view::npos && name.find('@', 4) == std::string_view::npos;
+  return plain ? prefix : std::string_view{};
+}
+
 }  // namespace
 
-SharedCloneNames::SharedCloneNames(const std::vector<std::string_view>& names, unsigned threads)
+SharedDemangling::SharedDemangling(const std::vector<std::string_view>& names, unsigned threads)
     : names_(names), slot_(names.size(), kNone) {
   // Keyed by the names' fingerprint below, not a hash of every byte: mangled names that end alike
   // and are as long are rare, and equal fingerprints still compare the names.
@@ -173,54 +191,72 @@ SharedCloneNames::SharedCloneNames(const std::vector<std::string_view>& names, u
     return (tail ^ (n.size() * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
   };
   std::unordered_map<std::string_view, uint32_t, decltype(fingerprint)> slot_of(names.size() / 4, fingerprint);
-  std::vector<std::string_view> bases;
-  std::vector<std::size_t> first_clone;
+  std::vector<std::string_view> parts;  // a clone's function ("_Z1fv"), or a type ("N1a1bE")
+  std::vector<std::size_t> first_name;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    const std::string_view base = clone_base(names[i]);
-    if (base.empty()) continue;
-    const auto [it, added] = slot_of.emplace(base, static_cast<uint32_t>(bases.size()));
-    if (added) bases.push_back(base), first_clone.push_back(i);
-    slot_[i] = it->second;
+    std::string_view part = clone_base(names[i]);
+    Kind kind = Kind::Clone;
+    if (part.empty()) {
+      if (type_data_prefix(names[i]).empty()) continue;
+      part = names[i].substr(4), kind = Kind::Type;
+    }
+    const auto [it, added] = slot_of.emplace(part, static_cast<uint32_t>(parts.size()));
+    if (added) parts.push_back(part), first_name.push_back(i), kinds_.push_back(kind);
+    if (kinds_[it->second] == kind) slot_[i] = it->second;  // (a type is never "_Z...": no clash)
   }
-  if (bases.empty()) return;
+  if (parts.empty()) return;
   // The functions themselves, where the table has them. A full hash of every name would cost much
   // of what is saved: a filter on a quick fingerprint (length and last bytes) lets through the
   // functions and a few others only.
   constexpr std::size_t kFilterBits = std::size_t{1} << 22;
   std::vector<bool> filter(kFilterBits);
-  for (const auto& b : bases) filter[fingerprint(b) >> 42] = true;
+  for (std::size_t k = 0; k < parts.size(); ++k)
+    if (kinds_[k] == Kind::Clone) filter[fingerprint(parts[k]) >> 42] = true;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string_view n = names[i];
     if (slot_[i] != kNone || n.size() < 3 || !filter[fingerprint(n) >> 42]) continue;
-    if (const auto it = slot_of.find(n); it != slot_of.end()) slot_[i] = it->second;
+    if (const auto it = slot_of.find(n); it != slot_of.end() && kinds_[it->second] == Kind::Clone)
+      slot_[i] = it->second;
   }
-  texts_.resize(bases.size());
-  demangled_.resize(bases.size());
-  // Each function's text is that of its first clone less the clone suffixes: only a function's
-  // name takes them (binutils does not demangle "_ZN1a1bE.cold", a variable's), so a clone that
-  // demangles with them is what says that the function's and its clones' names may be shared.
-  parallel_chunks(bases.size(), 1024, threads, [&](std::size_t begin, std::size_t end) {
+  texts_.resize(parts.size());
+  demangled_.resize(parts.size());
+  // Each part's text is that of its first name less what that name adds. A function's text is its
+  // first clone's less the clone suffixes: only a function's name takes them (binutils does not
+  // demangle "_ZN1a1bE.cold", a variable's), so a clone that demangles with them is what says that
+  // the function's and its clones' names may be shared.
+  parallel_chunks(parts.size(), 1024, threads, [&](std::size_t begin, std::size_t end) {
     Demangler d;
     std::string expected;
     for (std::size_t k = begin; k < end; ++k) {
-      const std::string_view clone = names[first_clone[k]];
+      const std::string_view name = names[first_name[k]];
       std::string& text = texts_[k];
-      d.demangle_into(clone, text);
+      d.demangle_into(name, text);
+      if (kinds_[k] == Kind::Type) {
+        const std::string_view prefix = type_data_prefix(name);
+        demangled_[k] = text.size() > prefix.size() && text.starts_with(prefix);
+        if (demangled_[k]) text.erase(0, prefix.size());
+        continue;
+      }
       d.suffixes_.clear();
-      clone_suffixes(clone.substr(bases[k].size()), &d.suffixes_);
+      clone_suffixes(name.substr(parts[k].size()), &d.suffixes_);
       expected.clear();
       for (const auto suffix : d.suffixes_) expected.append(" [clone ").append(suffix).append("]");
-      demangled_[k] = text != clone && text.size() > expected.size() && text.ends_with(expected);
+      demangled_[k] = text != name && text.size() > expected.size() && text.ends_with(expected);
       if (demangled_[k]) text.resize(text.size() - expected.size());
     }
   });
 }
 
-void SharedCloneNames::append_demangled(std::size_t i, Demangler& d, std::string& out) const {
+void SharedDemangling::append_demangled(std::size_t i, Demangler& d, std::string& out) const {
   const std::string_view name = names_[i];
   const uint32_t slot = slot_[i];
   if (slot == kNone || !demangled_[slot]) {
     d.append_demangled(name, out);
+    return;
+  }
+  if (kinds_[slot] == Kind::Type) {
+    out += type_data_prefix(name);
+    out += texts_[slot];
     return;
   }
   out += texts_[slot];

@@ -35,31 +35,35 @@ class Demangler {
   void append_demangled(std::string_view name, std::string& out);
 
  private:
-  friend class SharedCloneNames;
-  std::vector<std::string_view> suffixes_;  // SharedCloneNames' scratch list
+  friend class SharedDemangling;
+  std::vector<std::string_view> suffixes_;  // SharedDemangling's scratch list
   char* buffer_ = nullptr;                  // abi::__cxa_demangle's output buffer (without libiberty)
   std::size_t capacity_ = 0;
   std::string scratch_;  // a NUL-terminated copy of the name
 };
 
-// GCC's clones of a function (f.cold, f.isra.0, f.constprop.0.isra.0) demangle as the function
-// followed by " [clone .cold]" per suffix (as binutils prints them). Over a whole symbol table --
-// a fifth of libtorch_cpu.so's names are clones -- each function with clones is demangled once for
-// itself and all of them.
-class SharedCloneNames {
+// Names that share their costly part are demangled once for all of them (on libtorch_cpu.so a
+// quarter of the names):
+// - GCC's clones of a function (f.cold, f.isra.0, f.constprop.0.isra.0) demangle as the function
+//   followed by " [clone .cold]" per suffix, as binutils prints them;
+// - a class's vtable, VTT, typeinfo and typeinfo name (_ZTV, _ZTT, _ZTI, _ZTS + the type) are
+//   "vtable for T", "VTT for T", "typeinfo for T", "typeinfo name for T".
+class SharedDemangling {
  public:
-  // Finds the functions among `names` that have clones there, and demangles each once (on up to
-  // `threads` threads). The views must outlive this object.
-  SharedCloneNames(const std::vector<std::string_view>& names, unsigned threads = 0);
+  // Finds the names of `names` that share a part with another, and demangles each part once (on up
+  // to `threads` threads). The views must outlive this object.
+  SharedDemangling(const std::vector<std::string_view>& names, unsigned threads = 0);
   // out += demangle(names[i]); `d` demangles the names that share nothing.
   void append_demangled(std::size_t i, Demangler& d, std::string& out) const;
-  std::size_t shared() const { return texts_.size(); }  // functions demangled for their clones
+  std::size_t shared() const { return texts_.size(); }  // parts demangled once for several names
 
  private:
   static constexpr uint32_t kNone = ~uint32_t{0};
+  enum class Kind : char { Clone, Type };
   const std::vector<std::string_view>& names_;
-  std::vector<uint32_t> slot_;      // per name: its function's index in texts_, or kNone
-  std::vector<std::string> texts_;  // each function's demangled name
+  std::vector<uint32_t> slot_;      // per name: its part's index in texts_, or kNone
+  std::vector<std::string> texts_;  // each part demangled (a function, a type)
+  std::vector<Kind> kinds_;         // what each part is
   std::vector<char> demangled_;     // whether it demangled (else its names go through `d`)
 };
 

@@ -89,12 +89,12 @@ void print_symbol_lines(const SymbolListing& listing, bool demangled, bool deman
   // bytes), so that the buffers rarely grow: each growth would take fresh pages from the kernel.
   std::vector<std::string> chunks(window / kChunk);
   for (auto& c : chunks) c.reserve(kChunk * 640);
-  std::vector<std::string_view> names;  // by symbol index, for the clones' shared names
+  std::vector<std::string_view> names;  // by symbol index, for the names that share their demangling
   if (demangle_here) {
     names.reserve(listing.elf.symbols().size());
     for (const ElfSymbol& s : listing.elf.symbols()) names.push_back(s.name);
   }
-  const SharedCloneNames shared(names, threads);
+  const SharedDemangling shared(names, threads);
   for (std::size_t base = 0; base < total; base += window) {
     const std::size_t count = std::min(window, total - base);
     parallel_chunks(count, kChunk, threads, [&](std::size_t begin, std::size_t end) {

@@ -86,7 +86,7 @@ TEST(Demangle, CloneSuffixesAsBinutilsSplitsThem) {
 
 // Functions with clones are demangled once for all their names; every name must still come out as
 // demangle() gives it, including where binutils takes no clone suffix (a variable's) or fails.
-TEST(Demangle, SharedCloneNamesAreDemangleOfEachName) {
+TEST(Demangle, SharedDemanglingAreDemangleOfEachName) {
   const std::vector<std::string_view> names = {"_Z3foov.cold",
                                                "_Z3foov",
                                                "_Z3foov.part.0.cold",
@@ -102,9 +102,22 @@ TEST(Demangle, SharedCloneNamesAreDemangleOfEachName) {
                                                "_ZN4core3fmt9Formatter3pad17h0123456789abcdefE.llvm.42",
                                                "_Z3bazv.cold-1",
                                                "",
-                                               "_Z3foov.cold"};
-  const SharedCloneNames shared(names, 2);
-  EXPECT_EQ(shared.shared(), 3u);  // foo, a::b (a variable: not shared after all), bar
+                                               "_Z3foov.cold",
+                                               "_ZTIN2at6TensorE",
+                                               "_ZTSN2at6TensorE",
+                                               "_ZTVN2at6TensorE",
+                                               "_ZTTN2at6TensorE",
+                                               "_ZTSN2at6TensorE@@VERS_1",
+                                               "_ZTS1xIS_E",
+                                               "_ZTI1xIS_E",
+                                               "_ZTSQQ",  // does not demangle
+                                               "_ZTIQQ",
+                                               "_ZTCN1a1bE0_NS_1cE",  // a construction vtable: alone
+                                               "_ZTIi",
+                                               "i"};  // a C name equal to a type's mangling
+  const SharedDemangling shared(names, 2);
+  // foo, a::b (a variable: not shared after all), bar; at::Tensor, x<x>, QQ, int
+  EXPECT_EQ(shared.shared(), 7u);
   Demangler d;
   for (std::size_t i = 0; i < names.size(); ++i) {
     std::string out = "> ";
@@ -114,6 +127,9 @@ TEST(Demangle, SharedCloneNamesAreDemangleOfEachName) {
   std::string foo;
   shared.append_demangled(2, d, foo);
   EXPECT_EQ(foo, "foo() [clone .part.0] [clone .cold]");
+  std::string vtt;
+  shared.append_demangled(19, d, vtt);
+  EXPECT_EQ(vtt, "VTT for at::Tensor");
 }
 
 }  // namespace
