@@ -94,7 +94,21 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
                         shape_to_string(weight.sizes()), " disagree on in_features (", in, " vs ", w_in, ")"));
   }
   const bool has_bias = bias && bias->defined();
+  if (has_bias && bias->dim() == 1 && weight.dim() == 2 && bias->sizes()[0] != weight.sizes()[0] &&
+      bias->sizes()[0] != 1) {
+    throw Error(str_cat("linear: bias of shape ", shape_to_string(bias->sizes()), " does not match out_features ",
+                        weight.sizes()[0], " of weight of shape ", shape_to_string(weight.sizes())));
+  }
   if (has_bias && input.dim() == 2 && weight.dim() == 2) return glassbox::addmm(*bias, input, weight.t());
+  if (has_bias && bias->dim() <= 1 && input.dim() > 2 && weight.dim() == 2) {
+    // The batch dims fold into the rows of one addmm (as matmul folds them into one mm): the bias
+    // is added by the product itself (beta = 1), not by a separate pass over the result.
+    DimVector out_shape(input.sizes());
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < out_shape.size(); ++d) rows *= out_shape[d];
+    out_shape[out_shape.size() - 1] = weight.sizes()[0];
+    return glassbox::addmm(*bias, input.reshape({rows, in}), weight.t()).view(out_shape);
+  }
   const Tensor out = glassbox::matmul(input, weight.t());
   return has_bias ? glassbox::add(out, *bias) : out;
 }
