@@ -122,3 +122,48 @@ def test_out_forms_refuse_gradients_unless_the_result_cannot_carry_one():
     assert flags.tolist() == [True, True]
     with pytest.raises(RuntimeError, match="out="):
         gb.mul(x, x, out=gb.empty(2))
+
+
+def _calls(block):
+    with gb.trace() as t:
+        block()
+    return [e.op for e in t.events if e.kind == "call"]
+
+
+def test_a_fresh_gradient_becomes_grad_without_a_copy():
+    x = leaf([1.0, 2.0, 3.0])
+    g = gb.tensor([1.0, 10.0, 100.0])
+    calls = _calls(lambda: (x * 2).backward(gradient=g))
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 20.0, 200.0])
+    assert "glassbox::clone" not in calls, calls  # mul's result was nobody else's: taken as is
+    # the weight of a linear layer: its gradient comes out in the weight's own layout and is taken
+    w = gb.tensor(np.arange(6.0, dtype=np.float32).reshape(2, 3), requires_grad=True)
+    a = gb.tensor(np.ones((4, 3), dtype=np.float32))
+    calls = _calls(lambda: gb.nn.functional.linear(a, w).sum().backward())
+    assert w.grad.is_contiguous() and "glassbox::clone" not in calls, calls
+    np.testing.assert_array_equal(w.grad.numpy(), np.full((2, 3), 4.0))
+
+
+def test_grad_never_shares_memory_with_a_tensor_someone_holds():
+    # the caller's own gradient
+    x = leaf([1.0, 2.0])
+    g = gb.tensor([3.0, 4.0])
+    x.backward(gradient=g)
+    x.grad.mul_(10)
+    np.testing.assert_array_equal(g.numpy(), [3.0, 4.0])
+    # a tensor a hook returns and keeps
+    held = gb.tensor([5.0, 6.0])
+    y = leaf([1.0, 2.0])
+    y.register_hook(lambda grad: held)
+    (y * 1).sum().backward()
+    y.grad.add_(1)
+    np.testing.assert_array_equal(held.numpy(), [5.0, 6.0])
+    # a view of a larger gradient (a slice's backward keeps the rest alive elsewhere)
+    base = leaf([1.0, 2.0, 3.0, 4.0])
+    parts = base.split(2)
+    (parts[0] * 3).sum().backward(retain_graph=True)
+    np.testing.assert_array_equal(base.grad.numpy(), [3.0, 3.0, 0.0, 0.0])
+    # a gradient with history (create_graph) stays itself, as before
+    z = leaf([2.0])
+    (z * z).sum().backward(create_graph=True)
+    assert z.grad.requires_grad

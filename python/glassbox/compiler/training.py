@@ -288,7 +288,8 @@ def _recompute_chain(n, producer, available, outputs):
 def gradients_in_their_layout(backward):
     """matmul's backward gives a weight's gradient as t(mm(a, b)) when the forward multiplied by
     t(weight) (linear): a transposed view, which accumulating into .grad copies element by element.
-    mm(t(b), t(a)) is the same product in the weight's own (contiguous) layout; t(t(y)) is y.
+    mm(t(b), t(a)) is the same product in the weight's own (contiguous) layout; t(t(y)) is y (the
+    form addmm's and mm's formulas give it in when they see the transposed weight).
     Rewrites `backward` in place; returns the names of the gradients rewritten."""
     producer = {id(o): n for n in backward.nodes for o in n.outputs}
     users = backward.users()
@@ -307,6 +308,17 @@ def gradients_in_their_layout(backward):
         if n is None or n.op != "glassbox::t" or not isinstance(n.args[0], Value):
             continue
         m = producer.get(id(n.args[0]))
+        if m is not None and m.op == "glassbox::t" and len(users.get(id(n.args[0]), [])) == 1:
+            # The library's formula already computed the product in the weight's layout and
+            # transposed it back for the view: t(t(mm(a, b))) is mm(a, b) itself.
+            inner = m.args[0]
+            p = producer.get(id(inner)) if isinstance(inner, Value) else None
+            if p is not None and p.op == "glassbox::mm" and len(users.get(id(inner), [])) == 1:
+                p.outputs = [v]
+                v.producer, v.is_view, v.stride = p, False, inner.stride
+                backward.nodes = [x for x in backward.nodes if x is not n and x is not m]
+                rewritten.append(v.name)
+            continue
         if m is None or m.op != "glassbox::mm" or len(users.get(id(n.args[0]), [])) != 1:
             continue
         note = "the gradient in its own layout: t(mm(a, b)) as mm(t(b), t(a))"
