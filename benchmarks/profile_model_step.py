@@ -24,6 +24,12 @@ def main():
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--rows", type=int, default=15)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--sort",
+        choices=["device", "cpu"],
+        default="device",
+        help="rank by self time on the device (the default) or on the host",
+    )
     args = parser.parse_args()
 
     import numpy as np
@@ -37,7 +43,8 @@ def main():
     theirs = bench.make_model(torch, args.model, size)
     ours = bench.make_model(gb, args.model, size)
     bench.copy_state(theirs, ours, gb)
-    sort_key = "self_cuda_time_total" if args.device == "cuda" else "self_cpu_time_total"
+    on_device = args.device == "cuda" and args.sort == "device"
+    sort_key = "self_cuda_time_total" if on_device else "self_cpu_time_total"
     for lib, model in ((gb, ours), (torch, theirs)):
         runner = bench.Runner(lib, model, args.device, batches)
         for i in range(3):  # warm-up: allocator, algorithm choices

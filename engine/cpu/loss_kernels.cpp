@@ -52,8 +52,8 @@ struct FirstBad {
   }
 };
 
-std::optional<int64_t> nll_samples(const Tensor& x, const Tensor& target, const Tensor& weight, int64_t ignore_index,
-                                   Tensor& loss, Tensor& weights) {
+void nll_samples(const Tensor& x, const Tensor& target, const Tensor& weight, int64_t ignore_index, Tensor& loss,
+                 Tensor& weights, const std::function<void(int64_t)>& raise) {
   const int64_t n = loss.numel();
   unsigned long long first_bad = n;
   visit_scalar_type(x.dtype(), [&]<class T>() {
@@ -70,8 +70,7 @@ std::optional<int64_t> nll_samples(const Tensor& x, const Tensor& target, const 
       for (int64_t i = 0; i < n; ++i) f(i);
     }
   });
-  if (first_bad < static_cast<unsigned long long>(n)) return target.data<int64_t>()[first_bad];
-  return std::nullopt;
+  if (first_bad < static_cast<unsigned long long>(n)) raise(target.data<int64_t>()[first_bad]);
 }
 
 void nll_backward(const Tensor& target, const Tensor& weight, const Tensor& g, const Tensor& total_weight,

@@ -6,6 +6,7 @@
 #include "engine/core/error.h"
 #include "engine/cuda/cuda_device.h"
 #include "engine/cuda/cuda_error.h"
+#include "engine/cuda/deferred_checks.h"
 #include "engine/cuda/device_guard.h"
 
 namespace glassbox::cuda {
@@ -68,6 +69,7 @@ void set_device(int index) { GB_CUDA_CHECK(cudaSetDevice(checked_device_index(in
 void synchronize(int device) {
   DeviceGuard guard(checked_device_index(device, "synchronize"));
   GB_CUDA_CHECK(cudaDeviceSynchronize());
+  raise_failed_checks(true);  // a wait is where deferred checks report
 }
 
 }  // namespace glassbox::cuda

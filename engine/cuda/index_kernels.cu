@@ -2,7 +2,9 @@
 // CPU's (engine/cpu/index_kernels.cpp): the operand read or written along the indexed dim gets
 // stride 0 there, TensorIterator walks (destination, source, index) over one shape, and each thread
 // adds index * dim_stride bytes itself. Indices are range-checked on the device first, so a bad one
-// throws the CPU's IndexError before anything is written; adds are atomic.
+// throws the CPU's IndexError before anything is written; adds are atomic. Reads (gather,
+// index_select) and embedding_dense_backward check without waiting (engine/cuda/deferred_checks.h)
+// and raise at the next synchronisation.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -30,7 +32,9 @@ struct ScatterAddFn {
 };
 
 void gather(const char* op, TensorIterator& it, const Tensor& index_values, const IndexedAlong& d) {
-  if (index_values.defined()) check_index_range(op, index_values, d.dim, d.size);
+  // Deferred (reads only: a bad index reads element 0 until the check reports): index_select
+  // starts every embedding, and waiting there would hold the host until all queued work has run.
+  if (index_values.defined()) defer_index_range_check(op, index_values, -d.size, d.size, d.dim, d.size);
   visit_element_size(d.dtype, [&]<size_t B>() {
     visit_index_type(d.index_dtype, [&]<class I>() {
       launch_with_operands<3>(it, GatherElement<B, I>{{d.stride_bytes, d.size}});
@@ -97,21 +101,22 @@ void fill_masked(TensorIterator& it, const Scalar& value) {
 // Adds row i of grad (width wide) into row ids[i] of sum, scaled by 1 / count when counts is given.
 template <class T, class C>
 __global__ void embedding_backward_kernel(const T* grad, const int64_t* ids, const int64_t* counts, int64_t n,
-                                          int64_t width, int64_t padding_idx, C* sum) {
+                                          int64_t width, int64_t rows, int64_t padding_idx, C* sum) {
   const int64_t total = n * width;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
        e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t i = e / width, c = e % width, id = ids[i];
-    if (id == padding_idx) continue;
+    if (id == padding_idx || id < 0 || id >= rows) continue;
     const C scale = counts ? C(1) / static_cast<C>(counts[id]) : C(1);
     atomicAdd(sum + id * width + c, static_cast<C>(to_opmath(grad[e])) * scale);
   }
 }
 
-__global__ void count_ids_kernel(const int64_t* ids, int64_t n, int64_t* counts) {
+// (An id outside [0, rows) is skipped: its check is deferred, see embedding_backward.)
+__global__ void count_ids_kernel(const int64_t* ids, int64_t n, int64_t rows, int64_t* counts) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    atomicAdd(reinterpret_cast<unsigned long long*>(counts + ids[i]), 1ull);
+    if (ids[i] >= 0 && ids[i] < rows) atomicAdd(reinterpret_cast<unsigned long long*>(counts + ids[i]), 1ull);
 }
 
 unsigned grid_for(int64_t n) {
@@ -121,8 +126,9 @@ unsigned grid_for(int64_t n) {
 void embedding_backward(const Tensor& grad, const Tensor& ids, int64_t padding_idx, bool scale_grad_by_freq,
                         Tensor& out) {
   const int64_t n = ids.numel(), num_weights = out.sizes()[0], width = out.sizes()[1];
-  if (const std::optional<int64_t> bad = first_out_of_range(ids, 0, num_weights))
-    throw_index_out_of_range("embedding_dense_backward", *bad, 0, num_weights);
+  // Deferred: waiting here for the verdict would hold the host until the whole backward queued
+  // before it has run. The ids are usually the forward's, checked there already.
+  defer_index_range_check("embedding_dense_backward", ids, 0, num_weights, 0, num_weights);
   const int device = grad.device().index;
   DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device).handle();
@@ -131,7 +137,8 @@ void embedding_backward(const Tensor& grad, const Tensor& ids, int64_t padding_i
     counts = empty_tensor(DimVector{num_weights}, ScalarType::Int64, ids.device());
     glassbox::fill_(counts, Scalar(int64_t{0}));
     if (n > 0) {
-      count_ids_kernel<<<grid_for(n), kElementwiseThreads, 0, stream>>>(ids.data<int64_t>(), n, counts.data<int64_t>());
+      count_ids_kernel<<<grid_for(n), kElementwiseThreads, 0, stream>>>(ids.data<int64_t>(), n, num_weights,
+                                                                        counts.data<int64_t>());
       GB_CUDA_KERNEL_LAUNCH_CHECK();
     }
   }
@@ -144,7 +151,8 @@ void embedding_backward(const Tensor& grad, const Tensor& ids, int64_t padding_i
     if (n * width > 0) {
       embedding_backward_kernel<T, C><<<grid_for(n * width), kElementwiseThreads, 0, stream>>>(
           static_cast<const T*>(grad.data_ptr()), ids.data<int64_t>(),
-          counts.defined() ? counts.data<int64_t>() : nullptr, n, width, padding_idx, static_cast<C*>(sum.data_ptr()));
+          counts.defined() ? counts.data<int64_t>() : nullptr, n, width, num_weights, padding_idx,
+          static_cast<C*>(sum.data_ptr()));
       GB_CUDA_KERNEL_LAUNCH_CHECK();
     }
   });

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
+#include "engine/cuda/deferred_checks.h"
 #include "engine/cuda/elementwise.cuh"
 #include "engine/ops/index_layout.h"
 #include "engine/ops/kernels/index.h"
@@ -67,11 +69,9 @@ __global__ void first_out_of_range_kernel(const I* values, int64_t n, int64_t lo
   }
 }
 
-// The first value of an integer tensor outside [lo, hi), in row-major order, read back from the
-// device (a synchronisation): what the CPU kernels would have thrown on.
-inline std::optional<int64_t> first_out_of_range(const Tensor& index, int64_t lo, int64_t hi) {
-  if (index.numel() == 0) return std::nullopt;
-  const Tensor idx = index.contiguous();
+// Queues the search for the first element of `idx` (contiguous, not empty) outside [lo, hi): the
+// returned int64 device scalar holds its position, or -1 (all bits set) when there is none.
+inline Tensor launch_first_out_of_range(const Tensor& idx, int64_t lo, int64_t hi) {
   const int device = idx.device().index;
   DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device).handle();
@@ -81,22 +81,54 @@ inline std::optional<int64_t> first_out_of_range(const Tensor& index, int64_t lo
   const int64_t n = idx.numel();
   const auto blocks =
       static_cast<unsigned>(std::min<int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 4096));
-  std::optional<int64_t> bad;
   visit_index_type(idx.dtype(), [&]<class I>() {
     first_out_of_range_kernel<I>
         <<<blocks, kElementwiseThreads, 0, stream>>>(static_cast<const I*>(idx.data_ptr()), n, lo, hi, first);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
-    unsigned long long position = 0;
-    GB_CUDA_CHECK(cudaMemcpyAsync(&position, first, sizeof(position), cudaMemcpyDeviceToHost, stream));
-    GB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    if (position == std::numeric_limits<unsigned long long>::max()) return;
+  });
+  return scratch;
+}
+
+// idx's element at `position` (row-major), read back from the device.
+inline int64_t index_value_at(const Tensor& idx, int64_t position) {
+  DeviceGuard guard(idx.device().index);
+  const cudaStream_t stream = current_stream(idx.device().index).handle();
+  int64_t out = 0;
+  visit_index_type(idx.dtype(), [&]<class I>() {
     I value;
     GB_CUDA_CHECK(cudaMemcpyAsync(&value, static_cast<const I*>(idx.data_ptr()) + position, sizeof(I),
                                   cudaMemcpyDeviceToHost, stream));
     GB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    bad = static_cast<int64_t>(value);
+    out = static_cast<int64_t>(value);
   });
-  return bad;
+  return out;
+}
+
+// The first value of an integer tensor outside [lo, hi), in row-major order, read back from the
+// device (a synchronisation): what the CPU kernels would have thrown on.
+inline std::optional<int64_t> first_out_of_range(const Tensor& index, int64_t lo, int64_t hi) {
+  if (index.numel() == 0) return std::nullopt;
+  const Tensor idx = index.contiguous();
+  const Tensor scratch = launch_first_out_of_range(idx, lo, hi);
+  int64_t position = -1;
+  DeviceGuard guard(idx.device().index);
+  const cudaStream_t stream = current_stream(idx.device().index).handle();
+  GB_CUDA_CHECK(cudaMemcpyAsync(&position, scratch.data_ptr(), sizeof(position), cudaMemcpyDeviceToHost, stream));
+  GB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (position < 0) return std::nullopt;
+  return index_value_at(idx, position);
+}
+
+// The same search as a deferred check (engine/cuda/deferred_checks.h): a value outside [lo, hi)
+// raises the CPU's IndexError for (dim, size) at the next synchronisation. The kernels queued
+// after it must skip such values themselves.
+inline void defer_index_range_check(const char* op, const Tensor& index, int64_t lo, int64_t hi, int64_t dim,
+                                    int64_t size) {
+  if (index.numel() == 0) return;
+  const Tensor idx = index.contiguous();
+  defer_check(launch_first_out_of_range(idx, lo, hi), -1, [name = std::string(op), idx, dim, size](int64_t position) {
+    throw_index_out_of_range(name.c_str(), index_value_at(idx, position), dim, size);
+  });
 }
 
 // Throws the CPU's IndexError ("op: index 7 is out of bounds for dimension 1 with size 3") for

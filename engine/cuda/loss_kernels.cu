@@ -5,6 +5,7 @@
 
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
+#include "engine/cuda/deferred_checks.h"
 #include "engine/cuda/elementwise.cuh"
 #include "engine/cuda/for_each_launch.cuh"
 #include "engine/ops/kernels/loss.h"
@@ -65,8 +66,10 @@ struct FirstBad {
   }
 };
 
-std::optional<int64_t> nll_samples(const Tensor& x, const Tensor& target, const Tensor& weight, int64_t ignore_index,
-                                   Tensor& loss, Tensor& weights) {
+// The verdict is deferred: nll_loss ends every forward, and waiting there would hold the host until
+// the whole forward has run on the device.
+void nll_samples(const Tensor& x, const Tensor& target, const Tensor& weight, int64_t ignore_index, Tensor& loss,
+                 Tensor& weights, const std::function<void(int64_t)>& raise) {
   const Device device = x.device();
   DeviceGuard guard(device.index);
   const int64_t n = loss.numel();
@@ -80,11 +83,11 @@ std::optional<int64_t> nll_samples(const Tensor& x, const Tensor& target, const 
                                   weights.template data<A>(), x.sizes()[x.dim() - 1], ignore_index,
                                   reinterpret_cast<unsigned long long*>(bad.data<int64_t>())});
   });
-  const int64_t first_bad = bad.to(Device(DeviceType::CPU)).data<int64_t>()[0];
-  if (first_bad >= n) return std::nullopt;
-  const int64_t flat[] = {n};
-  const Tensor t = glassbox::select(glassbox::reshape(target, IntArrayRef(flat)), 0, first_bad);
-  return t.to(Device(DeviceType::CPU)).data<int64_t>()[0];
+  defer_check(bad, n, [target, raise](int64_t first_bad) {
+    const int64_t flat[] = {target.numel()};
+    const Tensor t = glassbox::select(glassbox::reshape(target, IntArrayRef(flat)), 0, first_bad);
+    raise(t.to(Device(DeviceType::CPU)).data<int64_t>()[0]);
+  });
 }
 
 void nll_backward(const Tensor& target, const Tensor& weight, const Tensor& g, const Tensor& total_weight,

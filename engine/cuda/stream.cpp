@@ -9,6 +9,7 @@
 #include "engine/core/error.h"
 #include "engine/cuda/cuda_device.h"
 #include "engine/cuda/cuda_error.h"
+#include "engine/cuda/deferred_checks.h"
 #include "engine/cuda/device_guard.h"
 #include "engine/cuda/stream_exchange.h"
 
@@ -41,6 +42,7 @@ std::array<Pool, kMaxDevices>& pools() {
 void Stream::synchronize() const {
   DeviceGuard guard(device_);
   GB_CUDA_CHECK(cudaStreamSynchronize(handle_));
+  raise_failed_checks(true);  // a wait is where deferred checks report
 }
 
 bool Stream::query() const {

@@ -81,11 +81,11 @@ NllSamples nll_samples(const char* op, const LossBackend& backend, const Tensor&
   const ScalarType acc = self.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
   s.loss = empty_tensor(n, acc, self.device());
   s.weights = empty_tensor(n, acc, self.device());
-  if (const std::optional<int64_t> t =
-          backend.nll_samples(self.contiguous(), s.target, s.weight, ignore_index, s.loss, s.weights)) {
-    throw IndexError(std::string(op) + ": target " + std::to_string(*t) + " is out of bounds for " +
-                     std::to_string(classes) + " classes (self of shape " + shape_to_string(self.sizes()) + ")");
-  }
+  backend.nll_samples(self.contiguous(), s.target, s.weight, ignore_index, s.loss, s.weights,
+                      [op = std::string(op), classes, shape = shape_to_string(self.sizes())](int64_t t) {
+    throw IndexError(op + ": target " + std::to_string(t) + " is out of bounds for " + std::to_string(classes) +
+                     " classes (self of shape " + shape + ")");
+  });
   return s;
 }
 }  // namespace

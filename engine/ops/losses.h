@@ -4,6 +4,7 @@
 // CUDA and Meta. It checks the arguments (loss_shape.h), lines the inputs up in a TensorIterator
 // (broadcast, converted to the loss's dtype) and reduces the element-wise loss; a backend supplies
 // only the loops (LossBackend). Meta has none: its kernel is the front end without compute.
+#include <functional>
 #include <optional>
 
 #include "engine/ops/backend_table.h"
@@ -30,12 +31,14 @@ struct LossBackend {
   std::optional<double> (*first_non_probability)(const Tensor& self, ScalarType dtype);
   // nll_loss per sample of x [n, classes] (contiguous): loss[i] = -w[t] x[i, t] and weights[i] = w[t],
   // both 0 where t = target[i] (Int64) is ignore_index; weight undefined: 1. loss and weights are
-  // contiguous [n] of the compute dtype. Returns the first target outside [0, classes) that is not
-  // ignore_index, if any (then nothing is promised about loss and weights).
-  std::optional<int64_t> (*nll_samples)(const Tensor& x, const Tensor& target, const Tensor& weight,
-                                        int64_t ignore_index, Tensor& loss, Tensor& weights);
+  // contiguous [n] of the compute dtype. The first target outside [0, classes) that is not
+  // ignore_index, if any, goes to `raise` (which throws): before returning on the CPU, at the next
+  // synchronisation on CUDA (engine/cuda/deferred_checks.h). Such a target adds nothing.
+  void (*nll_samples)(const Tensor& x, const Tensor& target, const Tensor& weight, int64_t ignore_index, Tensor& loss,
+                      Tensor& weights, const std::function<void(int64_t)>& raise);
   // grad (zeroed, [n, classes] contiguous): grad[i, t] = -w[t] g[i] (g[0] unless Reduction::None),
-  // divided by total_weight (a 0-d tensor of the compute dtype) for Reduction::Mean.
+  // divided by total_weight (a 0-d tensor of the compute dtype) for Reduction::Mean. Targets outside
+  // [0, classes) are skipped (nll_samples reports them).
   void (*nll_backward)(const Tensor& target, const Tensor& weight, const Tensor& g, const Tensor& total_weight,
                        int64_t ignore_index, int64_t reduction, Tensor& grad);
 };

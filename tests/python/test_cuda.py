@@ -223,3 +223,31 @@ def test_dlpack_with_torch_on_the_gpu():
     assert y.data_ptr() == x.data_ptr() and x.tolist() == [[0.0, 2.0, 4.0, 6.0], [8.0, 10.0, 12.0, 14.0]]
     y.add_(1.0)
     assert t.cpu().tolist() == x.cpu().tolist()
+
+
+@requires_gpu
+def test_bad_indices_raise_at_the_next_synchronisation():
+    """Index checks that would make the host wait (index_select, nll_loss's targets, embedding's
+    backward) report at the next synchronisation instead: the same IndexError as the CPU's, never
+    a read outside the tensor, and nothing left over for later calls."""
+    F = gb.nn.functional
+    logp = gb.tensor(np.log(np.full((4, 5), 0.2, dtype=np.float32))).cuda()
+    with pytest.raises(IndexError, match=r"nll_loss: target 7 is out of bounds for 5 classes"):
+        F.nll_loss(logp, gb.tensor([0, 1, 7, 2]).cuda())
+        gb.cuda.synchronize()
+    w_np = np.arange(18, dtype=np.float32).reshape(6, 3)
+    w = gb.tensor(w_np).cuda()
+    with pytest.raises(IndexError, match="index 9 is out of bounds for dimension 0 with size 6"):
+        w.index_select(0, gb.tensor([1, 9]).cuda()).cpu()  # a copy to the host waits, and reports
+    with pytest.raises(IndexError, match="index 6 is out of bounds for dimension 0 with size 6"):
+        grad = gb.ones(2, 3).cuda()
+        gb.ops.embedding_dense_backward(grad, gb.tensor([6, 0]).cuda(), 6, -1, False).sum().item()
+    # an embedding trained on the GPU with bad ids: the error comes by the loss's .item()
+    emb = gb.nn.Embedding(6, 3).cuda()
+    with pytest.raises(IndexError, match="out of bounds"):
+        emb(gb.tensor([[1, 8]]).cuda()).sum().item()
+    # nothing stale: good calls work and report nothing
+    np.testing.assert_array_equal(w.index_select(0, gb.tensor([5, 0]).cuda()).cpu().numpy(), w_np[[5, 0]])
+    loss = F.nll_loss(logp, gb.tensor([0, 1, 4, 2]).cuda())
+    assert abs(loss.item() - float(-np.log(0.2))) < 1e-5
+    gb.cuda.synchronize()

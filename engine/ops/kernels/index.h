@@ -47,7 +47,12 @@ C scalar_in(const Scalar& v) {
 struct IndexStep {
   int64_t stride_bytes;
   int64_t size;
-  GLASSBOX_HOST_DEVICE int64_t offset(int64_t raw) const { return (raw < 0 ? raw + size : raw) * stride_bytes; }
+  // An index outside [-size, size) reads element 0: the CPU refuses it before any kernel runs, CUDA
+  // may check it later (engine/cuda/deferred_checks.h), and no kernel may read outside its operand.
+  GLASSBOX_HOST_DEVICE int64_t offset(int64_t raw) const {
+    if (raw < -size || raw >= size) return 0;
+    return (raw < 0 ? raw + size : raw) * stride_bytes;
+  }
 };
 
 // (out, src, index): out = src at index, moved as a word of B bytes.

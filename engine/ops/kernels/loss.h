@@ -103,7 +103,7 @@ struct NllInputGrad {
   int64_t classes, ignore_index, reduction;
   GLASSBOX_HOST_DEVICE void operator()(int64_t i) const {
     const int64_t t = target[i];
-    if (t == ignore_index) return;
+    if (t == ignore_index || t < 0 || t >= classes) return;
     A scale = static_cast<A>(g[reduction == Reduction::None ? i : 0]);
     if (reduction == Reduction::Mean) scale /= *total_weight;
     grad[i * classes + t] = static_cast<T>(-(w ? static_cast<A>(w[t]) : A(1)) * scale);

@@ -40,9 +40,14 @@ Pair random_index(IntArrayRef shape, int64_t size, ScalarType t = ScalarType::In
 double sum_rtol(ScalarType t) { return is_floating_point(t) ? 2 * tolerance(t).rtol : 0; }
 double sum_atol(ScalarType t) { return is_floating_point(t) ? 8 * tolerance(t).rtol : 0; }
 // Errors are compared whole: the CUDA kernel must name the problem as the CPU one does.
+// The CUDA call's error may come at the next synchronisation (a deferred index check), as a user
+// meets it: the call and a synchronize together must raise the CPU's error.
 #define EXPECT_SAME_ERROR(cuda_call, cpu_call, needle)                 \
   do {                                                                 \
-    const std::string gpu_error = error_of([&] { cuda_call; });        \
+    const std::string gpu_error = error_of([&] {                       \
+      cuda_call;                                                       \
+      glassbox::cuda::synchronize();                                   \
+    });                                                                \
     EXPECT_NE(gpu_error.find(needle), std::string::npos) << gpu_error; \
     EXPECT_EQ(gpu_error, error_of([&] { cpu_call; }));                 \
   } while (0)
