@@ -241,7 +241,7 @@ def test_bad_indices_raise_at_the_next_synchronisation():
         w.index_select(0, gb.tensor([1, 9]).cuda()).cpu()  # a copy to the host waits, and reports
     with pytest.raises(IndexError, match="index 6 is out of bounds for dimension 0 with size 6"):
         grad = gb.ones(2, 3).cuda()
-        gb.ops.embedding_dense_backward(grad, gb.tensor([6, 0]).cuda(), 6, -1, False).sum().item()
+        gb.ops.glassbox.embedding_dense_backward(grad, gb.tensor([6, 0]).cuda(), 6, -1, False).sum().item()
     # an embedding trained on the GPU with bad ids: the error comes by the loss's .item()
     emb = gb.nn.Embedding(6, 3).cuda()
     with pytest.raises(IndexError, match="out of bounds"):
