@@ -25,8 +25,8 @@ struct Pending {
 
 struct Checks {
   std::mutex mutex;
-  std::deque<Pending> pending;   // in call order
-  std::vector<int64_t*> slots;   // free pinned slots
+  std::deque<Pending> pending;  // in call order
+  std::vector<int64_t*> slots;  // free pinned slots
 };
 
 Checks& checks() {
