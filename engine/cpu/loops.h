@@ -189,8 +189,9 @@ void unary_loop(TensorIterator& it, F f) {
 }
 
 // out[i] = f(a[i], b[i]), with fast paths for contiguous operands and a broadcast scalar on
-// either side. `grain`: elements below which the loop stays on one thread.
-template <class Out, class In, class F>
+// either side. `grain`: elements below which the loop stays on one thread; kWide as for
+// vectorized_unary_loop (the contiguous path gets the AVX-512 copy).
+template <class Out, class In, bool kWide = false, class F>
 void binary_loop_grain(TensorIterator& it, F f, int64_t grain) {
   using C = opmath_t<In>;
   const bool stream = streams_output(it, sizeof(Out));
@@ -203,7 +204,7 @@ void binary_loop_grain(TensorIterator& it, F f, int64_t grain) {
     const bool st =
         stream && may_stream(out, n * so, a, s[1] ? n * si : si) && may_stream(out, n * so, b, s[2] ? n * si : si);
     if (s[0] == so && s[1] == si && s[2] == si) {
-      dispatch_run(
+      dispatch_run<kWide>(
           st, n, [&]<bool kStream, bool kAvx2>() __attribute__((always_inline)) {
             write_run<kStream, kAvx2>(
                 out, n, [&](int64_t i) __attribute__((always_inline)) {

@@ -75,6 +75,32 @@ GB_FLOAT_FORM(GeluErf, x* normal_cdf_f32(x))
 GB_FLOAT_FORM(GeluTanh,
               x* sigmoid_f32(2.0f * float(functors::kSqrt2OverPi) * (x + float(functors::kGeluTanhCubic) * x * x * x)))
 #undef GB_FLOAT_FORM
+// The same for the gradient functors that call the C library: f(grad, self).
+template <class F>
+struct BinaryFloatForm {};
+template <>
+struct BinaryFloatForm<functors::SiluBackward> {
+  static float apply(float g, float v) {
+    const float s = sigmoid_f32(v);
+    return g * s * (1.0f + v * (1.0f - s));
+  }
+};
+template <>
+struct BinaryFloatForm<functors::GeluErfBackward> {
+  static float apply(float g, float v) {
+    const float pdf = float(functors::kInvSqrt2Pi) * exp_f32(-0.5f * v * v);
+    return g * (normal_cdf_f32(v) + v * pdf);
+  }
+};
+template <>
+struct BinaryFloatForm<functors::GeluTanhBackward> {
+  static float apply(float g, float v) {
+    const float v2 = v * v;
+    const float t = tanh_f32(float(functors::kSqrt2OverPi) * (v + float(functors::kGeluTanhCubic) * v2 * v));
+    const float dinner = float(functors::kSqrt2OverPi) * (1.0f + float(3 * functors::kGeluTanhCubic) * v2);
+    return g * (0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * dinner);
+  }
+};
 // sin and cos: the float forms reduce arguments up to kTrigFastMax; larger ones (and infinities)
 // take the functor's (the C library's) path, a tile at a time (guarded_unary_loop).
 template <class F, float (*kFast)(float)>
@@ -114,7 +140,12 @@ void run_loop(TensorIterator& it, const F& f) {
       vectorized_unary_loop<Out, T, kHeavy>(it, f, grain);
     }
   } else if constexpr (std::is_invocable_v<const F&, C, C>) {
-    binary_loop_grain<Out, T>(it, f, grain);
+    if constexpr (std::is_same_v<C, float> && requires { BinaryFloatForm<F>::apply(0.0f, 0.0f); }) {
+      binary_loop_grain<Out, T, true>(
+          it, [](float g, float v) { return BinaryFloatForm<F>::apply(g, v); }, grain);
+    } else {
+      binary_loop_grain<Out, T>(it, f, grain);
+    }
   } else {
     ternary_loop<Out, T, T, T>(it, f, grain);
   }

@@ -161,3 +161,54 @@ def test_every_loop_gives_the_same_bits(name, op, ref, rtol):
     for other in (strided, pieces):
         same = (whole.view(np.uint32) == other.view(np.uint32)) | (np.isnan(whole) & np.isnan(other))
         assert same.all(), f"{name}: x={x[~same][:3]} gives {whole[~same][:3]} and {other[~same][:3]}"
+
+
+def _pdf(x):
+    return np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+
+
+def _gelu_tanh_parts(x):
+    t = np.tanh(K * (x + 0.044715 * x**3))
+    return 0.5 * (1 + t), 0.5 * x * (1 - t * t) * K * (1 + 3 * 0.044715 * x * x)
+
+
+# Gradient formulas computed with the same vectorised code, f(grad, self): the reference's terms,
+# whose sizes bound the cancellation between them (cdf(x) + x pdf(x) for x << 0).
+GRAD_CASES = [
+    ("silu_backward", ops.silu_backward, lambda x: (sigmoid64(x), x * sigmoid64(x) * (1 - sigmoid64(x)))),
+    (
+        "gelu_backward(none)",
+        lambda g, t: ops.gelu_backward(g, t, approximate="none"),
+        lambda x: (0.5 * _erfc(-x / math.sqrt(2)), x * _pdf(x)),
+    ),
+    ("gelu_backward(tanh)", lambda g, t: ops.gelu_backward(g, t, approximate="tanh"), _gelu_tanh_parts),
+]
+
+
+@pytest.mark.parametrize("name,op,parts", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
+def test_gradient_formulas_match_float64_numpy(name, op, parts):
+    rng = np.random.default_rng(3)
+    x = np.concatenate([SPECIALS, rng.uniform(-30, 30, 50_000), rng.standard_normal(50_000)]).astype(np.float32)
+    g = rng.uniform(-2, 2, x.size).astype(np.float32)
+    got = op(gb.from_numpy(g), gb.from_numpy(x)).numpy()
+    with np.errstate(all="ignore"):
+        a, b = parts(x.astype(np.float64))
+        want = g * (a + b)
+    finite = np.isfinite(want) & (np.abs(x) < 1e5)
+    assert not np.isnan(got[finite]).any(), name
+    err = np.abs(got[finite] - want[finite])
+    xf = x[finite].astype(np.float64)
+    bound = 2e-6 * np.abs(g[finite]) * (np.abs(a[finite]) + np.abs(b[finite])) * condition(name, xf)
+    if name.endswith("(tanh)"):
+        # t = tanh(u) near +-1 is rounded to a unit of 2^-24, and the formula is 18x as sensitive to t
+        # as |x| reaches 5 (the same holds for any float32 evaluation of it).
+        bound += 2 * 6e-8 * np.abs(g[finite]) * (0.5 + np.abs(xf) * K * (1 + 3 * 0.044715 * xf * xf))
+    bound += 1e-30
+    worst = np.argmax(err - bound)
+    assert (err <= bound).all(), (
+        f"{name}: x={x[finite][worst]!r} got {got[finite][worst]!r} want {want[finite][worst]!r}"
+    )
+    # the element-by-element loop (strided) gives the same bits as the vectorised one
+    strided = op(gb.from_numpy(np.repeat(g, 2))[::2], gb.from_numpy(np.repeat(x, 2))[::2]).numpy()
+    same = (strided.view(np.uint32) == got.view(np.uint32)) | (np.isnan(strided) & np.isnan(got))
+    assert same.all(), name
