@@ -205,6 +205,61 @@ def test_an_mlp_trained_three_steps_compiled_gives_the_eager_losses_and_paramete
     assert compiled.compilations[0].relaid_gradients == [g.name for g in weights]
 
 
+def _gpt_module():
+    """benchmarks/models/gpt.py, the model of the model-speed benchmark, imported by path."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "models", "gpt.py")
+    spec = importlib.util.spec_from_file_location("benchmark_gpt", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_gpt_training_step_compiled_gives_the_eager_losses_gradients_and_parameters():
+    gpt = _gpt_module()
+    vocab, block = 16, 8
+    gb.manual_seed(5)
+    eager_model = gpt.build(gb, vocab=vocab, block=block, C=16, heads=2, layers=1)
+    compiled_model = gpt.build(gb, vocab=vocab, block=block, C=16, heads=2, layers=1)
+    compiled_model.load_state_dict(eager_model.state_dict())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # running eagerly (a refused capture) warns: fail on it
+        compiled = gb.compile(compiled_model)
+        runs = {}
+        for name, model, step in (("eager", eager_model, eager_model), ("compiled", compiled_model, compiled)):
+            optimizer = gb.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
+            rng = np.random.default_rng(11)
+            losses, grads = [], []
+            for _ in range(5):
+                idx = gb.from_numpy(rng.integers(0, vocab, (2, block)).astype(np.int64))
+                targets = gb.from_numpy(rng.integers(0, vocab, (2, block)).astype(np.int64))
+                optimizer.zero_grad()
+                loss = step(idx, targets)
+                loss.backward()
+                grads.append([p.grad.numpy().copy() for p in model.parameters()])
+                optimizer.step()
+                losses.append(float(loss.detach().numpy()))
+            runs[name] = losses, grads, [p.detach().numpy().copy() for p in model.parameters()]
+    (got_losses, got_grads, got_params), (want_losses, want_grads, want_params) = runs["compiled"], runs["eager"]
+    assert_close(got_losses, want_losses, rtol=1e-4)
+    assert len(set(np.round(want_losses, 4))) > 1  # the steps change the model
+    for got_step, want_step in zip(got_grads, want_grads):
+        for g, w in zip(got_step, want_step):
+            assert_close(g, w, rtol=1e-3, atol=1e-5)
+    for g, w in zip(got_params, want_params):
+        assert_close(g, w, rtol=1e-4, atol=1e-5)
+    assert len(compiled.compilations) == 1 and compiled.compilations[0].backward_calls == 5
+    assert compiled.kernels and compiled.backward_kernels
+    # split's gradient is a cat, cross_entropy runs as log_softmax and a one-hot pick, the batched
+    # matmuls as mm/bmm: no operator of the backward graph reads a value made inside a kernel
+    backward_ops = {n.op for n in compiled.backward_graph.ir.nodes}
+    assert "glassbox::cat" in backward_ops and "glassbox::nll_loss_backward" not in backward_ops
+    assert not compiled.backward_graph.ir.constants or all(
+        t.dim() == 0 for t in compiled.backward_graph.ir.constants.values()
+    )
+
+
 def test_the_compiled_backward_kernel_appears_in_the_dispatch_trace():
     compiled = gb.compile(chain)
     x, b = rand(64, 32, requires_grad=True), rand(32, seed=1, requires_grad=True)

@@ -103,6 +103,26 @@ struct Maximum {
 struct Minimum {
   template <class C> __device__ C operator()(C x, C y) const { return x != x ? x : y != y ? y : y < x ? y : x; }
 };
+// The gradient formulas of autograd's element-wise backward operators: (grad, saved value) -> the
+// input's gradient, the arithmetic of the engine's functors (GB_GRAD_FUNCTOR).
+#define GB_GRAD(Name, body) \
+  struct Name { template <class C> __device__ C operator()(C g, C v) const { body } };
+GB_GRAD(SigmoidBackward, return g * v * (C(1) - v);)  // v: sigmoid's result
+GB_GRAD(TanhBackward, return g * (C(1) - v * v);)  // v: tanh's result
+GB_GRAD(SiluBackward, const C s = C(1) / (C(1) + exp(-v)); return g * s * (C(1) + v * (C(1) - s));)
+GB_GRAD(GeluErfBackward, const C cdf = C(0.5) * (C(1) + erf(v * C(0.70710678118654752440)));
+        const C pdf = C(0.39894228040143267794) * exp(C(-0.5) * v * v); return g * (cdf + v * pdf);)
+GB_GRAD(GeluTanhBackward, const C v2 = v * v;
+        const C t = tanh(C(0.79788456080286535588) * (v + C(0.044715) * v2 * v));
+        const C dinner = C(0.79788456080286535588) * (C(1) + C(3 * 0.044715) * v2);
+        return g * (C(0.5) * (C(1) + t) + C(0.5) * v * (C(1) - t * t) * dinner);)
+#undef GB_GRAD
+struct ThresholdBackward {  // relu's gradient: grad where self > threshold, else 0
+  template <class C> struct Fn {
+    C threshold;
+    __device__ C operator()(C g, C x) const { return x <= threshold ? C(0) : g; }
+  };
+};
 }  // namespace F
 template <class Fn, class C> __device__ inline C unary(C x) { return Fn{}(x); }
 """

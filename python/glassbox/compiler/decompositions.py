@@ -90,8 +90,60 @@ def pow_scalar(x, exponent):
     return G.pow.Tensor_Scalar(x, exponent)
 
 
-# Applied only to a graph compiled with a backward (the generator computes pow(x, 2) as x * x anyway).
-TRAINING_DECOMPOSITIONS = {"glassbox::pow.Tensor_Scalar": pow_scalar}
+def cross_entropy(x, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    """Class indices over [N, C] logits as log_softmax, then the target's entry of each row picked by
+    a one-hot mask (target == arange(C)) and summed along the row: every step has a backward the
+    compiled backward computes (element-wise products and sums), where the engine's composite
+    keeps its log_softmax inside a kernel and nll_loss's backward scatters into a zero tensor.
+    Other forms (class weights, smoothing, probabilities as targets) stay the library call."""
+    if (
+        weight is not None
+        or label_smoothing != 0.0
+        or x.dim() != 2
+        or target.dim() != 1
+        or target.dtype.is_floating_point
+    ):
+        return G.cross_entropy.default(x, target, weight, reduction, ignore_index, label_smoothing)
+    logp = log_softmax(x, -1)
+    classes = G.arange.default(x.shape[-1], dtype=target.dtype, device=x.device)
+    one_hot = G.to.dtype(G.eq.Tensor(G.unsqueeze.default(target, 1), classes), x.dtype)
+    kept = G.to.dtype(G.ne.Scalar(target, ignore_index), x.dtype)
+    picked = G.mul.Tensor(G.sum.dim_IntList(G.mul.Tensor(logp, one_hot), [-1], False), kept)
+    if reduction == 0:
+        return G.neg.default(picked)
+    total = G.neg.default(G.sum.dim_IntList(picked, [0], False))
+    return total if reduction == 2 else G.div.Tensor(total, G.sum.dim_IntList(kept, [0], False))
+
+
+def matmul_as_mm(a, b):
+    """matmul of a batch as one mm (b a matrix: the batch dims folded into the rows) or one bmm (the
+    same batch dims on both), between reshapes. The engine's matmul does the same inside its kernel,
+    so its backward reads the folded operands, which the graph would not have. Other forms (vectors,
+    broadcast batch dims) stay matmul."""
+    if a.dim() > 2 and b.dim() == 2:  # (two matrices: matmul's backward reads only its operands)
+        rows = G.reshape.default(a, [-1, a.shape[-1]])
+        return G.reshape.default(G.mm.default(rows, b), list(a.shape[:-1]) + [b.shape[-1]])
+    if a.dim() >= 3 and a.dim() == b.dim() and list(a.shape[:-2]) == list(b.shape[:-2]):
+        batch = list(a.shape[:-2])
+        a3 = G.reshape.default(a, [-1] + list(a.shape[-2:]))
+        b3 = G.reshape.default(b, [-1] + list(b.shape[-2:]))
+        return G.reshape.default(G.bmm.default(a3, b3), batch + [a.shape[-2], b.shape[-1]])
+    return G.matmul.default(a, b)
+
+
+def linear_as_mm(x, weight, bias=None):
+    y = matmul_as_mm(x, G.t.default(weight))
+    return y if bias is None else G.add.Tensor(y, bias)
+
+
+# Applied only to a graph compiled with a backward (the generator computes pow(x, 2) as x * x anyway;
+# the library's cross_entropy and matmul need no visible inner values without a backward).
+TRAINING_DECOMPOSITIONS = {
+    "glassbox::pow.Tensor_Scalar": pow_scalar,
+    "glassbox::cross_entropy": cross_entropy,
+    "glassbox::matmul": matmul_as_mm,
+    "glassbox::linear": linear_as_mm,
+}
 
 
 def op_callable(op):

@@ -18,7 +18,10 @@ import warnings
 from dataclasses import dataclass, field
 from typing import List, Tuple
 
-from . import backward_pointwise, codegen_cpp
+from . import (
+    backward_pointwise,  # noqa: F401  (adds the gradient formulas to codegen_cpp.POINTWISE)
+    codegen_cpp,
+)
 from .graph import Graph, Node, Value
 
 FUSIBLE_DTYPES = {"cpu": ("float32", "float64"), "cuda": ("float32", "float64", "float16", "bfloat16")}
@@ -105,8 +108,6 @@ def why_not_fusible(node, grad_enabled):
         reason = _cuda_unavailable()
         if reason:
             return "device %s: %s" % (node.outputs[0].device, reason)
-        if node.op in backward_pointwise.GRADIENT_FORMULAS:  # engine functors the NVRTC prelude lacks
-            return "device %s: the CUDA generator has no formula for %s yet" % (node.outputs[0].device, node.op)
     for v in node.input_values() + node.outputs:
         # a 0-d CPU input of a CUDA operator (a wrapped Python number) is passed to the kernel by value
         host_number = v.shape == () and v.device == "cpu" and _dtype(v) in codegen_cpp.SCALAR_READS

@@ -116,6 +116,28 @@ def _reruns(forward, env):
     return reruns
 
 
+def _split_backward(node, outs, grads):
+    """split's gradient as one cat of the pieces' gradients (zeros for a piece that gets none).
+    The engine's formula fills a zero tensor through views of it (slice, copy_), which capture
+    refuses (writes into views are not captured); cat computes the same gradient without them."""
+    dim = node.args[2] if len(node.args) > 2 else 0
+    pieces = [
+        g if g is not None else _C._functions.zeros(list(t.shape), dtype=t.dtype, device=t.device)
+        for t, g in zip(outs, grads)
+    ]
+    return [_C._functions.cat(pieces, dim)]
+
+
+# Forward operators whose backward formula is written here instead of taken from the engine's
+# autograd node: [gradient of each tensor input that needs one] from (node, its results again, the
+# gradients reaching them, None where none does). Each formula is recorded under capture like the
+# engine's, and is checked against eager gradients by the tests.
+BACKWARD_FORMULAS = {
+    "glassbox::split.Tensor": _split_backward,
+    "glassbox::split_with_sizes": _split_backward,
+}
+
+
 def capture_backward(forward, leaves, env):
     """The backward graph of `forward` (a decomposed graph whose replay `env` holds): inputs are
     every forward value (pruned later) then one gradient per differentiable output; outputs are the
@@ -155,14 +177,17 @@ def capture_backward(forward, leaves, env):
                 continue
             capturer.where_override = n.where or None
             first = len(capturer.graph.nodes)
-            got = _C._autograd.grad(
-                [t for _, t in reached],
-                [d for _, d in needing],
-                [grad_of[id(o)] for o, _ in reached],
-                None,
-                False,
-                True,
-            )
+            if n.op in BACKWARD_FORMULAS:
+                got = BACKWARD_FORMULAS[n.op](n, outs, [grad_of.get(id(o)) for o in n.outputs])
+            else:
+                got = _C._autograd.grad(
+                    [t for _, t in reached],
+                    [d for _, d in needing],
+                    [grad_of[id(o)] for o, _ in reached],
+                    None,
+                    False,
+                    True,
+                )
             for (a, _), g in zip(needing, got):
                 if g is not None:
                     grad_of[id(a)] = grad_of[id(a)] + g if id(a) in grad_of else g
