@@ -4,11 +4,19 @@ that take the most device (or CPU) time, from gb.profiler and torch.profiler ove
 of the same model (benchmarks/models_vs_torch.py's sizes, weights and data).
 
     python3 benchmarks/profile_model_step.py --model gpt --device cuda [--steps 5] [--rows 15]
+        [--sort device|cpu] [--phases]
+
+--phases prints, instead of the tables, how long the host takes to issue a step (no synchronisation)
+against the whole step, and the forward, backward and optimizer each synchronised alone: a library
+whose host issues a step in about the step's time is bound by its host (or waits on the device
+inside the step), one that issues it much faster is bound by the device.
 """
 
 import argparse
 import os
+import statistics
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -24,6 +32,7 @@ def main():
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--rows", type=int, default=15)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--phases", action="store_true", help="host issue time and phase times, not the profile")
     parser.add_argument(
         "--sort",
         choices=["device", "cpu"],
@@ -50,6 +59,9 @@ def main():
         for i in range(3):  # warm-up: allocator, algorithm choices
             runner.step(i)
         runner.sync()
+        if args.phases:
+            print_phases(lib.__name__, runner, max(args.steps, 10))
+            continue
         activities = [lib.profiler.ProfilerActivity.CPU]
         if args.device == "cuda":
             activities.append(lib.profiler.ProfilerActivity.CUDA)
@@ -63,6 +75,41 @@ def main():
             flush=True,
         )
         print(prof.key_averages().table(sort_by=sort_key, row_limit=args.rows), flush=True)
+
+
+def print_phases(name, runner, repeats):
+    """Medians over `repeats` steps, in ms: issue (step() returns) and whole (after a synchronise),
+    then each phase synchronised alone."""
+    issue, whole, phases = [], [], {"forward": [], "backward": [], "optimizer": []}
+    for i in range(repeats):
+        runner.sync()
+        start = time.perf_counter()
+        runner.step(i)
+        issued = time.perf_counter()
+        runner.sync()
+        issue.append((issued - start) * 1e3)
+        whole.append((time.perf_counter() - start) * 1e3)
+    for i in range(repeats):
+        x, y = runner.batches[i % len(runner.batches)]
+        marks = [time.perf_counter()]
+        runner.optimizer.zero_grad()
+        loss = runner.model(x, y)
+        runner.sync()
+        marks.append(time.perf_counter())
+        loss.backward()
+        runner.sync()
+        marks.append(time.perf_counter())
+        runner.optimizer.step()
+        runner.sync()
+        marks.append(time.perf_counter())
+        for k, key in enumerate(phases):
+            phases[key].append((marks[k + 1] - marks[k]) * 1e3)
+    m = statistics.median
+    print(
+        f"{name:9s} host issues a step in {m(issue):7.2f} ms, the step takes {m(whole):7.2f} ms | "
+        + "  ".join(f"{k} {m(v):7.2f}" for k, v in phases.items()),
+        flush=True,
+    )
 
 
 if __name__ == "__main__":
