@@ -389,32 +389,10 @@ def main():
         args, ["--device", args.device, "--numel", str(args.numel), "--repeat", str(args.repeat)]
     )
 
-    if args.device == "cuda":
-        print(
-            "6 element-wise ops over %s float32 elements, GPU %s (glassbox: %s), PyTorch %s; medians of %d"
-            % (
-                f"{args.numel:,}",
-                torch_figures.get("torch_device", "-"),
-                figures["device"],
-                torch_figures.get("torch_version", "-"),
-                args.repeat,
-            )
-        )
-    else:
-        print(
-            "6 element-wise ops over %s float32 elements, CPU (%s, %s cores, load average %.1f), glassbox threads %s, "
-            "PyTorch %s threads %s; medians of %d"
-            % (
-                f"{args.numel:,}",
-                platform.processor() or platform.machine(),
-                os.cpu_count(),
-                os.getloadavg()[0],
-                figures["threads"],
-                torch_figures.get("torch_version", "-"),
-                torch_figures.get("torch_threads", "-"),
-                args.repeat,
-            )
-        )
+    print(
+        "6 element-wise ops over %s float32 elements, %s; medians of %d"
+        % (f"{args.numel:,}", describe_machine(args, figures, torch_figures), args.repeat)
+    )
     moved = 2 * 4 * args.numel  # one read, one write per element: the fused minimum
     for label in CHAINS:
         row = dict(figures[label], **torch_figures.get(label, {}))
