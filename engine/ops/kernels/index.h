@@ -47,10 +47,13 @@ C scalar_in(const Scalar& v) {
 struct IndexStep {
   int64_t stride_bytes;
   int64_t size;
-  // An index outside [-size, size) reads element 0: the CPU refuses it before any kernel runs, CUDA
-  // may check it later (engine/cuda/deferred_checks.h), and no kernel may read outside its operand.
+  // On the device an index outside [-size, size) reads element 0: CUDA may check indices after the
+  // kernel is queued (engine/cuda/deferred_checks.h), and no kernel may read outside its operand.
+  // The CPU refuses such an index before any loop runs, so its loops skip the test.
   GLASSBOX_HOST_DEVICE int64_t offset(int64_t raw) const {
+#ifdef __CUDA_ARCH__
     if (raw < -size || raw >= size) return 0;
+#endif
     return (raw < 0 ? raw + size : raw) * stride_bytes;
   }
 };
