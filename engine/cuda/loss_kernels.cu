@@ -8,6 +8,7 @@
 #include "engine/cuda/deferred_checks.h"
 #include "engine/cuda/elementwise.cuh"
 #include "engine/cuda/for_each_launch.cuh"
+#include "engine/cuda/index_launch.cuh"
 #include "engine/ops/kernels/loss.h"
 #include "glassbox/ops/Functions.h"
 
@@ -83,11 +84,8 @@ void nll_samples(const Tensor& x, const Tensor& target, const Tensor& weight, in
                                   weights.template data<A>(), x.sizes()[x.dim() - 1], ignore_index,
                                   reinterpret_cast<unsigned long long*>(bad.data<int64_t>())});
   });
-  defer_check(bad, n, [target, raise](int64_t first_bad) {
-    const int64_t flat[] = {target.numel()};
-    const Tensor t = glassbox::select(glassbox::reshape(target, IntArrayRef(flat)), 0, first_bad);
-    raise(t.to(Device(DeviceType::CPU)).data<int64_t>()[0]);
-  });
+  // (target is contiguous: the bad sample's position is its index.)
+  defer_check(bad, n, [target, raise](int64_t first_bad) { raise(index_value_at(target, first_bad)); });
 }
 
 void nll_backward(const Tensor& target, const Tensor& weight, const Tensor& g, const Tensor& total_weight,
