@@ -123,6 +123,34 @@ def test_load_inline_builds_once_and_rebuilds_on_change(tmp_path):
     assert changed.operators == ["inline_ops::twice"]
 
 
+SAME_SYMBOL = """
+// Both extensions export this name; each must call its own.
+extern "C" double glassbox_test_extension_factor() { return %s; }
+namespace {
+glassbox::Tensor scaled(const glassbox::Tensor& x) { return glassbox::mul(x, glassbox_test_extension_factor()); }
+}
+GLASSBOX_LIBRARY(%s, m) { m.def("scaled(Tensor x) -> Tensor"); }
+GLASSBOX_LIBRARY_IMPL(%s, CompositeImplicitAutograd, m) { m.impl("scaled", &scaled); }
+"""
+
+
+def test_an_extension_does_not_bind_to_the_symbols_of_one_loaded_before(tmp_path):
+    """Extensions load into their own scope: a name both export (an inline function of a header, a
+    runtime linked in) resolves in each to its own definition, not to the first one loaded."""
+    first = gb.utils.cpp_extension.load_inline(
+        "scope_a_ops",
+        cpp_sources=SAME_SYMBOL % ("2.0", "scope_a_ops", "scope_a_ops"),
+        build_directory=str(tmp_path / "a"),
+    )
+    second = gb.utils.cpp_extension.load_inline(
+        "scope_b_ops",
+        cpp_sources=SAME_SYMBOL % ("5.0", "scope_b_ops", "scope_b_ops"),
+        build_directory=str(tmp_path / "b"),
+    )
+    np.testing.assert_array_equal(np.asarray(first.scaled(gb.ones(2))), [2.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(second.scaled(gb.ones(2))), [5.0, 5.0])
+
+
 def test_a_compile_error_shows_the_compiler_message_with_file_and_line(tmp_path):
     with pytest.raises(RuntimeError) as failure:
         gb.utils.cpp_extension.load_inline(

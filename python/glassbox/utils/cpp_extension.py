@@ -195,7 +195,10 @@ def _load_library(name, path, verbose):
         _ctypes.dlclose(handle._handle)  # its Library objects deregister as it unloads
         del _loaded[name]
     before_ops, before_errors = set(registry.operators()), len(_C._registry.load_errors())
-    handle = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    # RTLD_LOCAL: an extension needs only the libraries it links. Put in the global scope, its
+    # symbols (inline functions, and whatever runtime it carries) would bind the references of
+    # every extension loaded after it, and two builds do not always agree.
+    handle = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
     errors = _C._registry.load_errors()[before_errors:]
     if errors:
         raise RuntimeError(f"extension '{name}' ({path}) failed to register:\n" + "\n".join(errors))
