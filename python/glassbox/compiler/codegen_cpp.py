@@ -363,6 +363,20 @@ def _row_loop(group, inputs, outputs, C, notes):
     )
 
 
+def _with_restrict_parameters(loop, pointers):
+    """The chunk's loop as a lambda called with the operands' pointers as __restrict parameters.
+    GCC keeps the no-alias promise of a __restrict parameter but not that of a __restrict local
+    the chunk's closure captures: without it, a chain such as add + gelu stays scalar (~9x slower
+    than the library's vectorised gelu)."""
+    header, body, close = loop[0], loop[1:-1], loop[-1]
+    params = ", ".join("%s* __restrict %s" % (t, name) for t, name in pointers)
+    return (
+        [header, "  [&](%s) {" % params]
+        + ["  " + line for line in body]
+        + ["  }(%s);" % ", ".join(name for _, name in pointers), close]
+    )
+
+
 def generate(group, graph_users, graph_outputs):
     """The Kernel for a fusion.Group. graph_users: {id(value): [nodes]} of the whole graph;
     graph_outputs: ids of the values the graph returns."""
@@ -425,7 +439,8 @@ def generate(group, graph_users, graph_outputs):
             % (v.name, ", ".join(map(str, v.shape)), scalar_type)
         )
         lines.append("  %s* __restrict o_%s = out_%s.data<%s>();" % (C, v.name, v.name, C))
-    lines += ["  " + line for line in loop]
+    pointers = [("const %s" % _ctype(v), "p_" + v.name) for v in inputs] + [(C, "o_" + v.name) for v in outputs]
+    lines += ["  " + line for line in _with_restrict_parameters(loop, pointers)]
     if len(outputs) == 1:
         lines.append("  return out_%s;" % outputs[0].name)
     else:
