@@ -47,18 +47,34 @@ def missing(kernels_and_schemas):
 def build_and_load(source, verbose=False):
     """Compiles `source` (unless cached) and loads it; returns the library's path. A source with
     wrappers of CUDA kernels (codegen_cuda) links glassbox's CUDA library (its current stream)."""
+    return build_and_load_all([source], verbose)[0]
+
+
+def build_and_load_all(sources, verbose=False):
+    """build_and_load for several sources (a training step's forward and backward): they compile at
+    the same time, each in its own compiler process, and load in the order given."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from . import codegen_cuda
 
-    digest = hashlib.sha1((source + " ".join(CFLAGS) + machine_tag()).encode()).hexdigest()[:16]
-    name = "gb_compiled_" + digest
-    with_cuda = codegen_cuda.HOST_PRELUDE in source
-    module = cpp_extension.load_inline(
-        name,
-        cpp_sources=source,
-        extra_cflags=CFLAGS,
-        extra_include_paths=[codegen_cuda.cuda_include_dir()] if with_cuda else None,
-        build_directory=os.path.join(cache_root(), name),
-        verbose=verbose,
-        with_cuda=with_cuda,
-    )
-    return module.__file__
+    def build(source):
+        digest = hashlib.sha1((source + " ".join(CFLAGS) + machine_tag()).encode()).hexdigest()[:16]
+        name = "gb_compiled_" + digest
+        with_cuda = codegen_cuda.HOST_PRELUDE in source
+        path = cpp_extension.build_inline(
+            name,
+            cpp_sources=source,
+            extra_cflags=CFLAGS,
+            extra_include_paths=[codegen_cuda.cuda_include_dir()] if with_cuda else None,
+            build_directory=os.path.join(cache_root(), name),
+            verbose=verbose,
+            with_cuda=with_cuda,
+        )
+        return path
+
+    if len(sources) <= 1:
+        paths = [build(s) for s in sources]
+    else:
+        with ThreadPoolExecutor(max_workers=len(sources)) as pool:
+            paths = list(pool.map(build, sources))
+    return [cpp_extension.load_library(path, verbose=verbose).__file__ for path in paths]

@@ -15,6 +15,7 @@ class Lowered:
     """One graph lowered: its fusion log, fused graph, generated kernels and C++ source."""
 
     def __init__(self, graph, fused, fusion_log, kernels=(), cpp_source="", library_path=None):
+        self.unbuilt = []  # (kernel, schema) pairs lower(build=False) left to build_libraries
         self.graph = graph
         self.fused = fused
         self.fusion_log = fusion_log
@@ -23,9 +24,10 @@ class Lowered:
         self.library_path = library_path
 
 
-def lower(graph, backend, grad_enabled, removed=()):
+def lower(graph, backend, grad_enabled, removed=(), build=True):
     """Fuses and generates `graph` (backend "glassbox"), or keeps it as library calls ("eager").
-    removed: the nodes dead-code elimination dropped, named at the top of the log."""
+    removed: the nodes dead-code elimination dropped, named at the top of the log. build=False
+    leaves the library to build_libraries, which builds several graphs' at once."""
     if backend == "eager":
         return Lowered(graph, graph, fusion.FusionLog(["backend 'eager': no decomposition or fusion"]))
     groups, log = fusion.plan(graph, grad_enabled)
@@ -36,16 +38,37 @@ def lower(graph, backend, grad_enabled, removed=()):
     generated = [codegen_cpp.generate(g, users, outputs) for g in groups]
     made = [k for k, _ in generated]
     fused = fusion.fuse(graph, groups, made)
-    cpp_source, library_path = "", None
+    cpp_source, library_path, new = "", None, []
     if generated:
         cpp_source = codegen_cpp.source_file(generated)
         new = kernels.missing(generated)
-        library_path = kernels.build_and_load(codegen_cpp.source_file(new)) if new else "(already loaded)"
+        library_path = None if new else "(already loaded)"
     for k in made:
         log.note("kernel %s: %s" % (k.op_name, ", ".join(m.outputs[0].name for m in k.members)))
         for note in k.notes:
             log.note("  " + note)
-    return Lowered(graph, fused, log, made, cpp_source, library_path)
+    lowered = Lowered(graph, fused, log, made, cpp_source, library_path)
+    lowered.unbuilt = new
+    if build:
+        build_libraries([lowered])
+    return lowered
+
+
+def build_libraries(lowered_graphs):
+    """Builds and loads the libraries of kernels that lower(build=False) left; they compile at the
+    same time. A kernel two graphs share is built with the first."""
+    taken, pending = set(), []
+    for lowered in lowered_graphs:
+        new = [(k, s) for k, s in lowered.unbuilt if k.op_name not in taken]
+        taken.update(k.op_name for k, _ in new)
+        lowered.unbuilt = []
+        if new:
+            pending.append((lowered, codegen_cpp.source_file(new)))
+        elif lowered.library_path is None and lowered.kernels:
+            lowered.library_path = "(already loaded)"
+    paths = kernels.build_and_load_all([source for _, source in pending])
+    for (lowered, _), path in zip(pending, paths):
+        lowered.library_path = path
 
 
 def wrapper_source(fused):

@@ -510,8 +510,9 @@ class TrainingCompilation:
         forward.outputs = (self.decomposed.outputs, list(self.partition.saved))
         forward.stage = "forward"
         self.forward_graph = forward
-        self.lowered = lowering.lower(forward, backend, False, removed)
-        self.backward_lowered = lowering.lower(backward, backend, False, dead_code.eliminate(backward))
+        self.lowered = lowering.lower(forward, backend, False, removed, build=False)
+        self.backward_lowered = lowering.lower(backward, backend, False, dead_code.eliminate(backward), build=False)
+        lowering.build_libraries([self.lowered, self.backward_lowered])  # both compile at once
         self.fusion_log = self.lowered.fusion_log
         self.fused = self.lowered.fused
         self.kernels = self.lowered.kernels

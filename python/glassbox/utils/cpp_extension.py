@@ -261,6 +261,36 @@ def load_inline(
 ):
     """load() for sources given as strings (a notebook cell): each source gets
     `#include <glassbox/glassbox.h>` in front and is written to the build folder."""
+    cuda = with_cuda if with_cuda is not None else bool(cuda_sources)
+    path = build_inline(
+        name,
+        cpp_sources,
+        cuda_sources,
+        extra_cflags,
+        extra_cuda_cflags,
+        extra_ldflags,
+        extra_include_paths,
+        build_directory,
+        verbose,
+        cuda,
+    )
+    return _load_library(name, path, verbose)
+
+
+def build_inline(
+    name,
+    cpp_sources,
+    cuda_sources=None,
+    extra_cflags=None,
+    extra_cuda_cflags=None,
+    extra_ldflags=None,
+    extra_include_paths=None,
+    build_directory=None,
+    verbose=False,
+    with_cuda=None,
+):
+    """build() for sources given as strings, as load_inline writes them; returns the library's path
+    without loading it (several can build at once, each in its own thread)."""
     directory = os.path.abspath(build_directory or _default_build_directory(name))
     os.makedirs(directory, exist_ok=True)
     files = []
@@ -273,7 +303,7 @@ def load_inline(
         files.append(path)
     if not files:
         raise ValueError("load_inline: no sources given")
-    return load(
+    return build(
         name,
         files,
         extra_cflags,
@@ -286,4 +316,4 @@ def load_inline(
     )
 
 
-__all__ = ["load", "load_inline", "load_library", "build"]
+__all__ = ["load", "load_inline", "load_library", "build", "build_inline"]
