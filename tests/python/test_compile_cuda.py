@@ -596,3 +596,21 @@ def test_a_captured_backward_graphs_groups_run_by_the_emulation_equal_eager(pret
         got = cuda_emulation.run(kernel, [env[id(v)] for v in kernel.inputs], str(tmp_path))
         for r, v in zip(got, kernel.outputs):
             np.testing.assert_allclose(r, np.asarray(env[id(v)]), rtol=1e-5, atol=1e-6, equal_nan=True, err_msg=v.name)
+
+
+def mean_loss_step(x, w):
+    return (F.gelu(x * w) * gb.sigmoid(x)).mean()
+
+
+@needs_gpu
+def test_cuda_a_compiled_training_step_with_a_mean_loss_gives_eagers_gradients():
+    """The loss's gradient enters the backward graph as a 0-d CUDA tensor: the capture must see it
+    on the device (not as a host scalar, which the kernel would then refuse)."""
+    grads = []
+    for fn in (mean_loss_step, gb.compile(mean_loss_step)):
+        x = cuda(rand(64, 40)).requires_grad_(True)
+        w = cuda(rand(40, seed=1)).requires_grad_(True)
+        fn(x, w).backward()
+        grads.append([np.asarray(t.grad.cpu()) for t in (x, w)])
+    for got, want in zip(grads[1], grads[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

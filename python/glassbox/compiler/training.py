@@ -156,7 +156,11 @@ def capture_backward(forward, leaves, env):
     wrt = [i for i, leaf in enumerate(leaves) if leaf.requires_grad]
     if not out_values:
         return None, out_values, wrt
-    grads = [_C._functions.ones(list(env[id(v)].shape), dtype=env[id(v)].dtype) for v in out_values]
+    # On the output's device: a 0-d gradient made on the CPU would be captured as a host scalar, and
+    # the CUDA kernel reading it would refuse the CUDA tensor backward() passes.
+    grads = [
+        _C._functions.ones(list(env[id(v)].shape), dtype=env[id(v)].dtype, device=env[id(v)].device) for v in out_values
+    ]
     reruns = _reruns(forward, env)
     capturer = Capturer(forward.name, forward.source)
     with capturer:
