@@ -14,6 +14,8 @@
 #ifdef GLASSBOX_HAVE_ONEDNN_GEMM
 #include <dnnl.h>
 #include <omp.h>
+
+#include "engine/cpu/openmp_threads.h"
 #endif
 #ifdef GLASSBOX_HAVE_OPENBLAS
 #include <cblas.h>
@@ -204,8 +206,8 @@ void gemm_cblas(MatrixView a, MatrixView b, const MatrixView& c, double alpha, d
 #ifdef GLASSBOX_HAVE_ONEDNN_GEMM
     // oneDNN's sgemm (row-major, as called here) where it was found: 1.1-2.1x OpenBLAS's on 2
     // threads for the shapes of a small transformer's products (512x512 @ 512x128: 309 us against
-    // 649), and no slower at 2048^3. Its OpenMP threads follow glassbox's count.
-    omp_set_num_threads(get_num_threads());
+    // 649), and no slower at 2048^3. Its OpenMP threads follow glassbox's count (one after a fork).
+    omp_set_num_threads(openmp_threads());
     const auto op = [](CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : 'T'; };
     const dnnl_status_t status = dnnl_sgemm(
         op(la->trans), op(lb->trans), m, n, k, static_cast<float>(alpha), static_cast<const float*>(a.data), la->ld,

@@ -16,6 +16,7 @@
 #include "engine/core/empty.h"
 #include "engine/core/parallel.h"
 #include "engine/cpu/conv_im2col.h"
+#include "engine/cpu/openmp_threads.h"
 #include "engine/ops/kernels/conv.h"
 
 namespace glassbox::cpu {
@@ -96,13 +97,20 @@ struct Primitives {
   }
 };
 
-// Primitives are costly to create (oneDNN generates code for the geometry): one per geometry, kept.
+// Primitives are costly to create (oneDNN generates code for the geometry): one per geometry and
+// thread count, kept. A primitive runs on the OpenMP thread count it was created with, so a
+// process forked after the parent made one (which must run on one thread) or a new
+// set_num_threads gets its own.
 Primitives& primitives_for(const Conv2dShape& s, bool bias) {
   static std::mutex mutex;
   static std::map<std::vector<int64_t>, std::unique_ptr<Primitives>> cache;
   const Geometry g(s);
+  const int threads = openmp_threads();
+  omp_set_num_threads(threads);
+  std::vector<int64_t> key = g.key(bias);
+  key.push_back(threads);
   const std::lock_guard lock(mutex);
-  auto& slot = cache[g.key(bias)];
+  auto& slot = cache[key];
   if (!slot) slot = std::make_unique<Primitives>(g, bias);
   return *slot;
 }
@@ -124,7 +132,7 @@ memory laid_out(const memory& user, const memory::desc& want, dnnl::stream& stre
 struct Run {
   dnnl::stream stream{cpu_engine()};
   std::vector<std::pair<memory, memory>> copies_out;  // (computed, plain destination)
-  Run() { omp_set_num_threads(get_num_threads()); }
+  Run() { omp_set_num_threads(openmp_threads()); }
   // Memory in `want` for the plain tensor `t` that a primitive writes.
   memory output(const memory& user, const memory::desc& want) {
     if (user.get_desc() == want) return user;

@@ -31,3 +31,36 @@ def test_bad_counts():
         gb.set_num_threads(0)
     with pytest.raises(TypeError):
         gb.set_num_threads("two")
+
+
+FORK_CHILD = r"""
+import os, signal
+import numpy as np
+import glassbox as gb
+
+gb.set_num_threads(2)
+a = gb.randn(256, 256)
+x, w = gb.randn(2, 16, 20, 20), gb.randn(16, 16, 3, 3)
+want = (np.asarray(a @ a), np.asarray(gb.nn.functional.conv2d(x, w)))
+pid = os.fork()
+if pid == 0:  # a data-loader worker: the parent's OpenMP threads are not there
+    signal.alarm(60)  # a hang ends as a SIGALRM exit
+    got = (np.asarray(a @ a), np.asarray(gb.nn.functional.conv2d(x, w)))
+    ok = all(np.allclose(g, v, rtol=1e-5, atol=1e-4) for g, v in zip(got, want))
+    os._exit(0 if ok else 3)
+_, status = os.waitpid(pid, 0)
+print("child exit", os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_forked_child_multiplies_and_convolves_without_hanging():
+    """GNU OpenMP's threads do not survive fork(): oneDNN's products and convolutions in a forked
+    child run on one thread instead of waiting forever for the parent's."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    run = subprocess.run([sys.executable, "-c", FORK_CHILD], capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 0, run.stderr
+    assert "child exit 0" in run.stdout, run.stdout + run.stderr
