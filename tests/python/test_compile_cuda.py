@@ -283,6 +283,25 @@ def test_the_binary_cache_serves_a_second_process_without_nvrtc(tmp_path, monkey
 
 
 @needs_nvrtc
+def test_background_compiles_give_the_synchronous_binaries_and_report_errors_at_finish(tmp_path, monkeypatch):
+    monkeypatch.setenv("GLASSBOX_COMPILE_CACHE", str(tmp_path))
+    sources = ['extern "C" __global__ void k%d(float* x) { x[threadIdx.x] += %d.0f; }' % (i, i) for i in range(6)]
+    started = [nvrtc.cached_image(s, "k%d" % i, (9, 0), background=True) for i, s in enumerate(sources)]
+    again = nvrtc.cached_image(sources[0], "k0", (9, 0), background=True)  # the same compile, not a second
+    assert again.path == started[0].path and not again.from_cache
+    nvrtc.finish()
+    assert all(is_cubin(image.path) for image in started)
+    background = [open(image.path, "rb").read() for image in started]
+    assert background == [nvrtc.compile_source(s, "k%d" % i, 90) for i, s in enumerate(sources)]
+
+    broken = nvrtc.cached_image('extern "C" __global__ void bad() { undeclared(); }', "bad", (9, 0), background=True)
+    with pytest.raises(RuntimeError, match=r"(?s)compiling bad\.cu.*undeclared"):
+        nvrtc.finish()
+    assert not os.path.exists(broken.path)
+    nvrtc.finish()  # nothing is left pending after an error
+
+
+@needs_nvrtc
 def test_a_device_newer_than_nvrtc_gets_ptx_for_the_driver_to_finish():
     newest = max(nvrtc.supported_archs())
     assert nvrtc.target_for((9, 0)) == ("cubin", 90)

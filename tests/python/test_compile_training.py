@@ -123,6 +123,27 @@ def test_softmax_and_layer_norm_gradients_equal_eager():
     assert compiled.backward_kernels, str(compiled.backward_fusion_log)
 
 
+def test_masked_scaled_softmax_is_one_kernel_each_way_and_its_shift_takes_no_gradient():
+    mask = gb.from_numpy(np.tril(np.ones((9, 9), np.float32))) == 0
+
+    def attention_weights(scores):
+        return gb.softmax(scores.mul(0.25).masked_fill(mask, float("-inf")), -1)
+
+    compiled = assert_same_gradients(attention_weights, [rand(2, 3, 9, 9, requires_grad=True)])
+    assert len(compiled.kernels) == 1, str(compiled.fusion_log)
+    assert [n.short_op for n in compiled.fused_graph.ir.nodes if n.kind == "call"] == [], str(compiled.fused_graph)
+    assert "masked_fill" in compiled.kernels[0]
+    log = str(compiled.fusion_log)
+    assert re.search(r"^masked_fill +fused into group", log, re.M), log
+    # the row maximum only keeps exp() in range: its backward (eq, to, ...) is not computed
+    backward = str(compiled.backward_graph)
+    assert "amax" not in backward and "eq." not in backward, backward
+    assert "no gradient flows through it" in str(compiled.decomposed_graph)
+    # the row sum's gradient is an expand: read as a broadcast, it joins the row loop
+    assert re.search(r"^expand\S* +read as sum\S* broadcast by", str(compiled.backward_fusion_log), re.M)
+    assert len(compiled.backward_kernels) == 1, str(compiled.backward_fusion_log)
+
+
 def test_gelu_tanh_and_sigmoid_backward_formulas_fuse_and_match():
     def act(x):
         return F.gelu(x) * gb.tanh(x) + gb.sigmoid(x) * F.silu(x)

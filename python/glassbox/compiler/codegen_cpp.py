@@ -81,7 +81,12 @@ POINTWISE = {
     "glassbox::minimum": lambda a, C: "F::Minimum{}(%s, %s)" % (a[0], a[1]),
     "glassbox::pow.Tensor_Scalar": lambda a, C: _pow(a, a[1], C),
     "glassbox::gelu": lambda a, C: "unary<F::%s>(%s)" % ("GeluTanh" if a[1] == "tanh" else "GeluErf", a[0]),
+    # the bool mask is read converted to the compute type (true as 1)
+    "glassbox::masked_fill.Scalar": lambda a, C: "(%s != %s(0) ? %s : %s)" % (a[1], C, literal(a[2], C), a[0]),
 }
+# operator -> the argument positions that may be a bool tensor of any shape that broadcasts (a mask),
+# whatever the dtype of the values the operator computes
+MASK_ARGUMENTS = {"glassbox::masked_fill.Scalar": (1,)}
 for _name, _functor in _UNARY_FUNCTORS.items():
     POINTWISE["glassbox::%s" % _name] = lambda a, C, f=_functor: "unary<F::%s>(%s)" % (f, a[0])
 
@@ -377,14 +382,15 @@ def _with_restrict_parameters(loop, pointers):
     )
 
 
-def generate(group, graph_users, graph_outputs):
+def generate(group, graph_users, graph_outputs, background=False):
     """The Kernel for a fusion.Group. graph_users: {id(value): [nodes]} of the whole graph;
-    graph_outputs: ids of the values the graph returns."""
+    graph_outputs: ids of the values the graph returns. background: a GPU group's NVRTC compile
+    may still run on return (nvrtc.finish waits for it)."""
     from . import codegen_cuda
     from .printer import call_text
 
     if codegen_cuda.is_cuda(group):
-        return codegen_cuda.generate(group, graph_users, graph_outputs)
+        return codegen_cuda.generate(group, graph_users, graph_outputs, background=background)
 
     members = group.members
     member_ids = {id(m) for m in members}

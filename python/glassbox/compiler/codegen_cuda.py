@@ -222,10 +222,10 @@ def row_block_size(K):
     return threads
 
 
-def generate(group, graph_users, graph_outputs, device_cc=None):
+def generate(group, graph_users, graph_outputs, device_cc=None, background=False):
     """The Kernel of a fusion.Group on a GPU (as codegen_cpp.generate); device_cc: the compute
     capability to compile for, by default that of the group's device. Runs NVRTC (or finds its
-    binary in the cache)."""
+    binary in the cache); background=True leaves NVRTC running (nvrtc.finish waits for it)."""
     from .printer import call_text
 
     members = group.members
@@ -298,7 +298,7 @@ def generate(group, graph_users, graph_outputs, device_cc=None):
     for m in members:
         header.append("//   %s = %s  %s" % (m.outputs[0].name, call_text(m.op, m.args), _where(m)))
     cuda_source = "\n".join(header) + "\n" + text + "\n"
-    image = nvrtc.cached_image(DEVICE_PRELUDE + "\n" + cuda_source, name, cc)
+    image = nvrtc.cached_image(DEVICE_PRELUDE + "\n" + cuda_source, name, cc, background=background)
     notes.append(
         "%s for %s_%d by NVRTC %d.%d%s: %s"
         % (

@@ -14,7 +14,7 @@ import math
 
 from ..ops import ops
 from . import schema as schemas
-from .capture import Capturer
+from .capture import Capturer, current, tensor_key
 from .graph import Value, map_structure
 
 G = ops.glassbox
@@ -34,9 +34,27 @@ def gelu(x, approximate="none"):
 
 
 def _row_max_shifted(x, dim, dtype):
+    """x minus its row maximum. The maximum only keeps exp() in range: softmax and log_softmax do
+    not change when every element of a row moves by the same amount, so its gradient is zero in
+    exact arithmetic. It is declared so (no_gradient), and the compiled backward computes no
+    gradient through it, as the engine's softmax backward does not."""
     if dtype is not None:
         x = G.to.dtype(x, dtype)
-    return G.sub.Tensor(x, G.amax.default(x, [dim], True))
+    shift = G.amax.default(x, [dim], True)
+    _declare_no_gradient(shift, "the row maximum subtracted for range only: no gradient flows through it")
+    return G.sub.Tensor(x, shift)
+
+
+def _declare_no_gradient(result, note):
+    """Marks the node that made `result` in the running capture (if any) as passing no gradient."""
+    capturer = current()
+    if capturer is None:
+        return
+    value = capturer._by_key.get(tensor_key(result))
+    node = getattr(value, "producer", None)
+    if node is not None:
+        node.no_gradient = True
+        node.note = note
 
 
 def softmax(x, dim, dtype=None):

@@ -100,6 +100,8 @@ def why_not_fusible(node, grad_enabled):
     # A 0-d input (a Python number the binding wrapped, a 0-d tensor) of a floating or integer dtype
     # does not decide the result's floating dtype: the loop reads it converted.
     values = [v for v in node.input_values() if not (v.shape == () and _dtype(v) in codegen_cpp.SCALAR_READS)]
+    masks = [node.args[k] for k in codegen_cpp.MASK_ARGUMENTS.get(node.op, ())]
+    values = [v for v in values if not any(v is m and _dtype(v) == "bool" for m in masks)]
     values += node.outputs
     kind = _device_kind(node.outputs[0].device)
     if kind is None:

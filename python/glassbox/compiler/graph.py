@@ -49,6 +49,8 @@ class Node:
     members: List["Node"] = field(default_factory=list)  # a fused node's original nodes
     list_output: bool = False  # the operator returns Tensor[] (outputs are its elements)
     note: str = ""  # what a pass wants the printout to say about this node
+    # no gradient flows through this node's results (a decomposition's choice, e.g. softmax's shift)
+    no_gradient: bool = False
 
     def input_values(self):
         """The Values among the arguments, in order, without repeats."""

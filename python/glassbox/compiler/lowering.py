@@ -7,7 +7,7 @@ import linecache
 import os
 
 from ..ops import ops
-from . import codegen_cpp, fusion, kernels, printer
+from . import broadcast_reads, codegen_cpp, fusion, kernels, nvrtc, printer
 from .runtime import check_value
 
 
@@ -30,12 +30,15 @@ def lower(graph, backend, grad_enabled, removed=(), build=True):
     leaves the library to build_libraries, which builds several graphs' at once."""
     if backend == "eager":
         return Lowered(graph, graph, fusion.FusionLog(["backend 'eager': no decomposition or fusion"]))
+    folded = broadcast_reads.fold_expands(graph)
     groups, log = fusion.plan(graph, grad_enabled)
+    log.lines[:0] = folded
     for n in reversed(list(removed)):
         log.lines.insert(0, "%-14s removed: its result is never used" % n.outputs[0].name)
     users = graph.users()
     outputs = {id(v) for v in graph.output_values()}
-    generated = [codegen_cpp.generate(g, users, outputs) for g in groups]
+    # GPU kernels compile in the background (nvrtc.py), overlapping each other and the C++ build
+    generated = [codegen_cpp.generate(g, users, outputs, background=True) for g in groups]
     made = [k for k, _ in generated]
     fused = fusion.fuse(graph, groups, made)
     cpp_source, library_path, new = "", None, []
@@ -66,7 +69,10 @@ def build_libraries(lowered_graphs):
             pending.append((lowered, codegen_cpp.source_file(new)))
         elif lowered.library_path is None and lowered.kernels:
             lowered.library_path = "(already loaded)"
-    paths = kernels.build_and_load_all([source for _, source in pending])
+    try:
+        paths = kernels.build_and_load_all([source for _, source in pending])
+    finally:
+        nvrtc.finish()  # every generated CUDA kernel's binary is on disk before a wrapper launches it
     for (lowered, _), path in zip(pending, paths):
         lowered.library_path = path
 

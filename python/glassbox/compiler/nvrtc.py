@@ -7,7 +7,10 @@ architecture, cached on disk by a content hash, plus the two facts of the driver
     image.kind     # "cubin" (or "ptx" when NVRTC predates the device: the driver compiles it)
 
 The hash covers the source, the architecture, NVRTC's version and the options, so a second process
-(or a second graph with the same group) loads the binary without running NVRTC. Nothing here needs
+(or a second graph with the same group) loads the binary without running NVRTC. With
+background=True the compile runs in a thread pool (NVRTC is thread-safe, and ctypes lets go of the
+GIL while it works): a training step's dozens of kernels compile at once, and at the same time as
+the C++ wrappers that will load them; finish() waits for them. Nothing here needs
 a GPU: NVRTC compiles for any architecture it knows, which is how the tests check the generated
 source on a machine without one."""
 
@@ -17,6 +20,8 @@ import functools
 import glob
 import hashlib
 import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from . import kernels
@@ -26,6 +31,7 @@ from . import kernels
 OPTIONS = ["-std=c++17", "-lineinfo"]
 
 stats = {"nvrtc_runs": 0, "cache_hits": 0}  # what cached_image did in this process
+_pending = {}  # path -> the future of a compile cached_image(background=True) started
 
 
 class CudaCodegenUnavailable(RuntimeError):
@@ -73,6 +79,7 @@ def _driver():
     return lib
 
 
+@functools.lru_cache(maxsize=None)
 def version():
     """NVRTC's (major, minor)."""
     lib, _ = _nvrtc()
@@ -85,6 +92,7 @@ def library_path():
     return _nvrtc()[1]
 
 
+@functools.lru_cache(maxsize=None)
 def supported_archs():
     """The sm_XY numbers (as 90, 100, ...) this NVRTC compiles for."""
     lib, _ = _nvrtc()
@@ -92,7 +100,7 @@ def supported_archs():
     _check(lib, lib.nvrtcGetNumSupportedArchs(ctypes.byref(count)), "nvrtcGetNumSupportedArchs")
     archs = (ctypes.c_int * count.value)()
     _check(lib, lib.nvrtcGetSupportedArchs(archs), "nvrtcGetSupportedArchs")
-    return list(archs)
+    return tuple(archs)
 
 
 def device_arch(index):
@@ -192,23 +200,55 @@ def target_for(device_cc):
     return "ptx", max(older)
 
 
-def cached_image(source, name, device_cc, kind=None):
+def cached_image(source, name, device_cc, kind=None, background=False):
     """The binary of `source` for a device of compute capability device_cc, from the cache when
-    an earlier process (or call) compiled it, else compiled now and stored."""
+    an earlier process (or call) compiled it, else compiled now and stored. background=True returns
+    at once with the path the binary will have; finish() waits until it is there."""
     default_kind, arch = target_for(device_cc)
     kind = kind or default_kind
     key = "\n".join([source, kind, str(arch), "%d.%d" % version()] + OPTIONS)
     digest = hashlib.sha1(key.encode()).hexdigest()[:16]
     directory = os.path.join(kernels.cache_root(), "cuda")
     path = os.path.join(directory, "%s_sm%d_%s.%s" % (name, arch, digest, kind))
-    if os.path.isfile(path):
+    if path in _pending or os.path.isfile(path):
         stats["cache_hits"] += 1
-        return Image(path, kind, arch, True)
-    image = compile_source(source, name, arch, kind)
+        from_cache = path not in _pending
+        if not background:
+            finish([path])
+        return Image(path, kind, arch, from_cache)
     stats["nvrtc_runs"] += 1
-    os.makedirs(directory, exist_ok=True)
-    partial = "%s.%d.partial" % (path, os.getpid())
+    if background:
+        _pending[path] = _compile_pool().submit(_compile_and_store, source, name, arch, kind, path)
+    else:
+        _compile_and_store(source, name, arch, kind, path)
+    return Image(path, kind, arch, False)
+
+
+def finish(paths=None):
+    """Waits for the background compiles (those of `paths`, or all); raises the first one's error
+    (NVRTC's log) after all have ended."""
+    chosen = list(_pending) if paths is None else [p for p in paths if p in _pending]
+    first_error = None
+    for path in chosen:
+        try:
+            _pending[path].result()
+        except Exception as e:  # noqa: BLE001 (re-raised below, once every compile has ended)
+            first_error = first_error or e
+        finally:
+            _pending.pop(path, None)
+    if first_error is not None:
+        raise first_error
+
+
+@functools.lru_cache(maxsize=None)
+def _compile_pool():
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 4, thread_name_prefix="nvrtc")
+
+
+def _compile_and_store(source, name, arch, kind, path):
+    image = compile_source(source, name, arch, kind)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    partial = "%s.%d.%d.partial" % (path, os.getpid(), threading.get_ident())
     with open(partial, "wb") as f:
         f.write(image)
     os.replace(partial, path)  # another process finds the whole file or none
-    return Image(path, kind, arch, False)

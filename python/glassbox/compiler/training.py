@@ -91,9 +91,11 @@ def _reruns(forward, env):
     the node's own inputs, so one node's backward formula is captured at a time. [(node, [(input
     value, detached tensor)], [output tensors])], in forward order."""
     reruns = []
+    # results of nodes declared to pass no gradient (decompositions' no_gradient): constants to their users
+    stopped = {id(o) for n in forward.nodes if n.no_gradient for o in n.outputs}
     with enable_grad():
         for n in forward.nodes:
-            if n.kind == "read" or not any(env[id(o)].requires_grad for o in n.outputs):
+            if n.kind == "read" or n.no_gradient or not any(env[id(o)].requires_grad for o in n.outputs):
                 continue
             detached = {}
 
@@ -102,7 +104,7 @@ def _reruns(forward, env):
                     if id(a) not in detached:
                         t = env[id(a)]
                         d = t.detach()
-                        if t.requires_grad:
+                        if t.requires_grad and id(a) not in stopped:
                             d.requires_grad_(True)
                         detached[id(a)] = (a, d)
                     return detached[id(a)][1]
