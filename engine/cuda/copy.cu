@@ -1,6 +1,7 @@
 // copy_ under the CUDA key: every copy with a CUDA tensor on either side. Within a device, dense
-// same-dtype copies are one cudaMemcpyAsync and the rest an element-wise kernel (bytes moved as
-// they are, or converted through one kernel that switches on the two dtypes at run time). Across
+// same-dtype copies are one cudaMemcpyAsync and the rest a strided kernel (bytes moved as they are,
+// in words as wide as the layout allows, or converted through one kernel that switches on the two
+// dtypes at run time). Across
 // host and device the source is first made what the destination holds (dtype, broadcast shape,
 // contiguous) on its own side, then moved with one cudaMemcpyAsync.
 #include <cuda_runtime.h>
@@ -10,7 +11,6 @@
 #include "engine/cuda/cuda_device.h"
 #include "engine/cuda/elementwise.cuh"
 #include "engine/cuda/pinned_memory.h"
-#include "engine/ops/kernels/element_word.h"
 #include "engine/ops/out_arguments.h"
 #include "glassbox/ops/copy.h"
 #include "glassbox/ops/native/copy.h"
@@ -85,12 +85,77 @@ __global__ void convert_kernel(char* out, const char* in, StridedGeometry<2> g, 
   store_any(out + off[0], to, load_any(in + off[1], from));
 }
 
-struct Identity {
-  template <class T>
-  __device__ T operator()(T x) const {
-    return x;
+// A same-dtype copy moves words, never looks at values: each thread moves kCopyWordsPerThread of
+// them, a block apart, loading all before storing any (several loads in flight per thread).
+inline constexpr int kCopyWordsPerThread = 4;
+
+template <class Word>
+__global__ void __launch_bounds__(kElementwiseThreads)
+    strided_copy_kernel(char* out, const char* in, StridedGeometry<2> g, uint32_t n) {
+  const uint32_t first = blockIdx.x * (kElementwiseThreads * kCopyWordsPerThread) + threadIdx.x;
+  Word word[kCopyWordsPerThread];
+  int64_t to[kCopyWordsPerThread];
+#pragma unroll
+  for (int u = 0; u < kCopyWordsPerThread; ++u) {
+    const uint32_t i = first + u * kElementwiseThreads;
+    if (i < n) {
+      int64_t off[2];
+      g.offsets(i, off);
+      to[u] = off[0];
+      word[u] = *reinterpret_cast<const Word*>(in + off[1]);
+    }
   }
-};
+#pragma unroll
+  for (int u = 0; u < kCopyWordsPerThread; ++u)
+    if (first + u * kElementwiseThreads < n) *reinterpret_cast<Word*>(out + to[u]) = word[u];
+}
+
+// The widest word (up to 16 bytes) a copy's rows can move in: the fastest dim dense on both sides,
+// its row length, every other stride and both addresses multiples of the word. A row of 64 floats
+// is then 16 moves of 16 bytes, not 64 of 4 (the heads' transposes of attention, a bias spread
+// over the rows of a matrix).
+int64_t widest_word(const LoopSpace<2>& space, const char* out, const char* in, int64_t item) {
+  if (space.shape.empty() || space.strides[0][0] != item || space.strides[1][0] != item) return item;
+  for (int64_t word = 16; word > item; word /= 2) {
+    bool fits = (space.shape[0] * item) % word == 0 && reinterpret_cast<uintptr_t>(out) % word == 0 &&
+                reinterpret_cast<uintptr_t>(in) % word == 0;
+    for (size_t d = 1; fits && d < space.shape.size(); ++d)
+      fits = space.strides[0][d] % word == 0 && space.strides[1][d] % word == 0;
+    if (fits) return word;
+  }
+  return item;
+}
+
+template <class Word>
+void launch_copy(const LoopSpace<2>& space, char* out, const char* in, cudaStream_t stream) {
+  for_each_strided_piece<2>(space, [&](const std::array<int64_t, 2>& base, const StridedGeometry<2>& g, uint32_t n) {
+    const uint32_t per_block = kElementwiseThreads * kCopyWordsPerThread;
+    strided_copy_kernel<Word>
+        <<<(n + per_block - 1) / per_block, kElementwiseThreads, 0, stream>>>(out + base[0], in + base[1], g, n);
+    GB_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+}
+
+// dst = src of the same dtype through the iterator's loop, in the widest words it allows.
+void copy_bits(const TensorIterator& it, int64_t item, cudaStream_t stream) {
+  LoopSpace<2> space;
+  space.shape.assign(it.shape().begin(), it.shape().end());
+  for (int op = 0; op < 2; ++op) space.strides[op].assign(it.strides(op).begin(), it.strides(op).end());
+  char* out = it.data_ptr(0);
+  const char* in = it.data_ptr(1);
+  const int64_t word = widest_word(space, out, in, item);
+  if (word != item) {
+    space.shape[0] = space.shape[0] * item / word;
+    space.strides[0][0] = space.strides[1][0] = word;
+  }
+  switch (word) {
+    case 1: launch_copy<uint8_t>(space, out, in, stream); break;
+    case 2: launch_copy<uint16_t>(space, out, in, stream); break;
+    case 4: launch_copy<uint32_t>(space, out, in, stream); break;
+    case 8: launch_copy<uint2>(space, out, in, stream); break;
+    default: launch_copy<uint4>(space, out, in, stream); break;
+  }
+}
 
 bool same_sizes(const Tensor& a, const Tensor& b) { return a.sizes() == b.sizes(); }
 
@@ -109,8 +174,7 @@ void device_copy(Tensor& dst, const Tensor& src) {
   Tensor out = dst;
   TensorIterator it = TensorIteratorConfig("copy_").add_output(&out).add_input(src).keep_dtypes().build();
   if (dst.dtype() == src.dtype()) {  // a same-dtype copy moves bits
-    visit_element_size(dst.dtype(),
-                       [&]<size_t B>() { launch_elementwise<element_word_t<B>, element_word_t<B>>(it, Identity{}); });
+    copy_bits(it, static_cast<int64_t>(element_size(dst.dtype())), stream);
     return;
   }
   LoopSpace<2> space;

@@ -105,6 +105,43 @@ def test_operators_match_the_cpu():
 
 
 @requires_gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, np.int8, np.bool_])
+def test_copies_of_every_layout_equal_numpys(dtype):
+    """Same-dtype copies move words as wide as the layout allows (16 bytes for rows of 64 floats)
+    or single elements: rows that are, and are not, a multiple of a word, unaligned starts, steps,
+    broadcasts, more dims than one launch indexes, and a strided destination."""
+    rng = np.random.default_rng(1)
+
+    def make(*shape):
+        return (rng.standard_normal(shape) * 4).astype(dtype)
+
+    cases = []
+    for d in (64, 16, 6, 3, 1):
+        x = make(2, 5, 4, d)
+        cases.append(("heads d=%d" % d, x, lambda t: t.transpose(1, 2).contiguous(), x.transpose(0, 2, 1, 3)))
+        b = make(d * 4)
+        cases.append(("bias %d" % (d * 4), b, lambda t: t.expand(7, t.shape[0]).contiguous(), np.tile(b, (7, 1))))
+    m = make(33, 70)
+    cases += [
+        ("unaligned start", m, lambda t: t[:, 1:65].contiguous(), m[:, 1:65]),
+        ("stepped", m, lambda t: t[::2, ::3].contiguous(), m[::2, ::3]),
+        ("transposed", m, lambda t: t.t().contiguous(), m.T),
+        ("column", m, lambda t: t[:, 5:6].contiguous(), m[:, 5:6]),
+    ]
+    deep = make(2, 2, 2, 2, 2, 2, 2, 3)
+    order = (7, 6, 5, 4, 3, 2, 1, 0)
+    cases.append(("8 dims permuted", deep, lambda t: t.permute(*order).contiguous(), deep.transpose(order)))
+    for name, array, f, want in cases:
+        got = f(gb.from_numpy(np.ascontiguousarray(array)).cuda()).cpu().numpy()
+        np.testing.assert_array_equal(got, np.ascontiguousarray(want), err_msg=name)
+    # into a strided destination (the transpose of a contiguous tensor)
+    src = make(64, 48)
+    dst = gb.zeros(48, 64, dtype=gb.from_numpy(src).dtype, device="cuda").t()
+    dst.copy_(gb.from_numpy(src).cuda())
+    np.testing.assert_array_equal(dst.cpu().numpy(), src)
+
+
+@requires_gpu
 def test_autograd_on_the_gpu_matches_the_cpu():
     rng = np.random.default_rng(1)
     x_np = rng.standard_normal((32, 20)).astype(np.float32)
