@@ -4,12 +4,15 @@ that take the most device (or CPU) time, from gb.profiler and torch.profiler ove
 of the same model (benchmarks/models_vs_torch.py's sizes, weights and data).
 
     python3 benchmarks/profile_model_step.py --model gpt --device cuda [--steps 5] [--rows 15]
-        [--sort device|cpu] [--phases]
+        [--sort device|cpu] [--phases] [--compiled]
 
 --phases prints, instead of the tables, how long the host takes to issue a step (no synchronisation)
 against the whole step, and the forward, backward and optimizer each synchronised alone: a library
 whose host issues a step in about the step's time is bound by its host (or waits on the device
 inside the step), one that issues it much faster is bound by the device.
+
+--compiled profiles the step of gb.compile(model) against that of torch.compile(model): the
+generated kernels appear as compiled::fused_* (glassbox) and triton_* (PyTorch) rows.
 """
 
 import argparse
@@ -33,6 +36,7 @@ def main():
     parser.add_argument("--rows", type=int, default=15)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--phases", action="store_true", help="host issue time and phase times, not the profile")
+    parser.add_argument("--compiled", action="store_true", help="gb.compile and torch.compile of the model")
     parser.add_argument(
         "--sort",
         choices=["device", "cpu"],
@@ -56,6 +60,8 @@ def main():
     sort_key = "self_cuda_time_total" if on_device else "self_cpu_time_total"
     for lib, model in ((gb, ours), (torch, theirs)):
         runner = bench.Runner(lib, model, args.device, batches)
+        if args.compiled:  # the optimizer keeps the module's parameters; the step calls the compiled one
+            runner.model = lib.compile(runner.model)
         for i in range(3):  # warm-up: allocator, algorithm choices
             runner.step(i)
         runner.sync()
@@ -71,7 +77,7 @@ def main():
             runner.sync()
         print(
             f"== {lib.__name__} {lib.__version__ if hasattr(lib, '__version__') else ''}: {args.model} on "
-            f"{args.device}, {args.steps} steps, sorted by {sort_key}",
+            f"{args.device}{', compiled' if args.compiled else ''}, {args.steps} steps, sorted by {sort_key}",
             flush=True,
         )
         print(prof.key_averages().table(sort_by=sort_key, row_limit=args.rows), flush=True)
