@@ -7,7 +7,7 @@ import linecache
 import os
 
 from ..ops import ops
-from . import broadcast_reads, codegen_cpp, fusion, kernels, nvrtc, printer
+from . import broadcast_reads, codegen_cpp, fusion, kernels, nvrtc, printer, typed_calls
 from .runtime import check_value
 
 
@@ -93,11 +93,12 @@ def make_program(fused, constants, filename):
     """The fused graph as a Python function (its source registered under `filename`, so tracebacks
     and the profiler show the wrapper's lines)."""
     source = wrapper_source(fused)
-    namespace = {"gb": __import__("glassbox"), "glassbox": ops.glassbox, "check_value": check_value}
+    namespace = {"gb": __import__("glassbox"), "check_value": check_value}
     namespace["operator"] = __import__("operator")
     for node in fused.nodes:
         ns = node.op.split("::", 1)[0]
         namespace[ns] = getattr(ops, ns)
+    namespace["glassbox"] = typed_calls.TypedNamespace(ops.glassbox)
     namespace.update(constants)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(builtins.compile(source, filename, "exec"), namespace)
