@@ -126,10 +126,12 @@ def test_softmax_and_layer_norm_gradients_equal_eager():
 def test_masked_scaled_softmax_is_one_kernel_each_way_and_its_shift_takes_no_gradient():
     mask = gb.from_numpy(np.tril(np.ones((9, 9), np.float32))) == 0
 
-    def attention_weights(scores):
-        return gb.softmax(scores.mul(0.25).masked_fill(mask, float("-inf")), -1)
+    def attention_weights(scores, bias):
+        # bias [3, 1, 9] broadcasts over the batch and the rows: read per row and per column
+        return gb.softmax(scores.mul(0.25).masked_fill(mask, float("-inf")) + bias, -1)
 
-    compiled = assert_same_gradients(attention_weights, [rand(2, 3, 9, 9, requires_grad=True)])
+    inputs = [rand(2, 3, 9, 9, requires_grad=True), rand(3, 1, 9, seed=1, requires_grad=True)]
+    compiled = assert_same_gradients(attention_weights, inputs)
     assert len(compiled.kernels) == 1, str(compiled.fusion_log)
     assert [n.short_op for n in compiled.fused_graph.ir.nodes if n.kind == "call"] == [], str(compiled.fused_graph)
     assert "masked_fill" in compiled.kernels[0]

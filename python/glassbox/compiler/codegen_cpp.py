@@ -175,8 +175,25 @@ def _ctype(v):
     return SCALAR_READS[str(v.dtype).rsplit(".", 1)[-1]][0]
 
 
-def _load(v, shape, index, C):
-    read = "p_%s[%s]" % (v.name, _index_expression(v, shape, index))
+def _row_index_expression(v, shape):
+    """_index_expression inside a row loop (i = row * K + j): the row's offset from `row` and the
+    element's from `j`, so that a broadcast input (attention's [T, T] mask under [B, H, T, T]
+    scores) costs no division per element."""
+    full = _index_expression(v, shape, "i")
+    if full == "i" or len(shape) < 2:
+        return full
+    if not v.shape:
+        return "0"
+    last = v.stride[-1] if v.shape[-1] != 1 else 0  # (v's dims line up with the loop's from the right)
+    outer = Value(v.name, tuple(v.shape[:-1]), tuple(v.stride[:-1]), v.dtype, v.device)
+    row = _index_expression(outer, tuple(shape[:-1]), "row") if outer.shape else "0"
+    column = "j" if last == 1 else ("j * %d" % last if last else "0")
+    return column if row == "0" else (row if column == "0" else "%s + %s" % (row, column))
+
+
+def _load(v, shape, index, C, row_loop=False):
+    where = _row_index_expression(v, shape) if row_loop else _index_expression(v, shape, index)
+    read = "p_%s[%s]" % (v.name, where)
     if _ctype(v) != C:
         read = "static_cast<%s>(%s)" % (C, read)
     return "const %s in_%s = %s;  // input %s: %s" % (C, v.name, read, v.name, v.type_text())
@@ -295,7 +312,7 @@ def _row_loop(group, inputs, outputs, C, notes):
 
         def element(lane):
             lines = ["const int64_t i = row * %d + j;" % K]
-            lines += [_load(v, shape, "i", C) for v in loads]
+            lines += [_load(v, shape, "i", C, row_loop=True) for v in loads]
             lines += [_node_line(m, name, C, "v_" + m.outputs[0].name) for m in needed]
             lines += ["buf_%s[j] = v_%s;" % (v.name, v.name) for v in keep]
             values = {"x%d" % k: name(v) for k, v in enumerate(targets)}
