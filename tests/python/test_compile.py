@@ -164,6 +164,28 @@ def test_the_fusion_log_gives_reasons_for_what_it_leaves_alone():
     assert re.search(r"^sub +fused into group \d \(.*\): a per-row value \[4\]", log, re.M), log
 
 
+def around_a_product(x, w):
+    a = x.exp()  # a group ...
+    b = a @ w  # ... a library call reading it ...
+    c = a.sigmoid() * 2  # ... joins the group (no path leaves it and comes back)
+    return (c + b).tanh() * a  # add joining it would make group -> matmul -> group: a cycle
+
+
+def test_a_merge_that_would_make_a_cycle_through_a_library_call_is_refused():
+    compiled = gb.compile(around_a_product)
+    x, w = rand(6, 6), rand(6, 6, seed=1)
+    assert_close(compiled(x, w), around_a_product(x, w), rtol=1e-5, atol=1e-5)
+    log = str(compiled.fusion_log)
+    assert re.search(r"^mul +fused into group 0 \(exp, sigmoid, mul\)", log, re.M), log
+    cycle = r"^%s +not fused: joining group %d \(%s\) would make the groups depend on each other in a cycle"
+    assert re.search(cycle % ("add", 0, "exp, sigmoid, mul"), log, re.M), log
+    assert re.search(r"^tanh +fused into group 1 \(add, tanh\)", log, re.M), log
+    # the last product reads both groups: joining them both would close the same cycle
+    assert re.search(cycle % ("mul_1", 1, "add, tanh"), log, re.M), log
+    ops = [n.short_op.split("_")[0] for n in compiled.fused_graph.ir.nodes]
+    assert ops == ["fused", "matmul", "fused", "mul.Tensor"], ops
+
+
 def test_an_mlp_module_fuses_bias_and_relu_around_library_matmuls():
     gb.manual_seed(0)
     model = gb.nn.Sequential(gb.nn.Linear(8, 16), gb.nn.ReLU(), gb.nn.Linear(16, 4))

@@ -144,30 +144,32 @@ def _reduction_dim(node):
     return dims[0] in (-1, len(x.shape) - 1) and x.shape[-1] > 0
 
 
-def _acyclic(nodes, group_of):
-    """Whether contracting each group to one node leaves the graph without cycles."""
-    key = {id(n): (group_of[id(n)].id if id(n) in group_of else ("n", i)) for i, n in enumerate(nodes)}
-    producer_key = {}
-    for n in nodes:
-        for v in n.outputs:
-            producer_key[id(v)] = key[id(n)]
-    edges, indegree = {}, {k: 0 for k in key.values()}
-    for n in nodes:
-        for v in n.input_values():
-            src = producer_key.get(id(v))
-            if src is not None and src != key[id(n)] and key[id(n)] not in edges.setdefault(src, set()):
-                edges[src].add(key[id(n)])
-                indegree[key[id(n)]] += 1
-    ready = [k for k, d in indegree.items() if d == 0]
-    seen = 0
-    while ready:
-        k = ready.pop()
-        seen += 1
-        for t in edges.get(k, ()):
-            indegree[t] -= 1
-            if indegree[t] == 0:
-                ready.append(t)
-    return seen == len(indegree)
+def _merge_keeps_acyclic(merged, group_of, position, users):
+    """Whether contracting the nodes `merged` into one group (every group of group_of contracted
+    too) leaves the graph without a cycle: no path leaves the merged nodes and comes back. The
+    graph's nodes are in execution order, so a path that comes back only visits nodes up to the
+    last merged one; the search stays in that window (a whole-graph check at every merge made
+    planning quadratic: 0.3 s of a 0.4 s cached compile of a small GPT)."""
+    inside = {id(n) for n in merged}
+    limit = max(position[id(n)] for n in merged)
+    stack = [u for n in merged for v in n.outputs for u in users.get(id(v), ()) if id(u) not in inside]
+    seen = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen or position[id(n)] > limit:
+            continue
+        g = group_of.get(id(n))
+        entered = g.members if g is not None else [n]  # a contracted group is entered as a whole
+        for m in entered:
+            seen.add(id(m))
+        for m in entered:
+            for v in m.outputs:
+                for u in users.get(id(v), ()):
+                    if id(u) in inside:
+                        return False
+                    if id(u) not in seen:
+                        stack.append(u)
+    return True
 
 
 def plan(graph: Graph, grad_enabled: bool):
@@ -182,22 +184,21 @@ def plan(graph: Graph, grad_enabled: bool):
         n = producer.get(id(v))
         return group_of.get(id(n)) if n is not None else None
 
+    position = {id(n): i for i, n in enumerate(graph.nodes)}
+    users_of = graph.users()
+
     def try_merge(node, candidates):
         merged = candidates[0]
-        trial = dict(group_of)
-        for g in candidates[1:]:
-            for m in g.members:
-                trial[id(m)] = merged
-        trial[id(node)] = merged
-        if not _acyclic(graph.nodes, trial):
+        if not _merge_keeps_acyclic([m for g in candidates for m in g.members] + [node], group_of, position, users_of):
             return None
         for g in candidates[1:]:
+            for m in g.members:
+                group_of[id(m)] = merged
             merged.members.extend(g.members)
             groups.remove(g)
+        group_of[id(node)] = merged
         merged.members.append(node)
-        merged.members.sort(key=graph.nodes.index)
-        group_of.clear()
-        group_of.update(trial)
+        merged.members.sort(key=lambda m: position[id(m)])
         return merged
 
     def new_group(node, shape, reductions=()):
