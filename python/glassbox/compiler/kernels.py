@@ -15,8 +15,11 @@ from .. import registry
 from ..utils import cpp_extension
 
 # -fno-trapping-math lets the selects of vec_math.h become blends (as the engine is built);
-# -fno-math-errno lets sqrt vectorise. Neither changes a result.
-CFLAGS = ["-O3", "-march=native", "-mprefer-vector-width=512", "-fno-trapping-math", "-fno-math-errno"]
+# -fno-math-errno lets sqrt vectorise. Neither changes a result. -g1 (after the build type's -g)
+# keeps the line tables and functions (gdb breaks at a generated line, `glassbox symbols` gives
+# it) without the types and locals, which took a third of the compile: 7.0 s -> 4.9 s for the 23
+# kernels of a small GPT's backward.
+CFLAGS = ["-O3", "-march=native", "-mprefer-vector-width=512", "-fno-trapping-math", "-fno-math-errno", "-g1"]
 
 
 def cache_root():
