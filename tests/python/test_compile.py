@@ -186,6 +186,32 @@ def test_a_merge_that_would_make_a_cycle_through_a_library_call_is_refused():
     assert ops == ["fused", "matmul", "fused", "mul.Tensor"], ops
 
 
+def causal_softmax(x):
+    t = x.shape[-1]
+    mask = gb.tril(gb.ones(t, t)) == 0  # reads no input: computed once, when compiled
+    noise = gb.rand(t) * 0  # draws random numbers: stays a call
+    return gb.softmax(x.masked_fill(mask, float("-inf")) + noise, -1), gb.zeros(3)  # zeros: the caller's
+
+
+def test_calls_that_read_no_input_are_folded_into_constants_when_compiled():
+    compiled = gb.compile(causal_softmax)
+    x = rand(2, 5, 5)
+    got, want = compiled(x), causal_softmax(x)
+    assert_close(got[0], want[0])
+    log = str(compiled.fusion_log)
+    for name, op in (("ones", "ones"), ("tril", "tril"), ("eq", "eq.Scalar")):
+        assert re.search(
+            r"^%s +computed once, when compiled: it reads no input of the function \(%s\)" % (name, op), log, re.M
+        ), log
+    ops = [n.short_op.split(".")[0] for n in compiled.fused_graph.ir.nodes]
+    assert not {"ones", "tril", "eq"} & set(ops) and "rand" in ops and "zeros" in ops, ops
+    assert "eq" in compiled.fused_graph.ir.constants  # the mask the fused kernel reads
+    # a result the caller receives is made at each call: writing it does not reach the next call
+    got[1].add_(1)
+    again = compiled(x)[1]
+    assert again.data_ptr() != got[1].data_ptr() and np.asarray(again).tolist() == [0.0, 0.0, 0.0]
+
+
 def test_an_mlp_module_fuses_bias_and_relu_around_library_matmuls():
     gb.manual_seed(0)
     model = gb.nn.Sequential(gb.nn.Linear(8, 16), gb.nn.ReLU(), gb.nn.Linear(16, 4))

@@ -4,15 +4,20 @@ add into the row loop that made s (a per-row value, read once per row) instead o
 expand, a library view, between two kernels. Autograd's backward of a keepdim sum is such an
 expand: softmax's backward is one kernel instead of two because of this pass."""
 
+import dataclasses
+
 from . import codegen_cpp
 from .graph import Value
 
 
 def fold_expands(graph):
-    """Rewrites, in place, each element-wise use of an expand's result whose operator would
-    broadcast the expand's input to the same shape anyway (another of its inputs has the full
-    shape), and removes the expands nothing reads any more. Returns lines for the fusion log."""
+    """Replaces each element-wise use of an expand's result whose operator would broadcast the
+    expand's input to the same shape anyway (another of its inputs has the full shape) by a call
+    reading the input, and removes the expands nothing reads any more. The graph's node list is
+    replaced, its nodes are not changed (another stage's graph may share them). Returns lines for
+    the fusion log."""
     users = graph.users()
+    replaced = {}  # id(node) -> its copy reading the expand's input
     kept = {id(v) for v in graph.output_values()}
     lines, removed = [], set()
     for n in graph.nodes:
@@ -27,7 +32,8 @@ def fold_expands(graph):
                 continue
             if not any(v is not expanded and tuple(v.shape) == full for v in u.input_values()):
                 continue
-            u.args = [source if a is expanded else a for a in u.args]
+            current = replaced.get(id(u), u)
+            replaced[id(u)] = dataclasses.replace(current, args=[source if a is expanded else a for a in current.args])
             rewired.append(u)
         if not rewired:
             continue
@@ -43,5 +49,5 @@ def fold_expands(graph):
                 "; the expand is removed" if gone else "",
             )
         )
-    graph.nodes = [n for n in graph.nodes if id(n) not in removed]
+    graph.nodes = [replaced.get(id(n), n) for n in graph.nodes if id(n) not in removed]
     return lines

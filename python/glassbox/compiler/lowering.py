@@ -3,11 +3,12 @@ the Python wrapper that calls the generated kernels and the library operators in
 forward-only compilation and both graphs of a training compilation go through here."""
 
 import builtins
+import dataclasses
 import linecache
 import os
 
 from ..ops import ops
-from . import broadcast_reads, codegen_cpp, fusion, kernels, nvrtc, printer, typed_calls
+from . import broadcast_reads, codegen_cpp, constant_folding, fusion, kernels, nvrtc, printer, typed_calls
 from .runtime import check_value
 
 
@@ -24,13 +25,18 @@ class Lowered:
         self.library_path = library_path
 
 
-def lower(graph, backend, grad_enabled, removed=(), build=True):
+def lower(graph, backend, grad_enabled, removed=(), build=True, visible=None):
     """Fuses and generates `graph` (backend "glassbox"), or keeps it as library calls ("eager").
     removed: the nodes dead-code elimination dropped, named at the top of the log. build=False
-    leaves the library to build_libraries, which builds several graphs' at once."""
+    leaves the library to build_libraries, which builds several graphs' at once. visible: the
+    values the caller receives (default: every output), which constant folding leaves alone."""
     if backend == "eager":
         return Lowered(graph, graph, fusion.FusionLog(["backend 'eager': no decomposition or fusion"]))
-    folded = broadcast_reads.fold_expands(graph)
+    graph = dataclasses.replace(graph)  # the passes below replace its lists: the caller's graph stays
+    if visible is None:
+        visible = graph.output_values()
+    folded = constant_folding.fold(graph, {id(v) for v in visible})
+    folded += broadcast_reads.fold_expands(graph)
     groups, log = fusion.plan(graph, grad_enabled)
     log.lines[:0] = folded
     for n in reversed(list(removed)):

@@ -516,7 +516,10 @@ class TrainingCompilation:
         forward.outputs = (self.decomposed.outputs, list(self.partition.saved))
         forward.stage = "forward"
         self.forward_graph = forward
-        self.lowered = lowering.lower(forward, backend, False, removed, build=False)
+        # the saved values go only to the compiled backward (which writes none): constant folding may
+        # take them; the function's own results stay computed at each call
+        visible = [v for v in flatten(self.decomposed.outputs) if isinstance(v, Value)]
+        self.lowered = lowering.lower(forward, backend, False, removed, build=False, visible=visible)
         self.backward_lowered = lowering.lower(backward, backend, False, dead_code.eliminate(backward), build=False)
         lowering.build_libraries([self.lowered, self.backward_lowered])  # both compile at once
         self.fusion_log = self.lowered.fusion_log
@@ -528,8 +531,10 @@ class TrainingCompilation:
         name = captured.name
         forward_file = debug.path_in(debug_dir, "output_code.py") or "<gb.compile %s>" % name
         backward_file = debug.path_in(debug_dir, "output_code_backward.py") or "<gb.compile %s backward>" % name
-        self.forward_program = lowering.make_program(self.fused, captured.constants, forward_file)
-        self.backward_program = lowering.make_program(self.backward_lowered.fused, backward.constants, backward_file)
+        self.forward_program = lowering.make_program(self.fused, self.fused.constants, forward_file)
+        self.backward_program = lowering.make_program(
+            self.backward_lowered.fused, self.backward_lowered.fused.constants, backward_file
+        )
         self.function = self._make_function()
         self.debug_paths = debug.write(debug_dir, self) if debug_dir else {}
 
