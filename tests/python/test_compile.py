@@ -212,6 +212,29 @@ def test_calls_that_read_no_input_are_folded_into_constants_when_compiled():
     assert again.data_ptr() != got[1].data_ptr() and np.asarray(again).tolist() == [0.0, 0.0, 0.0]
 
 
+def three_groups(x, w):
+    a = (x.exp() + 1).relu()
+    b = ((a @ w).sigmoid() * 2).tanh()
+    return ((b @ w).abs() + 3).sqrt()
+
+
+def test_a_library_of_many_kernels_builds_from_several_files_at_once(monkeypatch):
+    from glassbox.compiler import kernels
+
+    monkeypatch.setattr(kernels, "parts_for", lambda count: count)  # one file per kernel
+    x, w = rand(7, 5), rand(5, 5, seed=1) * 0.5
+    compiled = gb.compile(three_groups)
+    assert_close(compiled(x, w), three_groups(x, w), rtol=1e-5, atol=1e-5)
+    assert len(compiled.kernels) == 3
+    folder = os.path.dirname(os.path.dirname(compiled.compilations[0].library_path))
+    assert sorted(f for f in os.listdir(folder) if f.endswith(".cpp")) == ["main.cpp", "main_1.cpp", "main_2.cpp"]
+    # each kernel is registered from the file that defines it
+    files = {
+        re.search(r"CPU: registered at .*/(main\w*\.cpp):\d+", gb.registry.dump(k)).group(1) for k in compiled.kernels
+    }
+    assert files == {"main.cpp", "main_1.cpp", "main_2.cpp"}
+
+
 def test_an_mlp_module_fuses_bias_and_relu_around_library_matmuls():
     gb.manual_seed(0)
     model = gb.nn.Sequential(gb.nn.Linear(8, 16), gb.nn.ReLU(), gb.nn.Linear(16, 4))

@@ -527,22 +527,30 @@ inline C unary(C x) {
 
 def source_file(kernels_and_schemas):
     """The whole C++ file for a graph's kernels: CPU loops, and wrappers launching CUDA kernels."""
+    return source_files(kernels_and_schemas, 1)[0]
+
+
+def source_files(kernels_and_schemas, parts):
+    """The kernels as `parts` C++ files (translation units compiled at the same time, each with the
+    prelude and the registration blocks of its own kernels), consecutive kernels together."""
     from . import codegen_cuda
 
-    parts = [PRELUDE]
-    if any(k.device == "cuda" for k, _ in kernels_and_schemas):
-        parts = [codegen_cuda.HOST_INCLUDES, PRELUDE, codegen_cuda.HOST_PRELUDE]
-    for kernel, _ in kernels_and_schemas:
-        parts.append(kernel.source)
-    parts.append("}  // namespace\n")
-    parts.append("GLASSBOX_LIBRARY_FRAGMENT(compiled, m) {")
-    for _, schema in kernels_and_schemas:
-        parts.append('  m.def("%s");' % schema)
-    parts.append("}")
-    for key, device in (("CPU", "cpu"), ("CUDA", "cuda")):
-        on_device = [k for k, _ in kernels_and_schemas if k.device == device]
-        if on_device:
-            parts.append("GLASSBOX_LIBRARY_IMPL(compiled, %s, m) {" % key)
-            parts += ['  m.impl("%s", &%s);' % (k.name, k.name) for k in on_device]
-            parts.append("}")
-    return "\n".join(parts) + "\n"
+    count = len(kernels_and_schemas)
+    parts = max(1, min(parts, count))
+    bounds = [count * k // parts for k in range(parts + 1)]
+    files = []
+    for lo, hi in zip(bounds, bounds[1:]):
+        chosen = kernels_and_schemas[lo:hi]
+        text = [PRELUDE]
+        if any(k.device == "cuda" for k, _ in chosen):
+            text = [codegen_cuda.HOST_INCLUDES, PRELUDE, codegen_cuda.HOST_PRELUDE]
+        text += [kernel.source for kernel, _ in chosen]
+        text += ["}  // namespace\n", "GLASSBOX_LIBRARY_FRAGMENT(compiled, m) {"]
+        text += ['  m.def("%s");' % schema for _, schema in chosen] + ["}"]
+        for key, device in (("CPU", "cpu"), ("CUDA", "cuda")):
+            on_device = [k for k, _ in chosen if k.device == device]
+            if on_device:
+                text.append("GLASSBOX_LIBRARY_IMPL(compiled, %s, m) {" % key)
+                text += ['  m.impl("%s", &%s);' % (k.name, k.name) for k in on_device] + ["}"]
+        files.append("\n".join(text) + "\n")
+    return files

@@ -72,7 +72,7 @@ def build_libraries(lowered_graphs):
         taken.update(k.op_name for k, _ in new)
         lowered.unbuilt = []
         if new:
-            pending.append((lowered, codegen_cpp.source_file(new)))
+            pending.append((lowered, codegen_cpp.source_files(new, kernels.parts_for(len(new)))))
         elif lowered.library_path is None and lowered.kernels:
             lowered.library_path = "(already loaded)"
     try:

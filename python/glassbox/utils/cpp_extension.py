@@ -288,19 +288,21 @@ def build_inline(
     build_directory=None,
     verbose=False,
     with_cuda=None,
+    separate=False,
 ):
     """build() for sources given as strings, as load_inline writes them; returns the library's path
-    without loading it (several can build at once, each in its own thread)."""
+    without loading it (several can build at once, each in its own thread). With separate=True each
+    string of cpp_sources is a file of its own (main.cpp, main_1.cpp, ...): translation units that
+    Ninja compiles at the same time."""
     directory = os.path.abspath(build_directory or _default_build_directory(name))
     os.makedirs(directory, exist_ok=True)
     files = []
     for suffix, texts in (("cpp", cpp_sources), ("cu", cuda_sources)):
-        text = "\n".join(_as_list(texts))
-        if not text:
-            continue
-        path = os.path.join(directory, f"main.{suffix}")
-        _write_if_changed(path, "#include <glassbox/glassbox.h>\n" + text + "\n")
-        files.append(path)
+        units = [t for t in _as_list(texts) if t] if separate and suffix == "cpp" else ["\n".join(_as_list(texts))]
+        for k, text in enumerate(u for u in units if u):
+            path = os.path.join(directory, f"main.{suffix}" if k == 0 else f"main_{k}.{suffix}")
+            _write_if_changed(path, "#include <glassbox/glassbox.h>\n" + text + "\n")
+            files.append(path)
     if not files:
         raise ValueError("load_inline: no sources given")
     return build(
