@@ -709,6 +709,37 @@ def test_every_op_table_operator_is_captured_and_replayed(info):
             )
 
 
+def test_the_programs_typed_calls_equal_the_boxed_ones_and_fall_back_for_other_arguments():
+    from glassbox.compiler.typed_calls import TYPED, TypedNamespace
+
+    G, typed = gb.ops.glassbox, TypedNamespace(gb.ops.glassbox)
+    x, m = rand(2, 3, 4), rand(4, 4, seed=1)
+    calls = {
+        "reshape.default": (x, [6, 4]),
+        "view.default": (x, [4, 6]),
+        "t.default": (m,),
+        "transpose.int": (x, 0, 2),
+        "unsqueeze.default": (x, 1),
+        "permute.default": (x, [2, 0, 1]),
+        "expand.default": (rand(3, 1), [3, 5]),
+        "sum.dim_IntList": (x, [0, 2], True),
+        "mm.default": (m, m),
+        "bmm.default": (x, rand(2, 4, 5, seed=2)),
+    }
+    assert set(calls) == set(TYPED)
+    for qualified, args in calls.items():
+        name, overload = qualified.split(".")
+        bound = getattr(getattr(typed, name), overload)
+        assert bound is not getattr(getattr(G, name), overload), qualified  # the typed binding
+        got, want = bound(*args), getattr(getattr(G, name), overload)(*args)
+        assert got.shape == want.shape and got.stride() == want.stride(), qualified
+        assert_close(got, want)
+    # arguments outside the typed form go through gb.ops: dtype= of a sum, an implicit expand
+    assert typed.sum.dim_IntList(x, [1], False, dtype=gb.float64).dtype == gb.float64
+    assert typed.expand.default(rand(3, 1), [3, 5], implicit=True).shape == (3, 5)
+    assert typed.add.Tensor is G.add.Tensor  # operators without a typed binding are gb.ops itself
+
+
 def test_outside_a_capture_the_tensor_class_and_the_dispatcher_are_untouched():
     before = {name: gb.Tensor.__dict__.get(name) for name in ("item", "tolist", "__bool__", "__float__")}
     fallbacks = gb.registry.info()["fallbacks"]
