@@ -175,6 +175,17 @@ def _ctype(v):
     return SCALAR_READS[str(v.dtype).rsplit(".", 1)[-1]][0]
 
 
+def _pointer_type(v):
+    """The element type a loop reads v through: a bool mask as bytes (0 or 1), which GCC vectorises
+    into the float chain where it does not vectorise loads of bool."""
+    return "uint8_t" if _ctype(v) == "bool" else _ctype(v)
+
+
+def _pointer_source(v):
+    read = "t_%s.data<%s>()" % (v.name, _ctype(v))
+    return read if _pointer_type(v) == _ctype(v) else "reinterpret_cast<const %s*>(%s)" % (_pointer_type(v), read)
+
+
 def _row_index_expression(v, shape):
     """_index_expression inside a row loop (i = row * K + j): the row's offset from `row` and the
     element's from `j`, so that a broadcast input (attention's [T, T] mask under [B, H, T, T]
@@ -289,10 +300,11 @@ def _row_loop(group, inputs, outputs, C, notes):
             users_in_group.setdefault(id(v), []).append(m)
     body = []
 
-    def full_pass(targets, tail, lanes=False):
+    def full_pass(targets, tail, lanes=False, block=None):
         """A loop over the row's K elements computing the full-size values `targets` need; tail:
         lines using them. With lanes, the loop runs in blocks of LANES (j0 + l) and a remainder,
-        and `{lane}` in tail is the lane's index (0 in the remainder)."""
+        and `{lane}` in tail is the lane's index (0 in the remainder). block: (lines opening each
+        block, the tail inside a block, lines closing it); the remainder uses `tail`."""
         needed, loads = pass_work(group, targets, made_by, external, passes, known=(row_value, buffered))
 
         def name(x):
@@ -310,7 +322,7 @@ def _row_loop(group, inputs, outputs, C, notes):
                 if m.op.split("::", 1)[1].split(".", 1)[0] in HEAVY and (later or id(v) in out_ids):
                     keep.append(v)
 
-        def element(lane):
+        def element(lane, tail=tail):
             lines = ["const int64_t i = row * %d + j;" % K]
             lines += [_load(v, shape, "i", C, row_loop=True) for v in loads]
             lines += [_node_line(m, name, C, "v_" + m.outputs[0].name) for m in needed]
@@ -323,9 +335,10 @@ def _row_loop(group, inputs, outputs, C, notes):
         main = K - K % LANES
         out = ["%s buf_%s[%d];  // kept for the passes after this one" % (C, v.name, K) for v in keep]
         if main:
-            out += ["for (int64_t j0 = 0; j0 < %d; j0 += %d) {" % (main, LANES)]
+            opening, inner, closing = block or ((), tail, ())
+            out += ["for (int64_t j0 = 0; j0 < %d; j0 += %d) {" % (main, LANES)] + ["  " + x for x in opening]
             out += ["  for (int64_t l = 0; l < %d; ++l) {" % LANES, "    const int64_t j = j0 + l;"]
-            out += ["    " + x for x in element("l")] + ["  }", "}"]
+            out += ["    " + x for x in element("l", inner)] + ["  }"] + ["  " + x for x in closing] + ["}"]
         if main < K:
             out += ["for (int64_t j = %d; j < %d; ++j) {" % (main, K)] + ["  " + x for x in element("0")] + ["}"]
         for v in keep:  # from the next pass on, read from the buffer
@@ -342,7 +355,21 @@ def _row_loop(group, inputs, outputs, C, notes):
             body.append("%s part_%s[%d];" % (acc_type, out.name, LANES))
             body.append("for (int l = 0; l < %d; ++l) part_%s[l] = %s;" % (LANES, out.name, init))
             fold = step.format(a=lane, x="{x0}") + "  // %s = %s  %s" % (out.name, call_text(m.op, m.args), _where(m))
-            body += full_pass([m.args[0]], [fold], lanes=True)
+            block = None
+            if acc_type != C:
+                # A block's terms are computed in C, then added to the lanes' wider accumulators in a
+                # loop of their own: the same sums, and both loops vectorise (one loop mixing the
+                # chain's float vectors with the accumulators' double ones does not).
+                term = "term_%s[{lane}]" % out.name
+                block = (
+                    ["%s term_%s[%d];" % (C, out.name, LANES)],
+                    ["%s = {x0};  // a term of %s = %s  %s" % (term, out.name, call_text(m.op, m.args), _where(m))],
+                    [
+                        "for (int l = 0; l < %d; ++l) %s"
+                        % (LANES, step.format(a="part_%s[l]" % out.name, x="term_%s[l]" % out.name))
+                    ],
+                )
+            body += full_pass([m.args[0]], [fold], lanes=True, block=block)
             body.append("%s acc_%s = part_%s[0];" % (acc_type, out.name, out.name))
             body.append(
                 "for (int l = 1; l < %d; ++l) %s" % (LANES, step.format(a="acc_" + out.name, x="part_%s[l]" % out.name))
@@ -455,14 +482,14 @@ def generate(group, graph_users, graph_outputs, background=False):
                 SCALAR_READS[str(v.dtype).rsplit(".", 1)[-1]][1],
             )
         )
-        lines.append("  const %s* __restrict p_%s = t_%s.data<%s>();" % (_ctype(v), v.name, v.name, _ctype(v)))
+        lines.append("  const %s* __restrict p_%s = %s;" % (_pointer_type(v), v.name, _pointer_source(v)))
     for v in outputs:
         lines.append(
             "  glassbox::Tensor out_%s = glassbox::empty({%s}, glassbox::ScalarType::%s, glassbox::Device{});"
             % (v.name, ", ".join(map(str, v.shape)), scalar_type)
         )
         lines.append("  %s* __restrict o_%s = out_%s.data<%s>();" % (C, v.name, v.name, C))
-    pointers = [("const %s" % _ctype(v), "p_" + v.name) for v in inputs] + [(C, "o_" + v.name) for v in outputs]
+    pointers = [("const %s" % _pointer_type(v), "p_" + v.name) for v in inputs] + [(C, "o_" + v.name) for v in outputs]
     lines += ["  " + line for line in _with_restrict_parameters(loop, pointers)]
     if len(outputs) == 1:
         lines.append("  return out_%s;" % outputs[0].name)
