@@ -54,7 +54,12 @@ inline double __longlong_as_double(long long i) { double d; std::memcpy(&d, &i, 
 
 
 # dtype -> (type in the kernel, NumPy type of its bits in the files)
-_TYPES = {"float32": ("float", np.float32), "float64": ("double", np.float64), "bfloat16": ("gb::bfloat16", np.uint16)}
+_TYPES = {
+    "float32": ("float", np.float32),
+    "float64": ("double", np.float64),
+    "bfloat16": ("gb::bfloat16", np.uint16),
+    "bool": ("bool", np.bool_),  # a mask (masked_fill's)
+}
 
 
 def _ctype(v):
@@ -87,12 +92,14 @@ def _main(kernel, blocks, threads):
             lines.append("  double s%d = std::atof(argv[arg++]);" % k)
             call.append("s%d" % k)
             continue
+        # (std::vector<bool> has no data(): a mask's bytes are kept as unsigned char)
+        storage = "unsigned char" if _ctype(v) == "bool" else _ctype(v)
         lines += [
-            "  std::vector<%s> in%d(std::atol(argv[arg++]));" % (_ctype(v), k),
+            "  std::vector<%s> in%d(std::atol(argv[arg++]));" % (storage, k),
             '  { FILE* f = std::fopen(argv[arg++], "rb"); std::fread(in%d.data(), sizeof(in%d[0]), in%d.size(), f);'
             " std::fclose(f); }" % (k, k, k),
         ]
-        call.append("in%d.data()" % k)
+        call.append("reinterpret_cast<const bool*>(in%d.data())" % k if storage != _ctype(v) else "in%d.data()" % k)
     for k, v in enumerate(outputs):
         lines.append("  std::vector<%s> out%d(%d);" % (_ctype(v), k, v.numel))
         call.append("out%d.data()" % k)

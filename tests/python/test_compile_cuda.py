@@ -66,6 +66,10 @@ def wrapped_number(x):
     return (x - 3) * 2 + x.amax(-1, keepdim=True)
 
 
+def masked_rows(x, mask):
+    return gb.softmax(x.masked_fill(mask, float("-inf")) * 0.5, -1)
+
+
 # --- without a GPU: the generated CUDA, compiled by NVRTC for sm_90 ----------------------------
 
 
@@ -207,6 +211,10 @@ def test_the_generated_cuda_run_by_a_cpu_emulation_equals_eager(pretend_sm90, tm
         == 2
     )
     emulated_equals_eager(wrapped_number, (rand(6, 40),), tmp_path, 1e-6, 1e-6)
+    # a bool mask (broadcast over the rows) read into the float chain of a row kernel
+    mask = gb.from_numpy(np.random.default_rng(5).random(40) < 0.3)
+    ((kernel, _),) = emulated_equals_eager(masked_rows, (rand(6, 40), mask), tmp_path, 1e-6, 1e-6)
+    assert "const bool* __restrict__ p_mask" in kernel.cuda_source and "masked_fill" in kernel.name
     f64 = [rand(6, 300, dtype=np.float64), rand(300, seed=1, dtype=np.float64), rand(300, seed=2, dtype=np.float64)]
     emulated_equals_eager(rows, f64, tmp_path, 1e-12, 1e-12)
     # bfloat16: loaded into float, rounded once when stored (the library rounds after each operator)
