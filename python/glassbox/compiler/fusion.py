@@ -248,12 +248,25 @@ def plan(graph: Graph, grad_enabled: bool):
             for r in refused:
                 log.add(node, "not fused with a producer: %s" % r)
             if candidates:
-                target_shape = row_groups[0].shape if row_groups else shape
+                labels = {id(g): g.label() for g in candidates}
+                joined = candidates
                 merged = try_merge(node, candidates)
+                if merged is None and len(candidates) > 1:
+                    # joining them all closes a cycle: join the one made last alone, if that does not
+                    for g in sorted(candidates, key=lambda g: max(position[id(m)] for m in g.members), reverse=True):
+                        merged = try_merge(node, [g])
+                        if merged is not None:
+                            joined = [g]
+                            break
                 if merged is not None:
-                    merged.shape = target_shape
+                    joined_rows = [g for g in joined if g.reductions]
+                    merged.shape = joined_rows[0].shape if joined_rows else shape
                     merged.reductions = [m for m in merged.members if m.op in REDUCTIONS]
-                    how = " (joins %d groups)" % len(candidates) if len(candidates) > 1 else ""
+                    how = " (joins %d groups)" % len(joined) if len(joined) > 1 else ""
+                    if joined is not candidates:
+                        how += "; joining %s too would make the groups depend on each other in a cycle" % ", ".join(
+                            labels[id(g)] for g in candidates if g not in joined
+                        )
                     if merged.reductions and shape != merged.shape:
                         why = "a per-row value %s of the row loop over %s" % (list(shape), list(merged.shape))
                     elif merged.reductions and any(
