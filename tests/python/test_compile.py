@@ -210,7 +210,10 @@ def test_calls_that_read_no_input_are_folded_into_constants_when_compiled():
         ), log
     ops = [n.short_op.split(".")[0] for n in compiled.fused_graph.ir.nodes]
     assert not {"ones", "tril", "eq"} & set(ops) and "rand" in ops and "zeros" in ops, ops
-    assert "eq" in compiled.fused_graph.ir.constants  # the mask the fused kernel reads
+    assert re.search(r"^ones +.*\(ones\); read only by the folded calls after it", log, re.M), log
+    assert re.search(r"^eq +.*\(eq.Scalar\); kept as a constant", log, re.M), log
+    constants = compiled.fused_graph.ir.constants
+    assert "eq" in constants and "ones" not in constants and "tril" not in constants  # only the mask is kept
     # a result the caller receives is made at each call: writing it does not reach the next call
     got[1].add_(1)
     again = compiled(x)[1]

@@ -47,11 +47,18 @@ def fold(graph, visible):
         folded.append(n)
     if not folded:
         return []
-    graph.constants, graph.constant_values, graph.nodes = constants, constant_values, kept
+    # a folded value only other folded calls read (ones under tril) is not kept
     read = {id(v) for n in kept for v in n.input_values()} | {id(v) for v in graph.output_values()}
-    needed = [n.outputs[0].name for n in folded if any(id(v) in read for v in n.outputs)]
+    made = {id(v) for n in folded for v in n.outputs}
+    constant_values = [v for v in constant_values if id(v) not in made or id(v) in read]
+    graph.constants = {v.name: constants[v.name] for v in constant_values}
+    graph.constant_values, graph.nodes = constant_values, kept
     return [
-        "%-14s computed once, when compiled: it reads no input of the function (%s); constant %s"
-        % (n.outputs[0].name, n.short_op, n.outputs[0].name if n.outputs[0].name in needed else "(unused)")
+        "%-14s computed once, when compiled: it reads no input of the function (%s); %s"
+        % (
+            n.outputs[0].name,
+            n.short_op,
+            "kept as a constant" if any(id(v) in read for v in n.outputs) else "read only by the folded calls after it",
+        )
         for n in folded
     ]

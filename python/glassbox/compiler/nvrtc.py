@@ -227,11 +227,14 @@ def cached_image(source, name, device_cc, kind=None, background=False):
 def finish(paths=None):
     """Waits for the background compiles (those of `paths`, or all); raises the first one's error
     (NVRTC's log) after all have ended."""
-    chosen = list(_pending) if paths is None else [p for p in paths if p in _pending]
+    chosen = list(_pending) if paths is None else paths
     first_error = None
     for path in chosen:
+        future = _pending.get(path)  # (another thread's finish may have taken it already)
+        if future is None:
+            continue
         try:
-            _pending[path].result()
+            future.result()
         except Exception as e:  # noqa: BLE001 (re-raised below, once every compile has ended)
             first_error = first_error or e
         finally:
