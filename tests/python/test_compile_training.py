@@ -146,6 +146,15 @@ def test_masked_scaled_softmax_is_one_kernel_each_way_and_its_shift_takes_no_gra
     assert len(compiled.backward_kernels) == 1, str(compiled.backward_fusion_log)
 
 
+def test_where_fuses_with_its_values_and_its_gradient_equals_eager():
+    def gated(x, y):
+        return gb.where(x > 0, x * 2, y.exp()) + 1
+
+    compiled = assert_same_gradients(gated, [rand(5, 7, requires_grad=True), rand(7, seed=1, requires_grad=True)])
+    assert len(compiled.kernels) == 1 and "where" in compiled.kernels[0], str(compiled.fusion_log)
+    assert re.search(r"^where +fused into group", str(compiled.fusion_log), re.M)
+
+
 def test_gelu_tanh_and_sigmoid_backward_formulas_fuse_and_match():
     def act(x):
         return F.gelu(x) * gb.tanh(x) + gb.sigmoid(x) * F.silu(x)

@@ -81,12 +81,13 @@ POINTWISE = {
     "glassbox::minimum": lambda a, C: "F::Minimum{}(%s, %s)" % (a[0], a[1]),
     "glassbox::pow.Tensor_Scalar": lambda a, C: _pow(a, a[1], C),
     "glassbox::gelu": lambda a, C: "unary<F::%s>(%s)" % ("GeluTanh" if a[1] == "tanh" else "GeluErf", a[0]),
-    # the bool mask is read converted to the compute type (true as 1)
+    # the bool mask (condition) is read converted to the compute type (true as 1)
     "glassbox::masked_fill.Scalar": lambda a, C: "(%s != %s(0) ? %s : %s)" % (a[1], C, literal(a[2], C), a[0]),
+    "glassbox::where.self": lambda a, C: "(%s != %s(0) ? %s : %s)" % (a[0], C, a[1], a[2]),
 }
 # operator -> the argument positions that may be a bool tensor of any shape that broadcasts (a mask),
 # whatever the dtype of the values the operator computes
-MASK_ARGUMENTS = {"glassbox::masked_fill.Scalar": (1,)}
+MASK_ARGUMENTS = {"glassbox::masked_fill.Scalar": (1,), "glassbox::where.self": (0,)}
 for _name, _functor in _UNARY_FUNCTORS.items():
     POINTWISE["glassbox::%s" % _name] = lambda a, C, f=_functor: "unary<F::%s>(%s)" % (f, a[0])
 
