@@ -15,7 +15,7 @@ _UNFILLED = ("empty", "empty_like", "empty_strided", "new_empty")
 
 
 def _foldable(node, constant_ids, visible):
-    if node.kind != "call" or node.list_output or dead_code._draws_random_numbers(node):
+    if node.kind != "call" or node.list_output or dead_code.draws_random_numbers(node):
         return False
     if node.short_op.split(".", 1)[0] in _UNFILLED or any(id(v) in visible for v in node.outputs):
         return False

@@ -6,7 +6,7 @@ do the checks of values Python read."""
 _RANDOM = ("rand", "randn", "randint", "randperm", "bernoulli", "normal", "uniform", "dropout", "multinomial")
 
 
-def _draws_random_numbers(node):
+def draws_random_numbers(node):
     base = node.short_op.split(".", 1)[0].rstrip("_")
     return any(word in base for word in _RANDOM)
 
@@ -21,7 +21,7 @@ def eliminate(graph):
         for n in graph.nodes:
             used.update(id(v) for v in n.input_values())
         for n in reversed(graph.nodes):
-            if n.kind != "read" and not any(id(v) in used for v in n.outputs) and not _draws_random_numbers(n):
+            if n.kind != "read" and not any(id(v) in used for v in n.outputs) and not draws_random_numbers(n):
                 graph.nodes.remove(n)
                 removed.append(n)
                 changed = True

@@ -261,7 +261,6 @@ def load_inline(
 ):
     """load() for sources given as strings (a notebook cell): each source gets
     `#include <glassbox/glassbox.h>` in front and is written to the build folder."""
-    cuda = with_cuda if with_cuda is not None else bool(cuda_sources)
     path = build_inline(
         name,
         cpp_sources,
@@ -272,7 +271,7 @@ def load_inline(
         extra_include_paths,
         build_directory,
         verbose,
-        cuda,
+        with_cuda,
     )
     return _load_library(name, path, verbose)
 
