@@ -62,7 +62,7 @@ class Compilation:
 
     def _make_wrapper(self, debug_dir):
         filename = os.path.join(debug_dir, "output_code.py") if debug_dir else "<gb.compile %s>" % self.captured.name
-        return lowering.make_program(self.fused, self.fused.constants, filename)
+        return lowering.make_program(self.fused, filename)
 
 
 def decomposition_table():

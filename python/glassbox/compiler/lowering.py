@@ -95,7 +95,7 @@ def wrapper_runnable(lowered):
     return printer.runnable(lowered.fused, preamble)
 
 
-def make_program(fused, constants, filename):
+def make_program(fused, filename):
     """The fused graph as a Python function (its source registered under `filename`, so tracebacks
     and the profiler show the wrapper's lines)."""
     source = wrapper_source(fused)
@@ -105,7 +105,7 @@ def make_program(fused, constants, filename):
         ns = node.op.split("::", 1)[0]
         namespace[ns] = getattr(ops, ns)
     namespace["glassbox"] = typed_calls.TypedNamespace(ops.glassbox)
-    namespace.update(constants)
+    namespace.update(fused.constants)  # the captured tensors and those folded when compiling
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(builtins.compile(source, filename, "exec"), namespace)
     return namespace[fused.function]

@@ -531,10 +531,8 @@ class TrainingCompilation:
         name = captured.name
         forward_file = debug.path_in(debug_dir, "output_code.py") or "<gb.compile %s>" % name
         backward_file = debug.path_in(debug_dir, "output_code_backward.py") or "<gb.compile %s backward>" % name
-        self.forward_program = lowering.make_program(self.fused, self.fused.constants, forward_file)
-        self.backward_program = lowering.make_program(
-            self.backward_lowered.fused, self.backward_lowered.fused.constants, backward_file
-        )
+        self.forward_program = lowering.make_program(self.fused, forward_file)
+        self.backward_program = lowering.make_program(self.backward_lowered.fused, backward_file)
         self.function = self._make_function()
         self.debug_paths = debug.write(debug_dir, self) if debug_dir else {}
 
