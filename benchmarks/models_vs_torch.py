@@ -108,6 +108,15 @@ def time_steps(runner, repeats, steps):
     return statistics.median(times)
 
 
+def torch_without_tf32(torch):
+    """PyTorch's float32 convolutions in float32, not TF32: the setting of PyTorch 2.9 and later, and
+    the older flag for the versions before it."""
+    torch.backends.cudnn.allow_tf32 = False
+    conv = getattr(torch.backends.cudnn, "conv", None)
+    if conv is not None and hasattr(conv, "fp32_precision"):
+        conv.fp32_precision = "ieee"
+
+
 def run_device(args):
     """This process's configuration: one device (and CPU thread count), every model."""
     if args.threads:
@@ -125,8 +134,9 @@ def run_device(args):
     # PyTorch's default lets cuDNN convolve in TF32 on the GPU (glassbox computes in float32), so the
     # CNN's losses part in the third digit there; --torch-float32 turns TF32 off for the same arithmetic.
     if args.torch_float32:
-        torch.backends.cudnn.allow_tf32 = False
+        torch_without_tf32(torch)
     gb.backends.cudnn.enabled = not args.no_cudnn
+    gb.backends.cudnn.benchmark = not args.cudnn_heuristics
     tf32 = f", torch cuDNN TF32 {'on' if torch.backends.cudnn.allow_tf32 else 'off'}" if device == "cuda" else ""
     ours = ""
     if device == "cuda" and gb.backends.cudnn.is_available():
@@ -172,6 +182,11 @@ def main():
     parser.add_argument("--models", nargs="*", default=list(SIZES), choices=list(SIZES))
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--torch-float32", action="store_true", help="PyTorch without TF32 convolutions")
+    parser.add_argument(
+        "--cudnn-heuristics",
+        action="store_true",
+        help="glassbox takes cuDNN's heuristics' algorithms unmeasured (gb.backends.cudnn.benchmark off)",
+    )
     parser.add_argument("--no-cudnn", action="store_true", help="glassbox's own CUDA convolutions, not cuDNN's")
     args = parser.parse_args()
     if args.device:
@@ -184,6 +199,7 @@ def main():
     if probe.stdout.strip() == "True":
         configs.append(["--device", "cuda"])
     extra = (["--quick"] if args.quick else []) + (["--torch-float32"] if args.torch_float32 else [])
+    extra += ["--cudnn-heuristics"] if args.cudnn_heuristics else []
     extra += ["--no-cudnn"] if args.no_cudnn else []
     extra += ["--models", *args.models]
     for config in configs:

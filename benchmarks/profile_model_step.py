@@ -4,7 +4,7 @@ that take the most device (or CPU) time, from gb.profiler and torch.profiler ove
 of the same model (benchmarks/models_vs_torch.py's sizes, weights and data).
 
     python3 benchmarks/profile_model_step.py --model gpt --device cuda [--steps 5] [--rows 15]
-        [--sort device|cpu] [--phases] [--compiled]
+        [--sort device|cpu] [--phases] [--compiled] [--torch-float32]
 
 --phases prints, instead of the tables, how long the host takes to issue a step (no synchronisation)
 against the whole step, and the forward, backward and optimizer each synchronised alone: a library
@@ -37,6 +37,7 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--phases", action="store_true", help="host issue time and phase times, not the profile")
     parser.add_argument("--compiled", action="store_true", help="gb.compile and torch.compile of the model")
+    parser.add_argument("--torch-float32", action="store_true", help="PyTorch without TF32 convolutions")
     parser.add_argument(
         "--sort",
         choices=["device", "cpu"],
@@ -50,6 +51,8 @@ def main():
 
     import glassbox as gb
 
+    if args.torch_float32:
+        bench.torch_without_tf32(torch)
     size = bench.SIZES[args.model]["quick" if args.quick else args.device]
     batches = [bench.make_batch(args.model, size, i, np) for i in range(4)]
     torch.manual_seed(0)

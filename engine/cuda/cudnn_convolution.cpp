@@ -3,8 +3,9 @@
 // convolution_backward call on CUDA while cuDNN is enabled (engine/cuda/conv_kernels.cu). Built
 // only when configure finds cuDNN (GLASSBOX_CUDNN); engine/cuda/cudnn_stub.cpp stands in otherwise.
 //
-// Each call describes its operands (NCHW, contiguous), picks an algorithm from cuDNN's heuristics
-// (cudnnGet*Algorithm_v7) once per shape, dtype and math mode, takes the workspace from the caching
+// Each call describes its operands (NCHW, contiguous), picks an algorithm once per shape, dtype and
+// math mode (measured by cudnnFind*AlgorithmEx, or with cudnn_benchmark() off from the heuristics
+// of cudnnGet*Algorithm_v7), takes the workspace from the caching
 // allocator and queues the work on the current stream. float32 runs with FMA math, so the results
 // match the CPU's, unless cudnn_allow_tf32() lets cuDNN use TF32 tensor cores; float16 and
 // bfloat16 use tensor cores and accumulate in float32; float64 is computed in float64. The bias is
@@ -36,6 +37,7 @@ namespace glassbox::cuda {
 namespace {
 std::atomic<bool> g_enabled{true};
 std::atomic<bool> g_allow_tf32{false};
+std::atomic<bool> g_benchmark{true};
 
 [[noreturn]] void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line) {
   throw Error(
@@ -151,7 +153,7 @@ ChoiceKey choice_key(Pass pass, int device, ScalarType dtype, const Conv2dShape&
   return {static_cast<int64_t>(pass),
           device,
           static_cast<int64_t>(dtype),
-          cudnn_allow_tf32() ? 1 : 0,
+          (cudnn_allow_tf32() ? 1 : 0) | (cudnn_benchmark() ? 2 : 0),
           s.batch,
           s.in_channels,
           s.height,
@@ -195,7 +197,7 @@ size_t workspace_limit() {
 // One pass of a convolution with the algorithm remembered for `key`; the first time, with the first
 // of cuDNN's ranked algorithms that may run (allowed math), whose workspace is within the limit (or,
 // failing that, any) and can be had, and which runs, then remembered. The functions of `pass` (see
-// below) rank, size and run one algorithm.
+// below) rank (by measuring, or by heuristics), size and run one algorithm.
 template <class PassCalls>
 void run_pass(const ChoiceKey& key, Descriptors& d, Device device, const PassCalls& pass, const char* op) {
   std::optional<Choice> known;
@@ -212,7 +214,22 @@ void run_pass(const ChoiceKey& key, Descriptors& d, Device device, const PassCal
   using Perf = typename PassCalls::Perf;
   std::vector<Perf> perf(PassCalls::kCount);
   int returned = 0;
-  GB_CUDNN_CHECK(pass.rank(PassCalls::kCount, &returned, perf.data()));
+  if (cudnn_benchmark()) {
+    // Measured with as much workspace as the limit allows, or as can be had; each run writes the
+    // pass's output, which the chosen algorithm then writes again.
+    Tensor ws;
+    size_t bytes = workspace_limit();
+    while (!ws.defined() && bytes > 0) {
+      try {
+        ws = workspace(bytes, device);
+      } catch (const Error&) {  // out of memory: measure with less
+        bytes = bytes >= (size_t{4} << 20) ? bytes / 4 : 0;
+      }
+    }
+    GB_CUDNN_CHECK(pass.find(PassCalls::kCount, &returned, perf.data(), ws.defined() ? ws.data_ptr() : nullptr, bytes));
+  } else {
+    GB_CUDNN_CHECK(pass.rank(PassCalls::kCount, &returned, perf.data()));
+  }
   cudnnStatus_t last = CUDNN_STATUS_NOT_SUPPORTED;
   for (const size_t limit : {workspace_limit(), std::numeric_limits<size_t>::max()}) {
     for (int i = 0; i < returned; ++i) {
@@ -262,6 +279,9 @@ struct ForwardCalls {
   cudnnStatus_t rank(int n, int* got, Perf* p) const {
     return cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, n, got, p);
   }
+  cudnnStatus_t find(int n, int* got, Perf* p, void* ws, size_t bytes) const {
+    return cudnnFindConvolutionForwardAlgorithmEx(h, d.x, x, d.w, w, d.conv, d.y, y, n, got, p, ws, bytes);
+  }
   cudnnStatus_t size(int algo, size_t* bytes) const {
     return cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, cudnnConvolutionFwdAlgo_t(algo), bytes);
   }
@@ -281,6 +301,9 @@ struct BackwardDataCalls {
   const void *one, *zero;
   cudnnStatus_t rank(int n, int* got, Perf* p) const {
     return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, n, got, p);
+  }
+  cudnnStatus_t find(int n, int* got, Perf* p, void* ws, size_t bytes) const {
+    return cudnnFindConvolutionBackwardDataAlgorithmEx(h, d.w, w, d.y, dy, d.conv, d.x, dx, n, got, p, ws, bytes);
   }
   cudnnStatus_t size(int algo, size_t* bytes) const {
     return cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.y, d.conv, d.x, cudnnConvolutionBwdDataAlgo_t(algo),
@@ -302,6 +325,9 @@ struct BackwardFilterCalls {
   const void *one, *zero;
   cudnnStatus_t rank(int n, int* got, Perf* p) const {
     return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, n, got, p);
+  }
+  cudnnStatus_t find(int n, int* got, Perf* p, void* ws, size_t bytes) const {
+    return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, d.x, x, d.y, dy, d.conv, d.w, dw, n, got, p, ws, bytes);
   }
   cudnnStatus_t size(int algo, size_t* bytes) const {
     return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d.x, d.y, d.conv, d.w,
@@ -330,6 +356,8 @@ bool cudnn_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 void set_cudnn_enabled(bool enabled) { g_enabled.store(enabled, std::memory_order_relaxed); }
 bool cudnn_allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
 void set_cudnn_allow_tf32(bool allow) { g_allow_tf32.store(allow, std::memory_order_relaxed); }
+bool cudnn_benchmark() { return g_benchmark.load(std::memory_order_relaxed); }
+void set_cudnn_benchmark(bool measure) { g_benchmark.store(measure, std::memory_order_relaxed); }
 
 }  // namespace glassbox::cuda
 

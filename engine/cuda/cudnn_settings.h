@@ -22,6 +22,12 @@ void set_cudnn_enabled(bool enabled);
 // match the CPU's (PyTorch's torch.backends.cudnn.allow_tf32 defaults to on).
 bool cudnn_allow_tf32();
 void set_cudnn_allow_tf32(bool allow);
+// How an algorithm is chosen, once per shape: measured (cuDNN's Find, every algorithm run once and
+// timed; on by default) or taken from cuDNN's heuristics unmeasured. The heuristics of the legacy
+// API rank FFT and old engines first on Hopper, which made ResNet-style training steps 2x slower
+// there. PyTorch's torch.backends.cudnn.benchmark defaults to off, with the newer API's heuristics.
+bool cudnn_benchmark();
+void set_cudnn_benchmark(bool measure);
 
 // Whether conv2d on CUDA goes through cuDNN now: available and enabled.
 inline bool use_cudnn() { return cudnn_available() && cudnn_enabled(); }

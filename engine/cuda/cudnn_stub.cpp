@@ -17,6 +17,7 @@ namespace {
 const char* const kWhy = "glassbox was built without cuDNN (GLASSBOX_CUDNN=OFF, or cudnn.h and libcudnn not found)";
 std::atomic<bool> g_enabled{true};
 std::atomic<bool> g_allow_tf32{false};
+std::atomic<bool> g_benchmark{true};
 }  // namespace
 
 bool cudnn_available() { return false; }
@@ -26,6 +27,8 @@ bool cudnn_enabled() { return g_enabled.load(); }
 void set_cudnn_enabled(bool enabled) { g_enabled.store(enabled); }
 bool cudnn_allow_tf32() { return g_allow_tf32.load(); }
 void set_cudnn_allow_tf32(bool allow) { g_allow_tf32.store(allow); }
+bool cudnn_benchmark() { return g_benchmark.load(); }
+void set_cudnn_benchmark(bool measure) { g_benchmark.store(measure); }
 
 }  // namespace glassbox::cuda
 

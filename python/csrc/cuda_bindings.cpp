@@ -41,4 +41,6 @@ void bind_cuda(py::module_& cuda) {
   cuda.def("set_cudnn_enabled", &set_cudnn_enabled, py::arg("enabled"));
   cuda.def("cudnn_allow_tf32", &cudnn_allow_tf32);
   cuda.def("set_cudnn_allow_tf32", &set_cudnn_allow_tf32, py::arg("allow"));
+  cuda.def("cudnn_benchmark", &cudnn_benchmark);
+  cuda.def("set_cudnn_benchmark", &set_cudnn_benchmark, py::arg("measure"));
 }

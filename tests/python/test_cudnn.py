@@ -28,11 +28,12 @@ def test_settings_answer_and_round_trip():
         assert cudnn.version() >= 8000 and cudnn.describe().startswith("cuDNN ")
     else:
         assert cudnn.version() is None and "without cuDNN" in cudnn.describe()
-    assert cudnn.enabled is True and cudnn.allow_tf32 is False  # the defaults
-    with cudnn.flags(enabled=False, allow_tf32=True):
-        assert cudnn.enabled is False and cudnn.allow_tf32 is True
+    assert cudnn.enabled is True and cudnn.allow_tf32 is False and cudnn.benchmark is True  # the defaults
+    with cudnn.flags(enabled=False, allow_tf32=True, benchmark=False):
+        assert cudnn.enabled is False and cudnn.allow_tf32 is True and cudnn.benchmark is False
         assert gb._C._cuda.cudnn_enabled() is False and gb._C._cuda.cudnn_allow_tf32() is True
-    assert cudnn.enabled is True and cudnn.allow_tf32 is False
+        assert gb._C._cuda.cudnn_benchmark() is False
+    assert cudnn.enabled is True and cudnn.allow_tf32 is False and cudnn.benchmark is True
 
 
 @pytest.mark.skipif(not gb._C._cuda.built_with_cuda(), reason="built without CUDA: no CUDA kernels are registered")
@@ -127,13 +128,15 @@ def test_forward_and_backward_match_the_cpu(geom, dtype):
         x, w, grad_out = rounded(x, dtype), rounded(w, dtype), rounded(grad_out, dtype)
         b = rounded(b, dtype) if b is not None else None
     want = conv_and_grads("cpu", x, w, b, geom, grad_out)
-    for enabled in (True, False):
-        with cudnn.flags(enabled=enabled):
+    # cuDNN with measured algorithms, cuDNN with its heuristics' algorithms, glassbox's own kernels.
+    for enabled, benchmark in ((True, True), (True, False), (False, True)):
+        with cudnn.flags(enabled=enabled, benchmark=benchmark):
             got = conv_and_grads("cuda", x, w, b, geom, grad_out, dtype=getattr(gb, dtype) if reduced else None)
+        how = f"cuDNN {'on' if enabled else 'off'}, benchmark {'on' if benchmark else 'off'}"
         for name, g, r in zip(("output", "grad_input", "grad_weight", "grad_bias"), got, want):
             assert g.shape == r.shape, name
             err = rel_error(g, r)
-            assert err < TOL[dtype], f"{name} with cuDNN {'on' if enabled else 'off'}: relative error {err:.2e}"
+            assert err < TOL[dtype], f"{name} with {how}: relative error {err:.2e}"
 
 
 @requires_cudnn
