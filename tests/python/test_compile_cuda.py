@@ -110,14 +110,23 @@ def test_an_elementwise_chain_with_a_row_sum_is_one_cuda_kernel_for_sm_90(preten
     kernel, schema = generated[0]
     assert kernel.device == "cuda" and schema.endswith("(Tensor x, Tensor b) -> (Tensor, Tensor)")
     code = kernel.cuda_source
-    # one block per row; 130 elements -> 64 threads, each striding over the row
-    assert 'extern "C" __global__ void __launch_bounds__(64) %s(' % kernel.name in code
-    assert "for (int j = threadIdx.x; j < 130; j += blockDim.x) {" in code
+    # one warp per row, 8 rows a block; 130 elements: each lane strides over the row
+    assert 'extern "C" __global__ void __launch_bounds__(256) %s(' % kernel.name in code
+    assert "kernel.launch(device, 38, 256, args);" in kernel.source  # 300 rows
+    assert "const bool live = warp_row < 300;" in code and "const int row = live ? warp_row : 299;" in code
+    assert "for (int j = lane; j < 130; j += 32) {" in code
     assert "const float v_sigmoid = unary<F::Sigmoid>(in_x);  // sigmoid = glassbox.sigmoid.default(x)" in code
     assert "const float in_b = gb::load<float>(p_b[(i % 130)]);" in code
-    assert "gb::block_reduce<gb::Sum>(part_sum, scratch)" in code and "o_sum[row] = gb::store<float>(r_sum);" in code
+    assert "gb::warp_reduce<gb::Sum>(part_sum)" in code and "scratch" not in code
+    assert "if (live && lane == 0) {\n    o_sum[row] = gb::store<float>(r_sum);" in code
     assert kernel.image.kind == "cubin" and kernel.image.arch == 90 and is_cubin(kernel.image.path)
     assert "cubin for sm_90 by NVRTC" in " ".join(kernel.notes)
+    # rows longer than a warp's share: one block per row, 1500 elements -> 512 threads
+    _, _, ((long_rows, _),) = fused_on_cuda(chain, rand(3, 1500), rand(1500, seed=1))
+    code = long_rows.cuda_source
+    assert "__launch_bounds__(512)" in code and "kernel.launch(device, 3, 512, args);" in long_rows.source
+    assert "for (int j = threadIdx.x; j < 1500; j += blockDim.x) {" in code
+    assert "gb::block_reduce<gb::Sum>(part_sum, scratch)" in code and "if (threadIdx.x == 0) {" in code
 
 
 @needs_nvrtc
@@ -143,10 +152,10 @@ def test_softmax_and_layer_norm_are_one_row_kernel_each(pretend_sm90):
     names = [k.name for k, _ in generated]
     assert len(names) == 2 and names[0].startswith("fused_amax_sub_exp_sum_div") and "rsqrt" in names[1]
     softmax = generated[0][0].cuda_source
-    assert softmax.count("gb::block_reduce<") == 2
+    assert softmax.count("gb::warp_reduce<") == 2
     assert "float part_amax = -gb::numeric_limits<float>::infinity();" in softmax
     layer_norm = generated[1][0].cuda_source
-    assert "const float r_mean = gb::block_reduce<gb::Sum>(part_mean, scratch) / float(40);" in layer_norm
+    assert "const float r_mean = gb::warp_reduce<gb::Sum>(part_mean) / float(40);" in layer_norm
     assert "const float r_rsqrt = unary<F::Rsqrt>(r_add);" in layer_norm  # a per-row operator
     assert all(is_cubin(k.image.path) for k, _ in generated)
 
@@ -198,10 +207,14 @@ def emulated_equals_eager(fn, inputs, tmp_path, rtol, atol):
 
 @pytest.mark.skipif(not shutil.which("g++"), reason="needs g++")
 def test_the_generated_cuda_run_by_a_cpu_emulation_equals_eager(pretend_sm90, tmp_path):
-    # a row group with a reduction (40 blocks of 64 threads), a pointwise group over 3 blocks with
-    # broadcast and transposed inputs, softmax and layer_norm (several block reductions in a row,
-    # per-row operators), a number read on the host, float64
-    assert len(emulated_equals_eager(chain, (rand(40, 130), rand(130, seed=1)), tmp_path, 1e-5, 1e-4)) == 1
+    # a row group with a reduction (41 rows, a warp each: 6 blocks of 8 warps, the last with 7 past
+    # the end), a pointwise group over 3 blocks with broadcast and transposed inputs, softmax and
+    # layer_norm (several reductions in a row, per-row operators; rows of 300 by warps, of 1100 by
+    # blocks), a number read on the host, float64
+    assert len(emulated_equals_eager(chain, (rand(41, 130), rand(130, seed=1)), tmp_path, 1e-5, 1e-4)) == 1
+    long_rows = (rand(3, 1100), rand(1100, seed=1), rand(1100, seed=2))
+    for kernel, _ in emulated_equals_eager(rows, long_rows, tmp_path, 1e-5, 1e-5):
+        assert "gb::block_reduce<" in kernel.cuda_source
     generated = emulated_equals_eager(
         broadcast, (rand(25, 1, 40), rand(3, 1, seed=1), rand(40, 3, seed=2)), tmp_path, 1e-6, 1e-6
     )

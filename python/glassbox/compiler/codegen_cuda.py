@@ -7,10 +7,13 @@ The plan is codegen_cpp's (inputs, outputs, the per-element lines of the chain, 
 group); only the printing differs:
   * a pointwise group is a grid-stride loop over the flat index, each thread taking 4 elements a
     block apart per step (their loads issued together);
-  * a row group (last-dim reductions) is one block per row: each reduction is a pass in which the
-    threads stride over the row, then a block reduction (warp shuffles, then one value per warp
-    through shared memory) hands the result to every thread; the element-wise values a later pass
-    needs are recomputed (the row is re-read from L1/L2, not written out).
+  * a row group (last-dim reductions) is one warp per row for rows of up to WARP_ROW_MAX
+    elements (ROWS_PER_BLOCK rows a block), one block per row for longer ones: each reduction is a
+    pass in which the threads stride over the row, then a warp reduction (shuffles), or for a block
+    a block reduction (warp shuffles, then one value per warp through shared memory), hands the
+    result to every thread; the element-wise values a later pass needs are recomputed (the row is
+    re-read from L1/L2, not written out). A warp per row needs no barrier and keeps more rows in
+    flight: attention's rows of 256 ran twice as fast so (H100).
 Element formulas are those of the engine's functors (engine/ops/pointwise_functors.h), written in
 the device prelude (cuda_prelude.py) for NVRTC, which compiles without the engine's headers. float16 and
 bfloat16 are loaded into float, computed in float through the whole chain, and rounded once when
@@ -27,6 +30,8 @@ from .cuda_prelude import DEVICE_PRELUDE, HOST_INCLUDES, HOST_PRELUDE  # noqa: F
 BLOCK = 256  # threads per block of a pointwise kernel
 UNROLL = 4  # elements per thread and step of a pointwise kernel: 4 loads in flight per input
 MAX_BLOCKS = 65536 * 8  # beyond this, the grid-stride loop gives each thread more elements
+WARP_ROW_MAX = 1024  # rows up to this long take one warp each
+ROWS_PER_BLOCK = 8  # warps (rows) per block of a warp-per-row kernel
 
 # dtype -> (storage type in the kernel, compute type, glassbox::ScalarType)
 CUDA_TYPES = {
@@ -145,11 +150,25 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
 
     shape = group.shape
     K = shape[-1]
+    rows = math.prod(shape) // K
     made_by = {id(v): m for m in group.members for v in m.outputs}
     row_value = {}
     external = {id(v) for v in inputs}
     passes = {}
-    body = ["const %s row = blockIdx.x;" % index_type, "__shared__ %s scratch[32];" % C]
+    by_warp = K <= WARP_ROW_MAX
+    if by_warp:
+        # a warp past the last row works on the last row too (every lane must join the shuffles)
+        # and stores nothing
+        body = [
+            "const %s warp_row = blockIdx.x * %d + threadIdx.x / 32;" % (index_type, ROWS_PER_BLOCK),
+            "const bool live = warp_row < %d;" % rows,
+            "const %s row = live ? warp_row : %d;" % (index_type, rows - 1),
+            "const int lane = threadIdx.x % 32;",
+        ]
+        first, stride, reduce, leader = "lane", "32", "gb::warp_reduce<%s>(part_%s)", "live && lane == 0"
+    else:
+        body = ["const %s row = blockIdx.x;" % index_type, "__shared__ %s scratch[32];" % C]
+        first, stride, reduce, leader = "threadIdx.x", "blockDim.x", "gb::block_reduce<%s>(part_%s, scratch)", None
 
     def name(x):
         if id(x) in row_value:
@@ -164,9 +183,7 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
         values = {"x%d" % k: name(v) for k, v in enumerate(targets)}
         lines += [t.format(**values) for t in tail]
         return (
-            ["for (%s j = threadIdx.x; j < %d; j += blockDim.x) {" % (index_type, K)]
-            + ["  " + x for x in lines]
-            + ["}"]
+            ["for (%s j = %s; j < %d; j += %s) {" % (index_type, first, K, stride)] + ["  " + x for x in lines] + ["}"]
         )
 
     for m in group.members:
@@ -178,7 +195,7 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
                 n=out.name, op=combine, call=call_text(m.op, m.args), where=_where(m)
             )
             body += strided_pass([m.args[0]], [step])
-            total = "gb::block_reduce<%s>(part_%s, scratch)" % (combine, out.name)
+            total = reduce % (combine, out.name)
             body.append("const %s r_%s = %s;" % (C, out.name, result.format(a=total, C=C, K=K)))
             row_value[id(out)] = "r_" + out.name
         elif tuple(out.shape) != tuple(shape):  # a per-row operator, computed by every thread
@@ -198,12 +215,13 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
             row_value[id(out)] = "r_" + out.name
     full_outputs = [v for v in outputs if id(v) not in row_value]
     if full_outputs:
-        body += strided_pass(
-            full_outputs, ["o_%s[i] = gb::store<%s>({x%d});" % (v.name, T, k) for k, v in enumerate(full_outputs)]
-        )
+        stores = ["o_%s[i] = gb::store<%s>({x%d});" % (v.name, T, k) for k, v in enumerate(full_outputs)]
+        if by_warp:
+            stores = ["if (live) {{"] + ["  " + x for x in stores] + ["}}"]  # (format templates)
+        body += strided_pass(full_outputs, stores)
     row_outputs = [v for v in outputs if id(v) in row_value]
     if row_outputs:
-        body.append("if (threadIdx.x == 0) {")
+        body.append("if (%s) {" % (leader or "threadIdx.x == 0"))
         body += ["  o_%s[row] = gb::store<%s>(%s);" % (v.name, T, row_value[id(v)]) for v in row_outputs]
         body.append("}")
     again = [m.outputs[0].name for m in group.members if passes.get(id(m), 0) > 1]
@@ -255,8 +273,11 @@ def generate(group, graph_users, graph_outputs, device_cc=None, background=False
     notes = []
     if group.reductions:
         body = _row_body(group, inputs, outputs, C, T, notes, index_type)
-        threads = row_block_size(shape[-1])
-        blocks = n // shape[-1]
+        rows = n // shape[-1]
+        if shape[-1] <= WARP_ROW_MAX:
+            threads, blocks = 32 * ROWS_PER_BLOCK, -(-rows // ROWS_PER_BLOCK)
+        else:
+            threads, blocks = row_block_size(shape[-1]), rows
     else:
         body = _pointwise_body(members, inputs, outputs, shape, C, T, index_type)
         threads, blocks = BLOCK, min(-(-n // (BLOCK * UNROLL)), MAX_BLOCKS)
@@ -289,9 +310,11 @@ def generate(group, graph_users, graph_outputs, device_cc=None, background=False
             list(shape),
             len(members),
             (
-                "one block of %d threads per row" % threads
-                if group.reductions
-                else "%d elements per thread and step, a block apart" % UNROLL
+                "%d elements per thread and step, a block apart" % UNROLL
+                if not group.reductions
+                else "one warp per row, %d rows a block" % ROWS_PER_BLOCK
+                if shape[-1] <= WARP_ROW_MAX
+                else "one block of %d threads per row" % threads
             ),
         )
     ]

@@ -51,17 +51,24 @@ __device__ inline double sqrt(double x) { return ::sqrt(x); }
 __device__ inline float pow(float x, float y) { return ::powf(x, y); }
 __device__ inline double pow(double x, double y) { return ::pow(x, y); }
 
-// Block reductions: every thread gets the result. `scratch` holds one value per warp.
+// Warp and block reductions: every thread gets the result. `scratch` holds one value per warp.
 struct Sum {
   template <class C> __device__ C operator()(C a, C b) const { return a + b; }
 };
 struct Max {  // NaN wins and stays, as in the library's amax
   template <class C> __device__ C operator()(C a, C b) const { return (a != a) ? a : ((b != b || b > a) ? b : a); }
 };
+// A warp's reduction: butterfly exchanges, after which every lane holds the same total.
+template <class Op, class C>
+__device__ inline C warp_reduce(C v) {
+  const Op op;
+  for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
 template <class Op, class C>
 __device__ inline C block_reduce(C v, C* scratch) {
   const Op op;
-  for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  v = warp_reduce<Op>(v);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = (blockDim.x + 31) / 32;
   __syncthreads();  // scratch may still be read by the previous reduction
   if (lane == 0) scratch[warp] = v;
