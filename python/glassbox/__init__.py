@@ -11,7 +11,9 @@ import os as _os
 _here = _os.path.dirname(_os.path.abspath(__file__))
 _installed = any(_os.path.exists(_os.path.join(_here, "_C" + s)) for s in _machinery.EXTENSION_SUFFIXES)
 _repo = _os.path.dirname(_os.path.dirname(_here))
-_build = _os.environ.get("GLASSBOX_BUILD_DIR", _os.path.join(_repo, "build", "dev"))
+_build = _os.path.abspath(_os.environ.get("GLASSBOX_BUILD_DIR", _os.path.join(_repo, "build", "dev")))
+if "GLASSBOX_BUILD_DIR" in _os.environ:  # a relative one made absolute, for processes started elsewhere
+    _os.environ["GLASSBOX_BUILD_DIR"] = _build
 _ext_dir = _here if _installed else _os.path.join(_build, "python", "glassbox")
 if not _installed and _os.path.isdir(_ext_dir) and _ext_dir not in __path__:
     __path__.append(_ext_dir)
