@@ -12,8 +12,7 @@ group); only the printing differs:
     pass in which the threads stride over the row, then a warp reduction (shuffles), or for a block
     a block reduction (warp shuffles, then one value per warp through shared memory), hands the
     result to every thread; the element-wise values a later pass needs are recomputed (the row is
-    re-read from L1/L2, not written out). A warp per row needs no barrier and keeps more rows in
-    flight: attention's rows of 256 ran twice as fast so (H100).
+    re-read from L1/L2, not written out). A warp per row needs no barrier and no shared memory.
 Element formulas are those of the engine's functors (engine/ops/pointwise_functors.h), written in
 the device prelude (cuda_prelude.py) for NVRTC, which compiles without the engine's headers. float16 and
 bfloat16 are loaded into float, computed in float through the whole chain, and rounded once when
@@ -143,8 +142,9 @@ _REDUCE = {
 
 
 def _row_body(group, inputs, outputs, C, T, notes, index_type):
-    """One block per row: per reduction, a strided pass over the row and a block reduction; per-row
-    operators in every thread; a last pass writing the full-size results."""
+    """One warp per row (rows up to WARP_ROW_MAX) or one block per row: per reduction, a strided
+    pass over the row and a warp or block reduction; per-row operators in every thread; a last pass
+    writing the full-size results."""
     from .fusion import REDUCTIONS
     from .printer import call_text
 
