@@ -5,7 +5,7 @@
 // float32 uses TF32 tensor cores only when matmul_allow_tf32() says so; float16 and bfloat16
 // go through cublasGemmEx with float accumulation; integers through glassbox's own kernel
 // (engine/cuda/integer_gemm.h). One handle per thread and device, set to the current stream
-// before every call.
+// before every call. addmm with a 1-D bias adds it in cuBLASLt's epilogue (engine/cuda/blas_lt.h).
 #include <cublas_v2.h>
 
 #include <array>
@@ -15,6 +15,7 @@
 
 #include "engine/core/empty.h"
 #include "engine/core/error.h"
+#include "engine/cuda/blas_lt.h"
 #include "engine/cuda/cuda_error.h"
 #include "engine/cuda/device_guard.h"
 #include "engine/cuda/integer_gemm.h"
@@ -163,6 +164,28 @@ Tensor& product_into(const Tensor* self, const Tensor& mat1, const Tensor& mat2,
   else if (out.unsafe_impl()->storage()) out.unsafe_impl()->storage()->bump_version();
   return out;
 }
+
+// out (new, contiguous) = bias + mat1 @ mat2 in one cuBLASLt call, the bias added by the product's
+// epilogue instead of being copied into out first: for beta = alpha = 1, a contiguous 1-D bias and
+// floating operands that cuBLAS reads in place. False, with nothing done, otherwise.
+bool addmm_with_bias_epilogue(const Tensor& bias, const Tensor& mat1, const Tensor& mat2, double beta, double alpha,
+                              Tensor& out) {
+  const ScalarType t = out.dtype();
+  if (beta != 1.0 || alpha != 1.0 || bias.dim() != 1 || bias.dtype() != t || out.numel() == 0) return false;
+  if (t != ScalarType::Float32 && t != ScalarType::Float16 && t != ScalarType::BFloat16) return false;
+  const int64_t m = out.sizes()[0], n = out.sizes()[1], k = mat1.sizes()[1];
+  if (k == 0 || bias.sizes()[0] != n || (bias.strides()[0] != 1 && n != 1)) return false;
+  const auto A = in_place_operand(mat1), B = in_place_operand(mat2);
+  if (!A || !B) return false;
+  const cudaDataType_t type = t == ScalarType::Float16    ? CUDA_R_16F
+                              : t == ScalarType::BFloat16 ? CUDA_R_16BF
+                                                          : CUDA_R_32F;
+  const cublasComputeType_t compute =
+      t == ScalarType::Float32 && matmul_allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  // Column-major out^T [n, m] = B^T [n, k] . A^T [k, m] + bias (n long) in every column.
+  return lt_gemm_bias(out.device().index, type, compute, n, m, k, {B->data, B->op, B->ld}, {A->data, A->op, A->ld},
+                      bias.data_ptr(), out.data_ptr(), std::max<int64_t>(1, n));
+}
 }  // namespace
 
 Tensor mm_cuda(const Tensor& self, const Tensor& mat2) {
@@ -189,6 +212,7 @@ Tensor addmm_cuda(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
   const DimVector shape = addmm_shape("addmm", self, mat1, mat2);
   const auto [b, a] = addmm_factors("addmm", beta, alpha, self.dtype());
   Tensor out = empty_tensor(shape, self.dtype(), self.device());
+  if (addmm_with_bias_epilogue(self, mat1, mat2, b, a, out)) return out;
   return std::move(product_into(&self, mat1, mat2, b, a, out));
 }
 Tensor& addmm_out_cuda(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,

@@ -85,6 +85,35 @@ TEST(CudaBlas, BmmAddmmDotMatmulAndOut) {
   EXPECT_TRUE(matches(out, mm(m, m), 1e-5, 1e-5));
 }
 
+// addmm with beta = alpha = 1 and a 1-D bias (nn.Linear's forward) adds the bias in cuBLASLt's
+// epilogue; a strided bias, other factors and an empty k take the copy-then-accumulate path.
+TEST(CudaBlas, AddmmWithABiasVectorMatchesTheCpu) {
+  GB_REQUIRE_GPU();
+  const std::vector<std::array<int64_t, 3>> shapes = {{1, 1, 1}, {8, 13, 6}, {4096 / 16, 64, 192}, {33, 7, 5}};
+  for (ScalarType t : {ScalarType::Float32, ScalarType::Float16, ScalarType::BFloat16}) {
+    const double tol = product_rtol(t);
+    for (const auto& [m, k, n] : shapes) {
+      const std::string what =
+          std::string(to_string(t)) + " " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+      const Tensor bias = random_cpu({n}, t), x = random_cpu({m, k}, t), w = random_cpu({n, k}, t);
+      const Tensor want = addmm(bias, x, w.t());
+      EXPECT_TRUE(matches(addmm(on_cuda(bias), on_cuda(x), on_cuda(w).t()), want, tol, tol)) << what;
+      EXPECT_TRUE(matches(addmm(on_cuda(bias), on_cuda(x), on_cuda(w.t().contiguous())), want, tol, tol)) << what;
+      EXPECT_TRUE(matches(addmm(on_cuda(bias), on_cuda(x.t().contiguous()).t(), on_cuda(w).t()), want, tol, tol))
+          << what << " transposed mat1";
+    }
+  }
+  const Tensor wide = random_cpu({12}, ScalarType::Float32), x = random_cpu({5, 4}, ScalarType::Float32);
+  const Tensor w = random_cpu({4, 6}, ScalarType::Float32);
+  const Tensor strided = slice(wide, 0, 0, 12, 2);
+  EXPECT_TRUE(
+      matches(addmm(slice(on_cuda(wide), 0, 0, 12, 2), on_cuda(x), on_cuda(w)), addmm(strided, x, w), 1e-5, 1e-5));
+  EXPECT_TRUE(matches(addmm(on_cuda(strided.contiguous()), on_cuda(x), on_cuda(w), Scalar(1.0), Scalar(-1.0)),
+                      addmm(strided, x, w, Scalar(1.0), Scalar(-1.0)), 1e-5, 1e-5));
+  EXPECT_TRUE(matches(addmm(on_cuda(strided.contiguous()), on_cuda(empty({5, 0})), on_cuda(empty({0, 6}))),
+                      addmm(strided.contiguous(), empty({5, 0}), empty({0, 6})), 0));
+}
+
 TEST(CudaBlas, Tf32IsOptIn) {
   GB_REQUIRE_GPU();
   ASSERT_FALSE(cuda::matmul_allow_tf32());
