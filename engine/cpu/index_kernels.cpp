@@ -112,7 +112,8 @@ void fill_masked(TensorIterator& it, const Scalar& value) {
     using W = element_word_t<sizeof(T)>;
     W bits;
     std::memcpy(&bits, &v, sizeof(T));
-    for_each_element<2>(it, FillWhereElement<W>{bits});
+    if (it.num_operands() == 3) for_each_element<3>(it, SelectWhereElement<W>{bits});
+    else for_each_element<2>(it, FillWhereElement<W>{bits});
   });
 }
 

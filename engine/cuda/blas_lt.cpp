@@ -57,8 +57,8 @@ void set(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attribute, const
 // The stored shape of op(x) [r, c]: x itself is [r, c] untransposed, [c, r] transposed.
 void layout(cublasLtMatrixLayout_t* d, cudaDataType_t type, int64_t r, int64_t c, const LtOperand& x) {
   const bool t = x.op != CUBLAS_OP_N;
-  GB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(d, type, static_cast<uint64_t>(t ? c : r), static_cast<uint64_t>(t ? r : c),
-                                             x.ld));
+  GB_CUBLAS_CHECK(
+      cublasLtMatrixLayoutCreate(d, type, static_cast<uint64_t>(t ? c : r), static_cast<uint64_t>(t ? r : c), x.ld));
 }
 
 // How far a pointer is aligned, up to 16 bytes: cuBLASLt's algorithms differ in what they need.
@@ -87,7 +87,8 @@ bool lt_gemm_bias(int device, cudaDataType_t type, cublasComputeType_t compute, 
   set(d.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);
   layout(&d.a, type, rows, k, a);
   layout(&d.b, type, k, cols, b);
-  GB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d.c, type, static_cast<uint64_t>(rows), static_cast<uint64_t>(cols), ldc));
+  GB_CUBLAS_CHECK(
+      cublasLtMatrixLayoutCreate(&d.c, type, static_cast<uint64_t>(rows), static_cast<uint64_t>(cols), ldc));
 
   const Key key{device,
                 static_cast<int64_t>(type),
@@ -126,9 +127,8 @@ bool lt_gemm_bias(int device, cudaDataType_t type, cublasComputeType_t compute, 
     algorithms()[key] = algo;
   }
   if (!algo) return false;
-  const Tensor workspace =
-      empty_tensor(DimVector{static_cast<int64_t>(kWorkspaceBytes)}, ScalarType::UInt8,
-                   Device(DeviceType::CUDA, static_cast<int8_t>(device)));
+  const Tensor workspace = empty_tensor(DimVector{static_cast<int64_t>(kWorkspaceBytes)}, ScalarType::UInt8,
+                                        Device(DeviceType::CUDA, static_cast<int8_t>(device)));
   const float one = 1.0f, zero = 0.0f;  // beta 0: c is written, not read
   GB_CUBLAS_CHECK(cublasLtMatmul(handle, d.op, &one, a.data, d.a, b.data, d.b, &zero, c, d.c, c, d.c, &*algo,
                                  workspace.data_ptr(), kWorkspaceBytes, current_stream(device).handle()));

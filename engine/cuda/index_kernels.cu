@@ -94,7 +94,8 @@ void fill_masked(TensorIterator& it, const Scalar& value) {
     using W = element_word_t<sizeof(T)>;
     W bits;
     memcpy(&bits, &v, sizeof(T));
-    launch_with_operands<2>(it, FillWhereElement<W>{bits});
+    if (it.num_operands() == 3) launch_with_operands<3>(it, SelectWhereElement<W>{bits});
+    else launch_with_operands<2>(it, FillWhereElement<W>{bits});
   });
 }
 

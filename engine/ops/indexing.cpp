@@ -139,6 +139,18 @@ Tensor& fill_masked(const char* op, Tensor& self, const Tensor& mask, const std:
   bump_version(self);
   return self;
 }
+// masked_fill out of place: a new tensor of the broadcast shape, self where mask is false, in one pass.
+Tensor select_masked(const char* op, const Tensor& self, const Tensor& mask, std::span<const int64_t> shape,
+                     const std::optional<Scalar>& value) {
+  Tensor out = empty_tensor(shape, self.dtype(), self.device());
+  if (!value) return out;  // a Tensor value on Meta
+  check_fill_value(op, *value, self.dtype());
+  const IndexBackend* backend = backend_of(self);
+  if (!backend) return out;
+  TensorIterator it = TensorIteratorConfig(op).add_output(&out).add_input(self).add_input(mask).keep_dtypes().build();
+  backend->fill_masked(it, *value);
+  return out;
+}
 // The value of a 0-d tensor with data, read on the host: int64 for integers, so nothing is rounded.
 Scalar item(const Tensor& t) {
   const Tensor h = t.device().type == DeviceType::CPU ? t : t.to(Device(DeviceType::CPU));
@@ -155,10 +167,6 @@ std::optional<Scalar> value_of(const Tensor& self, const Tensor& value) {
   return backend_of(value) && backend_of(self) ? std::optional(item(value)) : std::nullopt;
 }
 
-Tensor broadcast_copy(const Tensor& self, std::span<const int64_t> shape) {
-  Tensor out = empty_tensor(shape, self.dtype(), self.device());
-  return backend_of(self) ? glassbox::copy_(out, self) : out;
-}
 }  // namespace
 
 Tensor gather_generic(const Tensor& self, int64_t dim, const Tensor& index) {
@@ -251,12 +259,12 @@ Tensor& masked_fill_tensor_generic_(Tensor& self, const Tensor& mask, const Tens
   return fill_masked("masked_fill_", self, mask, value_of(self, value));
 }
 Tensor masked_fill_scalar_generic(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  Tensor out = broadcast_copy(self, masked_fill_shape("masked_fill", self, mask, nullptr, /*in_place=*/false));
-  return fill_masked("masked_fill", out, mask, value);
+  const DimVector shape = masked_fill_shape("masked_fill", self, mask, nullptr, /*in_place=*/false);
+  return select_masked("masked_fill", self, mask, shape, value);
 }
 Tensor masked_fill_tensor_generic(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  Tensor out = broadcast_copy(self, masked_fill_shape("masked_fill", self, mask, &value, /*in_place=*/false));
-  return fill_masked("masked_fill", out, mask, value_of(self, value));
+  const DimVector shape = masked_fill_shape("masked_fill", self, mask, &value, /*in_place=*/false);
+  return select_masked("masked_fill", self, mask, shape, value_of(self, value));
 }
 
 // Written with other operators, so every backend runs it: the largest class (when inferred) and the

@@ -33,7 +33,8 @@ struct IndexBackend {
   // offsets (Int64, a.index_shape) = for each position, the byte offset into self that the index
   // tensors pick (the sum of index * stride over the indexed dims); every index range-checked.
   void (*index_offsets)(const char* op, const Tensor& self, const AdvancedIndexing& a, Tensor& offsets);
-  // Operands (self, mask): self = value where mask (value already checked against self's dtype).
+  // Operands (self, mask): self = value where mask; or (out, self, mask): out = value where mask,
+  // self elsewhere (value already checked against self's dtype).
   void (*fill_masked)(TensorIterator& it, const Scalar& value);
   // out (zeroed by nobody: written whole) = grad rows summed into the rows ids pick; ids (Int64,
   // contiguous) outside [0, out.size(0)) throw throw_index_out_of_range.

@@ -86,5 +86,14 @@ struct FillWhereElement {
     if (load_element<bool>(p[1])) store_element(p[0], value);
   }
 };
+// (out, self, mask): out = value where mask, self elsewhere; one pass, where copying self into out
+// and then filling it would be two.
+template <class W>
+struct SelectWhereElement {
+  W value;
+  GLASSBOX_HOST_DEVICE void operator()(char* const* p) const {
+    store_element(p[0], load_element<bool>(p[2]) ? value : load_element<W>(p[1]));
+  }
+};
 
 }  // namespace glassbox
