@@ -19,6 +19,7 @@
 #include "engine/cuda/cuda_error.h"
 #include "engine/cuda/device_guard.h"
 #include "engine/cuda/integer_gemm.h"
+#include "engine/cuda/library_handle.h"
 #include "engine/cuda/matmul_settings.h"
 #include "engine/cuda/stream.h"
 #include "engine/ops/linalg_shape.h"
@@ -30,16 +31,9 @@ namespace glassbox::cuda {
 namespace {
 std::atomic<bool> g_allow_tf32{false};
 
-// Never destroyed: a handle outliving its thread costs a little memory, destroying one after the
-// CUDA runtime has shut down (static destruction) would crash.
 cublasHandle_t blas_handle(int device) {
-  thread_local std::array<cublasHandle_t, 64> handles{};
-  GB_CHECK(device >= 0 && device < 64, "cuBLAS: device index ", device, " out of range");
-  if (!handles[device]) {
-    DeviceGuard guard(device);
-    GB_CUBLAS_CHECK(cublasCreate(&handles[device]));
-  }
-  return handles[device];
+  return thread_library_handle<cublasHandle_t>(device, "cuBLAS",
+                                               [](cublasHandle_t* h) { GB_CUBLAS_CHECK(cublasCreate(h)); });
 }
 }  // namespace
 

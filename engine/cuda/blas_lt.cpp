@@ -16,6 +16,7 @@
 #include "engine/core/error.h"
 #include "engine/cuda/cuda_error.h"
 #include "engine/cuda/device_guard.h"
+#include "engine/cuda/library_handle.h"
 #include "engine/cuda/stream.h"
 
 namespace glassbox::cuda {
@@ -24,15 +25,9 @@ namespace {
 // The workspace cuBLASLt may use: room for split-k algorithms, small beside the activations.
 constexpr size_t kWorkspaceBytes = size_t{4} << 20;
 
-// Never destroyed, for the reason blas_handle gives (engine/cuda/blas.cpp).
 cublasLtHandle_t lt_handle(int device) {
-  thread_local std::array<cublasLtHandle_t, 64> handles{};
-  GB_CHECK(device >= 0 && device < 64, "cuBLASLt: device index ", device, " out of range");
-  if (!handles[device]) {
-    DeviceGuard guard(device);
-    GB_CUBLAS_CHECK(cublasLtCreate(&handles[device]));
-  }
-  return handles[device];
+  return thread_library_handle<cublasLtHandle_t>(device, "cuBLASLt",
+                                                 [](cublasLtHandle_t* h) { GB_CUBLAS_CHECK(cublasLtCreate(h)); });
 }
 
 // The descriptors of one call, destroyed with it.

@@ -26,6 +26,7 @@
 #include "engine/core/error.h"
 #include "engine/cuda/cudnn_settings.h"
 #include "engine/cuda/device_guard.h"
+#include "engine/cuda/library_handle.h"
 #include "engine/cuda/stream.h"
 #include "engine/ops/linalg_shape.h"
 #include "glassbox/ops/Functions.h"
@@ -50,16 +51,11 @@ std::atomic<bool> g_benchmark{true};
       throw_cudnn_error(gb_cudnn_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
-// Never destroyed, for the reason blas_handle gives (engine/cuda/blas.cpp).
 cudnnHandle_t cudnn_handle(int device) {
-  thread_local std::array<cudnnHandle_t, 64> handles{};
-  GB_CHECK(device >= 0 && device < 64, "cuDNN: device index ", device, " out of range");
-  if (!handles[device]) {
-    DeviceGuard guard(device);
-    GB_CUDNN_CHECK(cudnnCreate(&handles[device]));
-  }
-  GB_CUDNN_CHECK(cudnnSetStream(handles[device], current_stream(device).handle()));
-  return handles[device];
+  cudnnHandle_t handle =
+      thread_library_handle<cudnnHandle_t>(device, "cuDNN", [](cudnnHandle_t* h) { GB_CUDNN_CHECK(cudnnCreate(h)); });
+  GB_CUDNN_CHECK(cudnnSetStream(handle, current_stream(device).handle()));
+  return handle;
 }
 
 int as_int(int64_t v, const char* op) {
