@@ -11,6 +11,9 @@ the device synchronised around each), PyTorch / glassbox (> 1: glassbox is faste
 memory of each, and the loss of both after each of the first 5 steps with their largest relative
 difference. CPU thread counts are set before either library starts (GLASSBOX_NUM_THREADS and
 torch.set_num_threads), so each CPU configuration runs in a process of its own.
+
+--float64 runs both libraries in float64: where float32 losses part over the steps (a CNN's training
+amplifies rounding), equal float64 losses show that the two compute the same thing.
 """
 
 import argparse
@@ -71,9 +74,12 @@ def copy_state(src, dst, dst_lib):
 
 
 class Runner:
-    def __init__(self, lib, model, device, batches):
+    def __init__(self, lib, model, device, batches, float64=False):
         self.lib, self.device = lib, device
         self.model = model.to(device)
+        if float64:  # parameters and floating inputs in float64 (labels and token ids stay integers)
+            self.model = self.model.to(lib.float64)
+            batches = [tuple(a.astype("float64") if a.dtype.kind == "f" else a for a in b) for b in batches]
         self.model.train()
         self.optimizer = lib.optim.Adam(self.model.parameters(), lr=1e-3)
         self.batches = [tuple(lib.from_numpy(a).to(device) for a in b) for b in batches]
@@ -141,7 +147,8 @@ def run_device(args):
     ours = ""
     if device == "cuda" and gb.backends.cudnn.is_available():
         ours = f"; glassbox {'with ' + gb.backends.cudnn.describe() if gb.backends.cudnn.enabled else 'cuDNN off'}"
-    print(f"== {device}{threads}; torch {torch.__version__}{tf32}{ours}", flush=True)
+    dtype = ", float64" if args.float64 else ""
+    print(f"== {device}{threads}{dtype}; torch {torch.__version__}{tf32}{ours}", flush=True)
     print(
         f"{'model':8s} {'glassbox ms':>12s} {'torch ms':>9s} {'ratio':>6s} {'gb MiB':>8s} {'torch MiB':>9s}  losses (5 steps) glassbox / torch"
     )
@@ -152,7 +159,10 @@ def run_device(args):
         theirs = make_model(torch, name, size)
         ours = make_model(gb, name, size)
         copy_state(theirs, ours, gb)
-        runners = {"glassbox": Runner(gb, ours, device, batches), "torch": Runner(torch, theirs, device, batches)}
+        runners = {
+            "glassbox": Runner(gb, ours, device, batches, args.float64),
+            "torch": Runner(torch, theirs, device, batches, args.float64),
+        }
         losses = {k: [r.step(i).item() for i in range(5)] for k, r in runners.items()}
         for lib in (gb, torch):
             if device == "cuda":
@@ -183,6 +193,11 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--torch-float32", action="store_true", help="PyTorch without TF32 convolutions")
     parser.add_argument(
+        "--float64",
+        action="store_true",
+        help="both libraries in float64: losses that part in float32 agree here when the arithmetic is the same",
+    )
+    parser.add_argument(
         "--cudnn-heuristics",
         action="store_true",
         help="glassbox takes cuDNN's heuristics' algorithms unmeasured (gb.backends.cudnn.benchmark off)",
@@ -200,6 +215,7 @@ def main():
         configs.append(["--device", "cuda"])
     extra = (["--quick"] if args.quick else []) + (["--torch-float32"] if args.torch_float32 else [])
     extra += ["--cudnn-heuristics"] if args.cudnn_heuristics else []
+    extra += ["--float64"] if args.float64 else []
     extra += ["--no-cudnn"] if args.no_cudnn else []
     extra += ["--models", *args.models]
     for config in configs:
