@@ -129,26 +129,30 @@ Tensor& put_at_indices(const char* op, Tensor& self, OptionalTensorList indices,
   return self;
 }
 
-Tensor& fill_masked(const char* op, Tensor& self, const Tensor& mask, const std::optional<Scalar>& value) {
-  if (!value) return self;  // a Tensor value on Meta: its number is data, unknown there
-  check_fill_value(op, *value, self.dtype());
-  const IndexBackend* backend = backend_of(self);
-  if (!backend) return self;
-  TensorIterator it = TensorIteratorConfig(op).add_output(&self).add_input(mask).keep_dtypes().build();
+// out = value where mask; elsewhere out keeps its own elements (self null: in place) or takes
+// self's. False where nothing was computed: no data (Meta), or a Tensor value only data would give.
+bool fill_where(const char* op, Tensor& out, const Tensor* self, const Tensor& mask,
+                const std::optional<Scalar>& value) {
+  if (!value) return false;
+  check_fill_value(op, *value, out.dtype());
+  const IndexBackend* backend = backend_of(out);
+  if (!backend) return false;
+  TensorIteratorConfig config(op);
+  config.add_output(&out);
+  if (self) config.add_input(*self);
+  TensorIterator it = config.add_input(mask).keep_dtypes().build();
   backend->fill_masked(it, *value);
-  bump_version(self);
+  return true;
+}
+Tensor& fill_masked(const char* op, Tensor& self, const Tensor& mask, const std::optional<Scalar>& value) {
+  if (fill_where(op, self, nullptr, mask, value)) bump_version(self);
   return self;
 }
-// masked_fill out of place: a new tensor of the broadcast shape, self where mask is false, in one pass.
+// masked_fill out of place: a new tensor of the broadcast shape, in one pass over it.
 Tensor select_masked(const char* op, const Tensor& self, const Tensor& mask, std::span<const int64_t> shape,
                      const std::optional<Scalar>& value) {
   Tensor out = empty_tensor(shape, self.dtype(), self.device());
-  if (!value) return out;  // a Tensor value on Meta
-  check_fill_value(op, *value, self.dtype());
-  const IndexBackend* backend = backend_of(self);
-  if (!backend) return out;
-  TensorIterator it = TensorIteratorConfig(op).add_output(&out).add_input(self).add_input(mask).keep_dtypes().build();
-  backend->fill_masked(it, *value);
+  fill_where(op, out, &self, mask, value);
   return out;
 }
 // The value of a 0-d tensor with data, read on the host: int64 for integers, so nothing is rounded.

@@ -11,6 +11,7 @@ import sys
 import types
 
 from .. import _C
+from ._settings import engine_switch
 
 
 def is_available():
@@ -28,49 +29,31 @@ def describe():
     return _C._cuda.cudnn_describe()
 
 
+_SETTINGS = ("enabled", "allow_tf32", "benchmark")
+
+
 @contextlib.contextmanager
 def flags(enabled=None, allow_tf32=None, benchmark=None):
     """Sets the given settings for a block, then restores them."""
     module = sys.modules[__name__]
-    before = (module.enabled, module.allow_tf32, module.benchmark)
+    before = {name: getattr(module, name) for name in _SETTINGS}
+    given = dict(zip(_SETTINGS, (enabled, allow_tf32, benchmark)))
     try:
-        if enabled is not None:
-            module.enabled = enabled
-        if allow_tf32 is not None:
-            module.allow_tf32 = allow_tf32
-        if benchmark is not None:
-            module.benchmark = benchmark
+        for name, value in given.items():
+            if value is not None:
+                setattr(module, name, value)
         yield
     finally:
-        module.enabled, module.allow_tf32, module.benchmark = before
+        for name, value in before.items():
+            setattr(module, name, value)
 
 
 class _CudnnModule(types.ModuleType):
-    """The module with `enabled`, `allow_tf32` and `benchmark` as properties that read and write the engine's settings."""
+    """The module with `enabled`, `allow_tf32` and `benchmark` as properties over the engine's settings."""
 
-    @property
-    def enabled(self):
-        return _C._cuda.cudnn_enabled()
-
-    @enabled.setter
-    def enabled(self, value):
-        _C._cuda.set_cudnn_enabled(bool(value))
-
-    @property
-    def allow_tf32(self):
-        return _C._cuda.cudnn_allow_tf32()
-
-    @allow_tf32.setter
-    def allow_tf32(self, value):
-        _C._cuda.set_cudnn_allow_tf32(bool(value))
-
-    @property
-    def benchmark(self):
-        return _C._cuda.cudnn_benchmark()
-
-    @benchmark.setter
-    def benchmark(self, value):
-        _C._cuda.set_cudnn_benchmark(bool(value))
+    enabled = engine_switch("cudnn_enabled")
+    allow_tf32 = engine_switch("cudnn_allow_tf32")
+    benchmark = engine_switch("cudnn_benchmark")
 
 
 sys.modules[__name__].__class__ = _CudnnModule

@@ -155,7 +155,7 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
     row_value = {}
     external = {id(v) for v in inputs}
     passes = {}
-    by_warp = K <= WARP_ROW_MAX
+    by_warp = row_launch(K, rows)[0]
     if by_warp:
         # a warp past the last row works on the last row too (every lane must join the shuffles)
         # and stores nothing
@@ -168,7 +168,12 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
         first, stride, reduce, leader = "lane", "32", "gb::warp_reduce<%s>(part_%s)", "live && lane == 0"
     else:
         body = ["const %s row = blockIdx.x;" % index_type, "__shared__ %s scratch[32];" % C]
-        first, stride, reduce, leader = "threadIdx.x", "blockDim.x", "gb::block_reduce<%s>(part_%s, scratch)", None
+        first, stride, reduce, leader = (
+            "threadIdx.x",
+            "blockDim.x",
+            "gb::block_reduce<%s>(part_%s, scratch)",
+            "threadIdx.x == 0",
+        )
 
     def name(x):
         if id(x) in row_value:
@@ -221,7 +226,7 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
         body += strided_pass(full_outputs, stores)
     row_outputs = [v for v in outputs if id(v) in row_value]
     if row_outputs:
-        body.append("if (%s) {" % (leader or "threadIdx.x == 0"))
+        body.append("if (%s) {" % leader)
         body += ["  o_%s[row] = gb::store<%s>(%s);" % (v.name, T, row_value[id(v)]) for v in row_outputs]
         body.append("}")
     again = [m.outputs[0].name for m in group.members if passes.get(id(m), 0) > 1]
@@ -238,6 +243,19 @@ def row_block_size(K):
     while threads < 512 and threads * 4 < K:
         threads *= 2
     return threads
+
+
+def row_launch(K, rows):
+    """(a warp per row?, blocks, threads, how the kernel's header says it) for rows of K elements."""
+    if K <= WARP_ROW_MAX:
+        return (
+            True,
+            -(-rows // ROWS_PER_BLOCK),
+            32 * ROWS_PER_BLOCK,
+            "one warp per row, %d rows a block" % ROWS_PER_BLOCK,
+        )
+    threads = row_block_size(K)
+    return False, rows, threads, "one block of %d threads per row" % threads
 
 
 def generate(group, graph_users, graph_outputs, device_cc=None, background=False):
@@ -273,14 +291,11 @@ def generate(group, graph_users, graph_outputs, device_cc=None, background=False
     notes = []
     if group.reductions:
         body = _row_body(group, inputs, outputs, C, T, notes, index_type)
-        rows = n // shape[-1]
-        if shape[-1] <= WARP_ROW_MAX:
-            threads, blocks = 32 * ROWS_PER_BLOCK, -(-rows // ROWS_PER_BLOCK)
-        else:
-            threads, blocks = row_block_size(shape[-1]), rows
+        _, blocks, threads, launch = row_launch(shape[-1], n // shape[-1])
     else:
         body = _pointwise_body(members, inputs, outputs, shape, C, T, index_type)
         threads, blocks = BLOCK, min(-(-n // (BLOCK * UNROLL)), MAX_BLOCKS)
+        launch = "%d elements per thread and step, a block apart" % UNROLL
 
     params = []
     for v in inputs:
@@ -309,13 +324,7 @@ def generate(group, graph_users, graph_outputs, device_cc=None, background=False
             group.kind,
             list(shape),
             len(members),
-            (
-                "%d elements per thread and step, a block apart" % UNROLL
-                if not group.reductions
-                else "one warp per row, %d rows a block" % ROWS_PER_BLOCK
-                if shape[-1] <= WARP_ROW_MAX
-                else "one block of %d threads per row" % threads
-            ),
+            launch,
         )
     ]
     for m in members:
