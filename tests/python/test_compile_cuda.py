@@ -70,6 +70,11 @@ def masked_rows(x, mask):
     return gb.softmax(x.masked_fill(mask, float("-inf")) * 0.5, -1)
 
 
+def three_reductions(x):
+    a, b = x.exp(), x.sin()
+    return (a - a.sum(-1, keepdim=True)) * (b - b.amax(-1, keepdim=True)) + x.cos() * x.mean(-1, keepdim=True)
+
+
 # --- without a GPU: the generated CUDA, compiled by NVRTC for sm_90 ----------------------------
 
 
@@ -114,7 +119,12 @@ def test_an_elementwise_chain_with_a_row_sum_is_one_cuda_kernel_for_sm_90(preten
     assert 'extern "C" __global__ void __launch_bounds__(256) %s(' % kernel.name in code
     assert "kernel.launch(device, 38, 256, args);" in kernel.source  # 300 rows
     assert "const bool live = warp_row < 300;" in code and "const int row = live ? warp_row : 299;" in code
-    assert "for (int j = lane; j < 130; j += 32) {" in code
+    # each lane visits 5 elements of its row, the passes unrolled over them; the value the second
+    # pass reads is kept in registers rather than recomputed
+    assert "for (int s = 0; s < 5; ++s) {\n    const int j = lane + 32 * s;\n    if (j < 130) {" in code
+    assert "float k_sub[5];" in code and "k_sub[s] = v_sub;" in code
+    assert "const float v_relu = unary<F::Relu>(k_sub[s]);" in code and code.count("unary<F::Exp>") == 1
+    assert "keeps sub in registers between passes (5 values a lane)" in kernel.notes
     assert "const float v_sigmoid = unary<F::Sigmoid>(in_x);  // sigmoid = glassbox.sigmoid.default(x)" in code
     assert "const float in_b = gb::load<float>(p_b[(i % 130)]);" in code
     assert "gb::warp_reduce<gb::Sum>(part_sum)" in code and "scratch" not in code
@@ -127,6 +137,24 @@ def test_an_elementwise_chain_with_a_row_sum_is_one_cuda_kernel_for_sm_90(preten
     assert "__launch_bounds__(512)" in code and "kernel.launch(device, 3, 512, args);" in long_rows.source
     assert "for (int j = threadIdx.x; j < 1500; j += blockDim.x) {" in code
     assert "gb::block_reduce<gb::Sum>(part_sum, scratch)" in code and "if (threadIdx.x == 0) {" in code
+
+
+@needs_nvrtc
+def test_a_row_kernel_keeps_values_in_registers_only_within_the_budget(pretend_sm90):
+    # the masked softmax of attention over 256 keys: x is read once, exp computed once
+    mask = gb.from_numpy(np.triu(np.ones((256, 256), bool), 1))
+    _, _, ((kernel, _),) = fused_on_cuda(masked_rows, rand(2, 2, 256, 256), mask)
+    code = kernel.cuda_source
+    assert code.count("gb::load<float>(p_x[") == 1 and code.count("unary<F::Exp>") == 1
+    assert "float k_mul[8];" in code and "float k_exp[8];" in code and "if (j < 256)" not in code
+    assert "const float v_div = (k_exp[s] / r_sum);" in code
+    assert "keeps mul, exp in registers between passes (16 values a lane)" in kernel.notes
+    # three values of 32 slots a lane are over codegen_cuda.REGISTER_ROW_BUDGET: recomputed
+    _, _, ((wide, _),) = fused_on_cuda(three_reductions, rand(5, 1024))
+    assert "k_" not in wide.cuda_source and "for (int j = lane; j < 1024; j += 32) {" in wide.cuda_source
+    assert wide.notes[0].startswith("recomputes exp, sin in each pass")
+    _, _, ((narrow, _),) = fused_on_cuda(three_reductions, rand(5, 200))
+    assert "keeps x, exp, sin in registers between passes (21 values a lane)" in narrow.notes
 
 
 @needs_nvrtc
@@ -224,6 +252,10 @@ def test_the_generated_cuda_run_by_a_cpu_emulation_equals_eager(pretend_sm90, tm
         == 2
     )
     emulated_equals_eager(wrapped_number, (rand(6, 40),), tmp_path, 1e-6, 1e-6)
+    # values kept in registers across three passes, and (over the budget) recomputed instead; the
+    # products of differences of sums of ~500 leave an absolute error of ~1e-5
+    for width in (200, 1024):
+        emulated_equals_eager(three_reductions, (rand(9, width),), tmp_path, 1e-5, 1e-3)
     # a bool mask (broadcast over the rows) read into the float chain of a row kernel
     mask = gb.from_numpy(np.random.default_rng(5).random(40) < 0.3)
     ((kernel, _),) = emulated_equals_eager(masked_rows, (rand(6, 40), mask), tmp_path, 1e-6, 1e-6)

@@ -31,6 +31,9 @@ UNROLL = 4  # elements per thread and step of a pointwise kernel: 4 loads in fli
 MAX_BLOCKS = 65536 * 8  # beyond this, the grid-stride loop gives each thread more elements
 WARP_ROW_MAX = 1024  # rows up to this long take one warp each
 ROWS_PER_BLOCK = 8  # warps (rows) per block of a warp-per-row kernel
+# Values a lane may keep for later passes (slots per value x values): a softmax over 256 keeps its
+# exponentials in 8 registers a lane; beyond the budget a later pass recomputes from L1/L2.
+REGISTER_ROW_BUDGET = 64
 
 # dtype -> (storage type in the kernel, compute type, glassbox::ScalarType)
 CUDA_TYPES = {
@@ -144,7 +147,29 @@ _REDUCE = {
 def _row_body(group, inputs, outputs, C, T, notes, index_type):
     """One warp per row (rows up to WARP_ROW_MAX) or one block per row: per reduction, a strided
     pass over the row and a warp or block reduction; per-row operators in every thread; a last pass
-    writing the full-size results."""
+    writing the full-size results. A warp whose row fits its registers (register_row) keeps the
+    values a later pass reads in per-lane arrays; otherwise a later pass recomputes them."""
+    K = group.shape[-1]
+    if row_launch(K, 1)[0]:
+        body, kept = _row_passes(group, inputs, outputs, C, T, index_type, keep=None)
+        per_lane = -(-K // 32) * len(kept) * (2 if C == "double" else 1)
+        if kept and per_lane <= REGISTER_ROW_BUDGET:
+            body, _ = _row_passes(group, inputs, outputs, C, T, index_type, keep=kept)
+            notes.append(
+                "keeps %s in registers between passes (%d values a lane)" % (", ".join(kept.values()), per_lane)
+            )
+            return body
+    body, again = _row_passes(group, inputs, outputs, C, T, index_type, keep=False)
+    if again:
+        notes.append("recomputes %s in each pass over the row that needs them (the row stays in L1/L2)" % again)
+    return body
+
+
+def _row_passes(group, inputs, outputs, C, T, index_type, keep):
+    """The row kernel's body. keep=False: later passes recompute (and reload) what they need.
+    keep=None: a dry run in which every per-element value of an earlier pass is kept; returns the
+    body and the kept values a later pass reads ({id: name}). keep={id: name}: those are kept in
+    arrays of one slot per element a lane visits (the passes fully unrolled, so they are registers)."""
     from .fusion import REDUCTIONS
     from .printer import call_text
 
@@ -155,7 +180,10 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
     row_value = {}
     external = {id(v) for v in inputs}
     passes = {}
+    kept, read = {}, {}  # values of earlier passes held in arrays (id -> name); those read later
     by_warp = row_launch(K, rows)[0]
+    in_registers = keep is not False and by_warp
+    slots = -(-K // 32)
     if by_warp:
         # a warp past the last row works on the last row too (every lane must join the shuffles)
         # and stores nothing
@@ -174,21 +202,47 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
             "gb::block_reduce<%s>(part_%s, scratch)",
             "threadIdx.x == 0",
         )
+    if in_registers and keep:
+        body += [
+            "%s k_%s[%d];  // %s, one slot per element of the row this lane visits" % (C, n, slots, n)
+            for n in keep.values()
+        ]
+
+    def local(x):
+        return ("in_" if id(x) in external else "v_") + x.name
 
     def name(x):
         if id(x) in row_value:
             return row_value[id(x)]
-        return ("in_" if id(x) in external else "v_") + x.name
+        if id(x) in kept:
+            read[id(x)] = kept[id(x)]
+            return "k_%s[s]" % kept[id(x)]
+        return local(x)
 
     def strided_pass(targets, tail):
-        needed, loads = codegen_cpp.pass_work(group, targets, made_by, external, passes, known=(row_value,))
+        needed, loads = codegen_cpp.pass_work(group, targets, made_by, external, passes, known=(row_value, kept))
+        loads = [v for v in loads if id(v) not in kept]
         lines = ["const %s i = row * %d + j;" % (index_type, K)]
         lines += [_load(v, shape, "i", C) for v in loads]
         lines += [_node_line(m, name, C, "v_" + m.outputs[0].name) for m in needed]
         values = {"x%d" % k: name(v) for k, v in enumerate(targets)}
         lines += [t.format(**values) for t in tail]
+        if not in_registers:
+            return (
+                ["for (%s j = %s; j < %d; j += %s) {" % (index_type, first, K, stride)]
+                + ["  " + x for x in lines]
+                + ["}"]
+            )
+        fresh = loads + [m.outputs[0] for m in needed]
+        if keep:
+            lines += ["k_%s[s] = %s;" % (keep[id(v)], local(v)) for v in fresh if id(v) in keep]
+        kept.update({id(v): v.name for v in fresh})
+        if K % 32:
+            lines = ["if (j < %d) {" % K] + ["  " + x for x in lines] + ["}"]
         return (
-            ["for (%s j = %s; j < %d; j += %s) {" % (index_type, first, K, stride)] + ["  " + x for x in lines] + ["}"]
+            ["#pragma unroll", "for (int s = 0; s < %d; ++s) {" % slots, "  const %s j = lane + 32 * s;" % index_type]
+            + ["  " + x for x in lines]
+            + ["}"]
         )
 
     for m in group.members:
@@ -229,12 +283,9 @@ def _row_body(group, inputs, outputs, C, T, notes, index_type):
         body.append("if (%s) {" % leader)
         body += ["  o_%s[row] = gb::store<%s>(%s);" % (v.name, T, row_value[id(v)]) for v in row_outputs]
         body.append("}")
-    again = [m.outputs[0].name for m in group.members if passes.get(id(m), 0) > 1]
-    if again:
-        notes.append(
-            "recomputes %s in each pass over the row that needs them (the row stays in L1/L2)" % ", ".join(again)
-        )
-    return body
+    if keep is None:
+        return body, read
+    return body, ", ".join(m.outputs[0].name for m in group.members if passes.get(id(m), 0) > 1)
 
 
 def row_block_size(K):
