@@ -580,6 +580,32 @@ def test_a_second_process_loads_the_cached_kernel_without_building_it(compiled_c
     np.testing.assert_array_equal(np.load(tmp_path / "total.npy"), np.asarray(out[1]))
 
 
+def test_kernels_compile_against_one_precompiled_glassbox_header(tmp_path, monkeypatch):
+    """Every kernel library -includes the header that kernels.cache_root()/pch_<flags> precompiles
+    once; GCC takes the .gch only when its flags match (else it would parse the header without a
+    word), so the library's compile command is run again with -Werror=invalid-pch."""
+    import shlex
+
+    monkeypatch.setenv("GLASSBOX_COMPILE_CACHE", str(tmp_path))
+    compiled = gb.compile(chain)
+    x, b = rand(5, 33), rand(33, seed=1)
+    compiled(x, b)
+    (pch,) = [d for d in os.listdir(tmp_path) if d.startswith("pch_")]
+    header = os.path.join(tmp_path, pch, "build", "CMakeFiles", "glassbox_pch.dir", "cmake_pch.hxx")
+    assert os.path.getsize(header + ".gch") > 1_000_000
+    build_dir = os.path.dirname(compiled.compilations[0].library_path)
+    commands = subprocess.run(["ninja", "-C", build_dir, "-t", "commands"], capture_output=True, text=True).stdout
+    (compile_line,) = [c for c in commands.splitlines() if " -c " in c and "main.cpp" in c]
+    words = shlex.split(compile_line)
+    assert words[words.index("-include") + 1] == header and "-Winvalid-pch" in words
+    words[words.index("-o") + 1] = str(tmp_path / "again.o")
+    run = subprocess.run(words + ["-Werror=invalid-pch"], capture_output=True, text=True, cwd=build_dir)
+    assert run.returncode == 0, run.stderr
+    # a second function's kernel reuses it: still one precompiled header
+    gb.compile(lambda x: (x * 3.0).relu() - 1.0)(x)
+    assert [d for d in os.listdir(tmp_path) if d.startswith("pch_")] == [pch]
+
+
 def test_unknown_backend_and_non_callables_are_refused():
     with pytest.raises(ValueError, match="unknown backend 'tvm'"):
         gb.compile(chain, backend="tvm")

@@ -4,7 +4,9 @@ The library's name is a hash of its source and flags, and its build folder lives
 cache ($GLASSBOX_COMPILE_CACHE, else ~/.cache/glassbox/compile), so an unchanged kernel is built
 once per machine: a second process finds the library and only loads it. A kernel already
 registered in this process (the same group compiled for another function) is not built again.
-The CUDA kernels' binaries (nvrtc.py) are cached in the "cuda" folder of the same root."""
+The CUDA kernels' binaries (nvrtc.py) are cached in the "cuda" folder of the same root, and
+<glassbox/glassbox.h> is precompiled once per set of flags in its "pch_<hash>" folder: parsing the
+headers was two thirds of a small kernel library's compile (cpp_extension._precompiled_header)."""
 
 import functools
 import hashlib
@@ -86,6 +88,7 @@ def build_and_load_all(sources, verbose=False):
             verbose=verbose,
             with_cuda=with_cuda,
             separate=True,
+            precompiled_root=cache_root(),
         )
         return path
 
