@@ -18,7 +18,7 @@ import warnings
 
 from .. import _C
 from ..autograd import is_grad_enabled
-from . import codegen_cpp, dead_code, debug, decompositions, lowering, printer, training
+from . import codegen_cpp, dead_code, debug, decompositions, kernels, lowering, printer, training
 from .capture import CaptureError, capture
 from .capture import current as current_capture
 from .graph import Value, flatten
@@ -159,6 +159,8 @@ class CompiledFunction:
     def _compile_and_run(self, args, kwargs, leaves, parameters):
         guards = Guards(leaves, parameters)
         named_tensors = [(n, x) for n, x in leaves if isinstance(x, _C.Tensor)]
+        if self.backend == "glassbox":  # builds while the function is captured (kernels.py)
+            kernels.precompiled_header(any(x.device.type == "cuda" for _, x in named_tensors))
         try:
             graph, _ = capture(
                 self.fn, named_tensors, args, kwargs, self._name(), self._source(), parameters, not self.fullgraph

@@ -12,6 +12,8 @@ import functools
 import hashlib
 import os
 import platform
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from .. import registry
 from ..utils import cpp_extension
@@ -41,6 +43,30 @@ def machine_tag():
     except OSError:
         pass
     return platform.machine() + " " + flags.strip()
+
+
+def _include_paths(with_cuda):
+    from . import codegen_cuda
+
+    return [codegen_cuda.cuda_include_dir()] if with_cuda else []
+
+
+_background = ThreadPoolExecutor(max_workers=2, thread_name_prefix="glassbox-pch")
+_precompiling = {}  # (cache root, with_cuda) -> Future of cpp_extension.precompile_header
+_precompile_lock = threading.Lock()
+
+
+def precompiled_header(with_cuda):
+    """The header the kernel libraries -include, precompiled in the background: a compilation
+    starts it when it begins (api.py), so that it builds while the function is captured and its
+    kernels generated, and each process checks it once (a no-op for Ninja when it is current)."""
+    key = (cache_root(), with_cuda)
+    with _precompile_lock:
+        if key not in _precompiling:
+            _precompiling[key] = _background.submit(
+                cpp_extension.precompile_header, key[0], CFLAGS, _include_paths(with_cuda), with_cuda
+            )
+        return _precompiling[key]
 
 
 def missing(kernels_and_schemas):
@@ -83,12 +109,12 @@ def build_and_load_all(sources, verbose=False):
             name,
             cpp_sources=units,
             extra_cflags=CFLAGS,
-            extra_include_paths=[codegen_cuda.cuda_include_dir()] if with_cuda else None,
+            extra_include_paths=_include_paths(with_cuda),
             build_directory=os.path.join(cache_root(), name),
             verbose=verbose,
             with_cuda=with_cuda,
             separate=True,
-            precompiled_root=cache_root(),
+            precompiled_header=precompiled_header(with_cuda).result(),
         )
         return path
 

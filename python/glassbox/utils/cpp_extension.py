@@ -85,16 +85,17 @@ def _project(name, sources, cflags, cuda_cflags, ldflags, include_paths, with_cu
     return "\n".join(lines) + "\n"
 
 
-def _precompiled_header(root, cflags, include_paths, with_cuda, verbose):
-    """<glassbox/glassbox.h> precompiled once for every extension built with these flags (a
-    generated kernel's own code compiles in a third of the time it takes to parse the headers):
-    a CMake project in root/pch_<hash of the flags> whose object library has the extensions' flags
-    and the header as its precompiled header. Returns the header to -include (GCC finds the .gch
-    beside it). Rebuilt by Ninja when a glassbox header changes; a lock serialises processes."""
+def precompile_header(root, extra_cflags=None, extra_include_paths=None, with_cuda=False, verbose=False):
+    """<glassbox/glassbox.h> precompiled for the extensions built with these flags, as a CMake
+    project in root/pch_<hash of the flags> (an object library with the extensions' flags and the
+    header as its precompiled header). Returns the header to pass as build(precompiled_header=...):
+    GCC reads the .gch beside it when the flags match, else parses the header. Ninja rebuilds it
+    when a glassbox header changes; a lock serialises processes."""
     import fcntl
 
     from . import cmake_prefix_path
 
+    cflags, include_paths = _as_list(extra_cflags), [os.path.abspath(p) for p in _as_list(extra_include_paths)]
     key = "\f".join([*cflags, *include_paths, str(with_cuda), cmake_prefix_path])
     directory = os.path.join(root, "pch_" + hashlib.sha1(key.encode()).hexdigest()[:16])
     os.makedirs(directory, exist_ok=True)
@@ -176,11 +177,11 @@ def build(
     build_directory=None,
     verbose=False,
     with_cuda=None,
-    precompiled_root=None,
+    precompiled_header=None,
 ):
     """Builds the extension's shared library (if anything changed) and returns its path.
-    precompiled_root: a folder where <glassbox/glassbox.h> is precompiled once for all the
-    extensions built with the same flags (gb.compile's kernels use it)."""
+    precompiled_header: what precompile_header returned for the same flags (gb.compile's kernels
+    compile against one: parsing the headers was two thirds of a small library's compile)."""
     if not name.isidentifier():
         raise ValueError(f"cpp_extension: the name {name!r} must be a valid identifier (it names the library)")
     sources = [os.path.abspath(s) for s in _as_list(sources)]
@@ -193,19 +194,15 @@ def build(
         with_cuda = any(s.endswith((".cu", ".cuh")) for s in sources)
     directory = os.path.abspath(build_directory or _default_build_directory(name))
     os.makedirs(directory, exist_ok=True)
-    cflags, include_paths = _as_list(extra_cflags), [os.path.abspath(p) for p in _as_list(extra_include_paths)]
-    header = (
-        _precompiled_header(precompiled_root, cflags, include_paths, with_cuda, verbose) if precompiled_root else None
-    )
     project = _project(
         name,
         sources,
-        cflags,
+        _as_list(extra_cflags),
         _as_list(extra_cuda_cflags),
         _as_list(extra_ldflags),
-        include_paths,
+        [os.path.abspath(p) for p in _as_list(extra_include_paths)],
         with_cuda,
-        header,
+        precompiled_header,
     )
     binary_dir = _configure_and_build(directory, project, name, verbose)
     return os.path.join(binary_dir, f"{name}.so")
@@ -331,7 +328,7 @@ def build_inline(
     verbose=False,
     with_cuda=None,
     separate=False,
-    precompiled_root=None,
+    precompiled_header=None,
 ):
     """build() for sources given as strings, as load_inline writes them; returns the library's path
     without loading it (several can build at once, each in its own thread). With separate=True each
@@ -358,8 +355,8 @@ def build_inline(
         directory,
         verbose,
         with_cuda if with_cuda is not None else bool(cuda_sources),
-        precompiled_root,
+        precompiled_header,
     )
 
 
-__all__ = ["load", "load_inline", "load_library", "build", "build_inline"]
+__all__ = ["load", "load_inline", "load_library", "build", "build_inline", "precompile_header"]
