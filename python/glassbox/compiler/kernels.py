@@ -57,16 +57,35 @@ _precompile_lock = threading.Lock()
 
 
 def precompiled_header(with_cuda):
-    """The header the kernel libraries -include, precompiled in the background: a compilation
-    starts it when it begins (api.py), so that it builds while the function is captured and its
-    kernels generated, and each process checks it once (a no-op for Ninja when it is current)."""
+    """(Future of the header kernel libraries -include, whether an earlier process built it): it is
+    precompiled in the background, started when a compilation begins (api.py); each process checks
+    it once (a no-op for Ninja when it is current)."""
     key = (cache_root(), with_cuda)
     with _precompile_lock:
         if key not in _precompiling:
-            _precompiling[key] = _background.submit(
+            header = cpp_extension.precompiled_header_path(key[0], CFLAGS, _include_paths(with_cuda), with_cuda)
+            built = os.path.isfile(header + ".gch")  # by an earlier process: checking it is quick
+            future = _background.submit(
                 cpp_extension.precompile_header, key[0], CFLAGS, _include_paths(with_cuda), with_cuda
             )
+            _precompiling[key] = (future, built)
         return _precompiling[key]
+
+
+def _header_for(directory, with_cuda):
+    """The precompiled header a library in `directory` compiles against, or None. A library built
+    before keeps what it was built with (a cached library is never rebuilt for it). A new one uses
+    the header once a .gch exists for the cache; the very first compile of a cache does not wait
+    for its build (seconds on one core, while the kernels compile on the others): it is there for
+    the libraries that follow."""
+    pending, built_before = precompiled_header(with_cuda)
+    project = os.path.join(directory, "CMakeLists.txt")
+    if os.path.isfile(project):
+        with open(project) as f:
+            use = "-Winvalid-pch" in f.read()
+    else:
+        use = built_before or pending.done()
+    return pending.result() if use else None
 
 
 def missing(kernels_and_schemas):
@@ -114,7 +133,7 @@ def build_and_load_all(sources, verbose=False):
             verbose=verbose,
             with_cuda=with_cuda,
             separate=True,
-            precompiled_header=precompiled_header(with_cuda).result(),
+            precompiled_header=_header_for(os.path.join(cache_root(), name), with_cuda),
         )
         return path
 

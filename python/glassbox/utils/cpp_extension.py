@@ -93,11 +93,9 @@ def precompile_header(root, extra_cflags=None, extra_include_paths=None, with_cu
     when a glassbox header changes; a lock serialises processes."""
     import fcntl
 
-    from . import cmake_prefix_path
-
     cflags, include_paths = _as_list(extra_cflags), [os.path.abspath(p) for p in _as_list(extra_include_paths)]
-    key = "\f".join([*cflags, *include_paths, str(with_cuda), cmake_prefix_path])
-    directory = os.path.join(root, "pch_" + hashlib.sha1(key.encode()).hexdigest()[:16])
+    header = precompiled_header_path(root, cflags, include_paths, with_cuda)
+    directory = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(header))))
     os.makedirs(directory, exist_ok=True)
     source = os.path.join(directory, "pch.cpp")
     _write_if_changed(source, "// the object that carries glassbox_pch's precompiled header\n")
@@ -108,6 +106,16 @@ def precompile_header(root, extra_cflags=None, extra_include_paths=None, with_cu
     with open(os.path.join(directory, "lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         _configure_and_build(directory, project, "glassbox_pch", verbose)
+    return header
+
+
+def precompiled_header_path(root, extra_cflags=None, extra_include_paths=None, with_cuda=False):
+    """Where precompile_header puts the header for these flags (its .gch beside it once built)."""
+    from . import cmake_prefix_path
+
+    include_paths = [os.path.abspath(p) for p in _as_list(extra_include_paths)]
+    key = "\f".join([*_as_list(extra_cflags), *include_paths, str(with_cuda), cmake_prefix_path])
+    directory = os.path.join(root, "pch_" + hashlib.sha1(key.encode()).hexdigest()[:16])
     return os.path.join(directory, "build", "CMakeFiles", "glassbox_pch.dir", "cmake_pch.hxx")
 
 
@@ -359,4 +367,12 @@ def build_inline(
     )
 
 
-__all__ = ["load", "load_inline", "load_library", "build", "build_inline", "precompile_header"]
+__all__ = [
+    "load",
+    "load_inline",
+    "load_library",
+    "build",
+    "build_inline",
+    "precompile_header",
+    "precompiled_header_path",
+]
