@@ -6,7 +6,7 @@ once per machine: a second process finds the library and only loads it. A kernel
 registered in this process (the same group compiled for another function) is not built again.
 The CUDA kernels' binaries (nvrtc.py) are cached in the "cuda" folder of the same root, and
 <glassbox/glassbox.h> is precompiled once per set of flags in its "pch_<hash>" folder: parsing the
-headers was two thirds of a small kernel library's compile (cpp_extension._precompiled_header)."""
+headers was two thirds of a small kernel library's compile (cpp_extension.precompile_header)."""
 
 import functools
 import hashlib
@@ -85,7 +85,12 @@ def _header_for(directory, with_cuda):
             use = "-Winvalid-pch" in f.read()
     else:
         use = built_before or pending.done()
-    return pending.result() if use else None
+    if not use:
+        return None
+    try:
+        return pending.result()
+    except RuntimeError:  # (its build's error): the library parses the header itself
+        return None
 
 
 def missing(kernels_and_schemas):
