@@ -41,14 +41,14 @@ def _cmake_list(items):
     return " ".join('"' + str(i).replace("\\", "/").replace('"', '\\"') + '"' for i in items)
 
 
-def _project(name, sources, cflags, cuda_cflags, ldflags, include_paths, with_cuda, precompiled=None):
+def _project(name, sources, cflags, cuda_cflags, ldflags, include_paths, with_cuda, precompiled=None, kind="SHARED"):
     lines = [
         "# Written by glassbox.utils.cpp_extension; rewritten when the sources or flags change.",
         "cmake_minimum_required(VERSION 3.22)",
         f"project({name} LANGUAGES CXX)",
         "find_package(glassbox CONFIG REQUIRED)",
         *(["glassbox_enable_cuda()"] if with_cuda else []),
-        f"add_library({name} SHARED {_cmake_list(sources)})",
+        f"add_library({name} {kind} {_cmake_list(sources)})",
         f"target_link_libraries({name} PRIVATE glassbox::{'cuda' if with_cuda else 'glassbox'})",
         *(
             [
@@ -94,28 +94,30 @@ def precompile_header(root, extra_cflags=None, extra_include_paths=None, with_cu
     import fcntl
 
     cflags, include_paths = _as_list(extra_cflags), [os.path.abspath(p) for p in _as_list(extra_include_paths)]
-    header = precompiled_header_path(root, cflags, include_paths, with_cuda)
-    directory = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(header))))
+    directory = _pch_directory(root, cflags, include_paths, with_cuda)
     os.makedirs(directory, exist_ok=True)
     source = os.path.join(directory, "pch.cpp")
     _write_if_changed(source, "// the object that carries glassbox_pch's precompiled header\n")
-    project = _project("glassbox_pch", [source], cflags, [], [], include_paths, with_cuda)
-    project = project.replace("add_library(glassbox_pch SHARED", "add_library(glassbox_pch OBJECT")
+    project = _project("glassbox_pch", [source], cflags, [], [], include_paths, with_cuda, kind="OBJECT")
     project += "set_target_properties(glassbox_pch PROPERTIES POSITION_INDEPENDENT_CODE ON)\n"
     project += "target_precompile_headers(glassbox_pch PRIVATE <glassbox/glassbox.h>)\n"
     with open(os.path.join(directory, "lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         _configure_and_build(directory, project, "glassbox_pch", verbose)
-    return header
+    return precompiled_header_path(root, cflags, include_paths, with_cuda)
+
+
+def _pch_directory(root, cflags, include_paths, with_cuda):
+    from . import cmake_prefix_path
+
+    key = "\f".join([*cflags, *include_paths, str(with_cuda), cmake_prefix_path])
+    return os.path.join(root, "pch_" + hashlib.sha1(key.encode()).hexdigest()[:16])
 
 
 def precompiled_header_path(root, extra_cflags=None, extra_include_paths=None, with_cuda=False):
     """Where precompile_header puts the header for these flags (its .gch beside it once built)."""
-    from . import cmake_prefix_path
-
     include_paths = [os.path.abspath(p) for p in _as_list(extra_include_paths)]
-    key = "\f".join([*_as_list(extra_cflags), *include_paths, str(with_cuda), cmake_prefix_path])
-    directory = os.path.join(root, "pch_" + hashlib.sha1(key.encode()).hexdigest()[:16])
+    directory = _pch_directory(root, _as_list(extra_cflags), include_paths, with_cuda)
     return os.path.join(directory, "build", "CMakeFiles", "glassbox_pch.dir", "cmake_pch.hxx")
 
 
