@@ -180,3 +180,23 @@ def test_the_tools_show_the_extension_with_its_lines(mul_add):
     assert ops.returncode == 0, ops.stderr
     rows = [line for line in ops.stdout.splitlines() if line.startswith("myops::mul_add")]
     assert len(rows) == 3 and all("mul_add.cpp:8" in row and mul_add.__file__ in row for row in rows)
+
+
+def test_a_build_folder_kept_from_a_glassbox_build_since_deleted_is_configured_again(tmp_path, monkeypatch):
+    """A cache folder outlives the checkout whose glassbox it was built against: building the same
+    extension against another glassbox configures it again instead of failing on the gone one."""
+    gone = tmp_path / "gone-prefix"
+    shutil.copytree(pathlib.Path(gb.utils.cmake_prefix_path) / "glassbox", gone / "glassbox")
+    build = str(tmp_path / "kept")
+    source = INLINE.replace("inline_ops", "kept_ops") % "2.0"
+    with monkeypatch.context() as patched:
+        patched.setattr(gb.utils, "cmake_prefix_path", str(gone))
+        gb.utils.cpp_extension.build_inline("kept_ops", cpp_sources=source, build_directory=build)
+    assert str(gone) in (tmp_path / "kept" / "build" / "CMakeCache.txt").read_text()
+    shutil.rmtree(gone)
+    library = gb.utils.cpp_extension.build_inline("kept_ops", cpp_sources=source, build_directory=build)
+    cache = (tmp_path / "kept" / "build" / "CMakeCache.txt").read_text()
+    assert str(gone) not in cache and gb.utils.cmake_prefix_path in cache
+    np.testing.assert_array_equal(
+        np.asarray(gb.utils.cpp_extension.load_library(library).twice(gb.ones(2))), [2.0, 2.0]
+    )

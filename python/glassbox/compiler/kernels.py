@@ -1,8 +1,8 @@
 """Building the generated C++ into a shared library and loading it, through gb.utils.cpp_extension.
 
-The library's name is a hash of its source and flags, and its build folder lives in the compile
-cache ($GLASSBOX_COMPILE_CACHE, else ~/.cache/glassbox/compile), so an unchanged kernel is built
-once per machine: a second process finds the library and only loads it. A kernel already
+The library's name is a hash of its source, its flags and the glassbox build it links, and its
+build folder lives in the compile cache ($GLASSBOX_COMPILE_CACHE, else ~/.cache/glassbox/compile),
+so an unchanged kernel is built once per machine and glassbox build: a second process finds the library and only loads it. A kernel already
 registered in this process (the same group compiled for another function) is not built again.
 The CUDA kernels' binaries (nvrtc.py) are cached in the "cuda" folder of the same root, and
 <glassbox/glassbox.h> is precompiled once per set of flags in its "pch_<hash>" folder: parsing the
@@ -122,11 +122,15 @@ def build_and_load_all(sources, verbose=False):
     list of translation units (codegen_cpp.source_files), which compile side by side."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from ..utils import cmake_prefix_path
     from . import codegen_cuda
 
     def build(source):
         units = source if isinstance(source, list) else [source]
-        digest = hashlib.sha1(("\f".join(units) + " ".join(CFLAGS) + machine_tag()).encode()).hexdigest()[:16]
+        # The glassbox the library links is part of its identity: two builds of glassbox (two
+        # checkouts) never share, nor rebuild each other's, kernel libraries.
+        key = "\f".join(units) + " ".join(CFLAGS) + machine_tag() + cmake_prefix_path
+        digest = hashlib.sha1(key.encode()).hexdigest()[:16]
         name = "gb_compiled_" + digest
         with_cuda = any(codegen_cuda.HOST_PRELUDE in u for u in units)
         path = cpp_extension.build_inline(

@@ -41,12 +41,21 @@ def _cmake_list(items):
     return " ".join('"' + str(i).replace("\\", "/").replace('"', '\\"') + '"' for i in items)
 
 
+def _glassbox_dir():
+    """The folder of the glassboxConfig.cmake this process's glassbox exports."""
+    from . import cmake_prefix_path
+
+    return os.path.join(cmake_prefix_path, "glassbox")
+
+
 def _project(name, sources, cflags, cuda_cflags, ldflags, include_paths, with_cuda, precompiled=None, kind="SHARED"):
     lines = [
-        "# Written by glassbox.utils.cpp_extension; rewritten when the sources or flags change.",
+        "# Written by glassbox.utils.cpp_extension; rewritten when the sources, flags or glassbox change.",
         "cmake_minimum_required(VERSION 3.22)",
         f"project({name} LANGUAGES CXX)",
-        "find_package(glassbox CONFIG REQUIRED)",
+        # The glassbox this process runs, named in the text: a build folder kept from another glassbox
+        # build (one since moved or deleted) is configured again, not rebuilt against the old one.
+        f"find_package(glassbox CONFIG REQUIRED PATHS {_cmake_list([_glassbox_dir()])} NO_DEFAULT_PATH)",
         *(["glassbox_enable_cuda()"] if with_cuda else []),
         f"add_library({name} {kind} {_cmake_list(sources)})",
         f"target_link_libraries({name} PRIVATE glassbox::{'cuda' if with_cuda else 'glassbox'})",
@@ -138,6 +147,7 @@ def _configure_and_build(directory, project, name, verbose):
                 "Ninja",
                 f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
                 f"-DCMAKE_PREFIX_PATH={cmake_prefix_path}",
+                f"-Dglassbox_DIR={_glassbox_dir()}",  # replaces the one a kept CMakeCache.txt found
                 "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
             ],
             verbose,
