@@ -2,8 +2,9 @@
 
 The library's name is a hash of its source, its flags and the glassbox build it links, and its
 build folder lives in the compile cache ($GLASSBOX_COMPILE_CACHE, else ~/.cache/glassbox/compile),
-so an unchanged kernel is built once per machine and glassbox build: a second process finds the library and only loads it. A kernel already
-registered in this process (the same group compiled for another function) is not built again.
+so an unchanged kernel is built once per machine and glassbox build: a second process finds the
+library and only loads it. A kernel already registered in this process (the same group compiled
+for another function) is not built again.
 The CUDA kernels' binaries (nvrtc.py) are cached in the "cuda" folder of the same root, and
 <glassbox/glassbox.h> is precompiled once per set of flags in its "pch_<hash>" folder: parsing the
 headers was two thirds of a small kernel library's compile (cpp_extension.precompile_header)."""
