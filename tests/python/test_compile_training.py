@@ -141,8 +141,16 @@ def test_masked_scaled_softmax_is_one_kernel_each_way_and_its_shift_takes_no_gra
     backward = str(compiled.backward_graph)
     assert "amax" not in backward and "eq." not in backward, backward
     assert "no gradient flows through it" in str(compiled.decomposed_graph)
+    # softmax's gradient from its result: one row kernel reading the result, not exp
+    assert len(compiled.backward_kernels) == 1, str(compiled.backward_fusion_log)
+    inputs = [v.name for v in compiled.backward_graph.ir.inputs]
+    assert "div" in inputs and "exp" not in inputs, backward
+
+
+def test_log_softmax_backward_reads_the_row_sums_gradient_as_a_broadcast():
+    compiled = assert_same_gradients(lambda x: gb.log_softmax(x * 0.5, -1), [rand(4, 9, requires_grad=True)])
     # the row sum's gradient is an expand: read as a broadcast, it joins the row loop
-    assert re.search(r"^expand\S* +read as sum\S* broadcast by", str(compiled.backward_fusion_log), re.M)
+    assert re.search(r"^expand\S* +read as \S+ broadcast by", str(compiled.backward_fusion_log), re.M)
     assert len(compiled.backward_kernels) == 1, str(compiled.backward_fusion_log)
 
 
@@ -346,6 +354,20 @@ def test_partition_saves_transcendental_results_and_recomputes_cheap_element_wis
     assert [v.name for v in backward.inputs] == saved + ["grad_sum"]
     recomputed = [n.outputs[0].name for n in backward.nodes if "recomputed" in n.note]
     assert "relu" in recomputed and "add" in recomputed
+
+
+def test_softmax_backward_reads_only_its_result_so_the_forward_saves_no_exp():
+    def attention(scores, v):
+        return (gb.softmax(scores * 0.5, -1) @ v).sum()
+
+    compiled = assert_same_gradients(
+        attention, [rand(2, 5, 7, requires_grad=True), rand(2, 7, 3, seed=1, requires_grad=True)]
+    )
+    rows = partition_rows(str(compiled.partition_log))
+    # softmax's result (div) is what bmm's backward reads too: the one full-size value kept
+    assert rows["div"][0] == "saved" and "exp" not in rows and "sum" not in rows, str(compiled.partition_log)
+    backward = str(compiled.backward_graph)
+    assert "glassbox.exp." not in backward and "softmax's result" in str(compiled.decomposed_graph), backward
 
 
 def test_partition_saves_what_needs_a_library_call_and_takes_views_again():

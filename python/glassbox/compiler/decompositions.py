@@ -57,9 +57,36 @@ def _declare_no_gradient(result, note):
         node.note = note
 
 
+def _declare_gradient(result, x, formula, note):
+    """Marks the node that made `result` in the running capture (if any) as the end of a decomposed
+    operator whose gradient with respect to x is formula(result, grad): the compiled backward
+    calls it instead of differentiating the nodes between x and result one by one."""
+    capturer = current()
+    if capturer is None:
+        return
+    node = getattr(capturer._by_key.get(tensor_key(result)), "producer", None)
+    x_value = capturer._by_key.get(tensor_key(x))
+    if node is not None and x_value is not None:
+        node.gradient_formula = (x_value, formula)
+        node.note = note
+
+
+def _softmax_gradient(dim):
+    def formula(y, grad):
+        return G.mul.Tensor(y, G.sub.Tensor(grad, G.sum.dim_IntList(G.mul.Tensor(grad, y), [dim], True)))
+
+    return formula
+
+
 def softmax(x, dim, dtype=None):
-    e = G.exp.default(_row_max_shifted(x, dim, dtype))
-    return G.div.Tensor(e, G.sum.dim_IntList(e, [dim], True))
+    if dtype is not None:
+        x = G.to.dtype(x, dtype)
+    e = G.exp.default(_row_max_shifted(x, dim, None))
+    y = G.div.Tensor(e, G.sum.dim_IntList(e, [dim], True))
+    # Differentiated node by node, the backward would read exp and the row sum, so the forward would
+    # store exp beside y; from y alone it stores nothing that it does not write anyway.
+    _declare_gradient(y, x, _softmax_gradient(dim), "softmax's result: its gradient is y * (grad - sum(grad * y))")
+    return y
 
 
 def log_softmax(x, dim, dtype=None):

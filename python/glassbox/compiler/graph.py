@@ -51,6 +51,10 @@ class Node:
     note: str = ""  # what a pass wants the printout to say about this node
     # no gradient flows through this node's results (a decomposition's choice, e.g. softmax's shift)
     no_gradient: bool = False
+    # (input Value, formula): this node's result is a decomposed operator's whose gradient with
+    # respect to `input` formula(result, grad) gives, in place of the per-node formulas of the nodes
+    # between them (softmax's, from its result alone: the backward need not read its exp)
+    gradient_formula: Any = None
 
     def input_values(self):
         """The Values among the arguments, in order, without repeats."""
