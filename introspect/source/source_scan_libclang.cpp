@@ -6,6 +6,7 @@
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <regex>
 #include <set>
@@ -434,7 +435,72 @@ const char* error_code_text(CXErrorCode code) {
   }
 }
 
+// A file a parsed unit read (its main file or a header), by its contents: a time stamp would miss
+// a rewrite within the file system's clock tick.
+struct FileStamp {
+  std::string path;
+  std::size_t size = 0;
+  std::size_t hash = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
+FileStamp stamp_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  return {path, text.size(), in ? std::hash<std::string>{}(text) : 0};
+}
+
+std::vector<FileStamp> stamps_of_inclusions(CXTranslationUnit tu) {
+  std::vector<FileStamp> stamps;
+  clang_getInclusions(
+      tu,
+      [](CXFile file, CXSourceLocation*, unsigned, CXClientData data) {
+    static_cast<std::vector<FileStamp>*>(data)->push_back(stamp_of(take(clang_getFileName(file))));
+      },
+      &stamps);
+  return stamps;
+}
+
+// Units this process has parsed, by their file, flags and source root: asking again (a notebook's
+// next view, `ops` with another key or format) reuses the result while neither the unit nor any
+// file it included has changed since it was parsed.
+struct ParsedUnit {
+  std::vector<FileStamp> files;
+  UnitResult result;
+};
+std::mutex parsed_mutex;
+std::unordered_map<std::string, ParsedUnit> parsed_units;
+
+std::string unit_key(const CompileCommand& c, const std::string& root) {
+  std::string key = root + '\f' + c.file;
+  for (const auto& a : libclang_arguments(c)) key += '\f' + a;
+  return key;
+}
+
+// Parses and scans the unit; `files` gets what it read when libclang parsed it.
+UnitResult parse_unit(CXIndex index, const CompileCommand& c, const std::string& root, std::vector<FileStamp>& files);
+
 UnitResult scan_unit(CXIndex index, const CompileCommand& c, const std::string& root) {
+  const std::string key = unit_key(c, root);
+  std::optional<ParsedUnit> known;
+  {
+    std::lock_guard lock(parsed_mutex);
+    if (auto it = parsed_units.find(key); it != parsed_units.end()) known = it->second;
+  }
+  if (known &&
+      std::all_of(known->files.begin(), known->files.end(), [](const FileStamp& f) { return stamp_of(f.path) == f; }))
+    return known->result;
+  std::vector<FileStamp> files;
+  UnitResult result = parse_unit(index, c, root, files);
+  // A unit with errors is parsed again: the header it missed may be there now.
+  if (!files.empty() && !result.error) {
+    std::lock_guard lock(parsed_mutex);
+    parsed_units[key] = ParsedUnit{std::move(files), result};
+  }
+  return result;
+}
+
+UnitResult parse_unit(CXIndex index, const CompileCommand& c, const std::string& root, std::vector<FileStamp>& files) {
   UnitResult result;
   std::ifstream in(c.file, std::ios::binary);
   if (!in) {
@@ -469,6 +535,8 @@ UnitResult scan_unit(CXIndex index, const CompileCommand& c, const std::string& 
   result.error = unit_errors(tu, c.file);
   UnitScanner(tu, c.file, main_text, root).run(result);
   if (result.error) result.error->registrations = result.registrations.size();
+  files = stamps_of_inclusions(tu);
+  files.push_back(stamp_of(c.file));
   clang_disposeTranslationUnit(tu);
   return result;
 }

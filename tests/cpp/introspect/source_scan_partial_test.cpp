@@ -124,5 +124,30 @@ TEST(SourceScanPartial, TorchWheelHeadersResolveTheWrappedKernels) {
   EXPECT_EQ(fallthrough->kernel, "(fallthrough)");
 }
 
+// A unit scanned again in the same process (another `ops` view in a notebook) is not parsed again
+// unless it or a header it includes changed: a header rewritten with the same size is noticed.
+TEST(SourceScanPartial, ScanningAgainSeesAChangedHeader) {
+  if (!source_scan_available()) GTEST_SKIP() << "built without libclang";
+  TempDir dir("source_scan_again");
+  write_file(dir / "kernel.h", "#define KERNEL partial::add_one\n");
+  write_file(dir / "unit.cpp",
+             "#include \"torch/library.h\"\n#include \"kernel.h\"\n"
+             "namespace partial { struct Tensor {}; Tensor add_one(const Tensor& a) { return a; }\n"
+             "Tensor add_two(const Tensor& a) { return a; } }\n"
+             "TORCH_LIBRARY_IMPL(partial, CPU, m) { m.impl(\"add\", TORCH_FN(KERNEL)); }\n");
+  nlohmann::json db = nlohmann::json::array();
+  db.push_back(entry(dir, (dir / "unit.cpp").string(), "-std=c++17 -I" + kFixtures + "/registrations"));
+  write_file(dir / "compile_commands.json", db.dump());
+  auto kernel = [&] {
+    const SourceScan scan = scan_build_dir(dir.path());
+    const SourceRegistration* r = find(scan, "impl", "partial::add", "CPU");
+    return r ? r->kernel : std::string("(none)");
+  };
+  EXPECT_EQ(kernel(), "partial::add_one");
+  EXPECT_EQ(kernel(), "partial::add_one");
+  write_file(dir / "kernel.h", "#define KERNEL partial::add_two\n");
+  EXPECT_EQ(kernel(), "partial::add_two");
+}
+
 }  // namespace
 }  // namespace glassbox::introspect
