@@ -50,6 +50,7 @@ struct Sign : UnaryOp<UnaryKind::KeepWithBool> {
   template <class C>
   GLASSBOX_HOST_DEVICE C operator()(C x) const {
     if constexpr (std::is_same_v<C, bool>) return x;
+    else if constexpr (std::is_unsigned_v<C>) return static_cast<C>(C(0) < x);
     else return static_cast<C>((C(0) < x) - (x < C(0)));
   }
 };

@@ -15,11 +15,11 @@ namespace glassbox::python {
 
 // A positional argument that any object fills, but only in pybind11's second pass over the
 // overloads (the one that allows conversions): in the first pass this overload never matches, so
-// every typed overload has had both of its chances before it.
-struct AnyArg {
+// every typed overload has had both of its chances before it. Hidden, as pybind11's own types
+// (py::object among them) are: a visible struct holding one would draw GCC's -Wattributes.
+struct [[gnu::visibility("hidden")]] AnyArg {
   py::object value;
 };
-#pragma GCC diagnostic ignored "-Wattributes"  // AnyArg's py::object is hidden, as all of pybind11
 
 // Raises the TypeError for a call of `name` (a function, or a method when `method`) whose
 // overloads have these schemas, with these arguments (`first` is the first positional one).
