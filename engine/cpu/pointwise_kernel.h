@@ -87,9 +87,10 @@ struct BinaryFloatForm<functors::SiluBackward> {
 };
 template <>
 struct BinaryFloatForm<functors::GeluErfBackward> {
-  static float apply(float g, float v) {
-    const float pdf = float(functors::kInvSqrt2Pi) * exp_f32(-0.5f * v * v);
-    return g * (normal_cdf_f32(v) + v * pdf);
+  static float apply(float g, float v) {  // g (cdf(v) + v pdf(v)), both from one e^(-v^2/2)
+    const vec_math::NormalTail n = vec_math::normal_tail(v, true);
+    const float cdf = v <= 0.0f ? 0.5f * n.tail : 1.0f - 0.5f * n.tail;
+    return g * (cdf + v * (float(functors::kInvSqrt2Pi) * n.gaussian));
   }
 };
 template <>
