@@ -17,6 +17,20 @@ using namespace kernels;
 
 int64_t row_grain(int64_t cols) { return std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(cols, 1)); }
 
+// The sum of term(j) over j < n in double, in eight lanes added up in a fixed order at the end.
+// One running sum waits a whole addition per element; the lanes' additions are independent of
+// each other, so the loop runs at the adder's throughput (and vectorises): 512 rows of 128, 127 -> 61 us.
+template <class Term>
+double lane_sum(int64_t n, const Term& term) {
+  constexpr int64_t kLanes = 8;
+  double lane[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) lane[l] += term(j + l);
+  for (int64_t l = 0; j < n; ++j, ++l) lane[l] += term(j);
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
 void forward(LayerNormOperands& o, double eps) {
   const int64_t N = o.s.cols;
   visit_scalar_type(o.x.dtype(), [&]<class T>() {
@@ -28,13 +42,9 @@ void forward(LayerNormOperands& o, double eps) {
         for (int64_t r = lo; r < hi; ++r) {
           const T* xr = o.x.data<T>() + r * N;
           T* yr = o.out.data<T>() + r * N;
-          double sum = 0, sq = 0;
-          for (int64_t j = 0; j < N; ++j) sum += static_cast<double>(static_cast<C>(xr[j]));
-          const double mu = sum / static_cast<double>(N);
-          for (int64_t j = 0; j < N; ++j) {
-            const double d = static_cast<double>(static_cast<C>(xr[j])) - mu;
-            sq += d * d;
-          }
+          const auto x = [xr](int64_t j) { return static_cast<double>(static_cast<C>(xr[j])); };
+          const double mu = lane_sum(N, x) / static_cast<double>(N);
+          const double sq = lane_sum(N, [&](int64_t j) { return (x(j) - mu) * (x(j) - mu); });
           const double rs = layer_norm_rstd(sq, N, eps);
           const C mu_c = static_cast<C>(mu), rs_c = static_cast<C>(rs);
           for (int64_t j = 0; j < N; ++j)
@@ -60,14 +70,13 @@ void backward(LayerNormBackwardOperands& o) {
         std::vector<double> gw(static_cast<size_t>(N)), xhat(static_cast<size_t>(N));
         for (int64_t r = lo; r < hi; ++r) {
           const double m = static_cast<C>(mp[r]), rsd = static_cast<C>(rp[r]);
-          double sum_g = 0, sum_gx = 0;
           for (int64_t j = 0; j < N; ++j) {
             xhat[j] = (static_cast<C>(xp[r * N + j]) - m) * rsd;
             gw[j] = static_cast<double>(static_cast<C>(gp[r * N + j])) *
                     (wp ? static_cast<double>(static_cast<C>(wp[j])) : 1.0);
-            sum_g += gw[j];
-            sum_gx += gw[j] * xhat[j];
           }
+          const double sum_g = lane_sum(N, [&](int64_t j) { return gw[j]; });
+          const double sum_gx = lane_sum(N, [&](int64_t j) { return gw[j] * xhat[j]; });
           const double mean_g = sum_g / static_cast<double>(N), mean_gx = sum_gx / static_cast<double>(N);
           T* dst = o.grad_in.data<T>() + r * N;
           for (int64_t j = 0; j < N; ++j)
