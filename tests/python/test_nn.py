@@ -92,6 +92,21 @@ def test_mlp_trains_with_adam():
     assert elapsed < 30, f"training took {elapsed:.1f} s"
 
 
+def test_zero_grad_drops_gradients_or_zeroes_them_in_place():
+    model = nn.Linear(3, 2)
+    opt = gb.optim.SGD(model.parameters(), lr=0.1)
+    model(gb.ones(4, 3)).sum().backward()
+    held = model.weight.grad
+    opt.zero_grad(set_to_none=False)  # the same tensors, now zeros: a reference sees them
+    assert not to_numpy(held).any() and not to_numpy(model.weight.grad).any() and not to_numpy(model.bias.grad).any()
+    model(gb.ones(4, 3)).sum().backward()  # accumulates into the zeroed tensors
+    np.testing.assert_array_equal(to_numpy(model.weight.grad), np.full((2, 3), 4.0))
+    model.zero_grad(set_to_none=False)
+    assert not to_numpy(model.weight.grad).any()
+    opt.zero_grad()
+    assert model.weight.grad is None and model.bias.grad is None
+
+
 def test_module_to_moves_parameters_and_buffers():
     model = nn.Sequential(nn.Linear(2, 3), nn.LayerNorm(3))
     model.register_buffer("scale", gb.ones(3))

@@ -143,8 +143,10 @@ class Module:
         return self.train(False)
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            p.grad = None
+        """As Optimizer.zero_grad, over this module's parameters."""
+        from ..optim import _zero_grads
+
+        _zero_grads(self.parameters(), set_to_none)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} has no forward()")

@@ -8,6 +8,17 @@ from .._factories import zeros_like
 from ..autograd import no_grad
 
 
+def _zero_grads(parameters, set_to_none):
+    for p in parameters:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            p.grad = p.grad.detach() if p.grad.grad_fn is not None else p.grad
+            p.grad.fill_(0)
+
+
 class Optimizer:
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -24,9 +35,9 @@ class Optimizer:
         self.state = {}
 
     def zero_grad(self, set_to_none=True):
-        for group in self.param_groups:
-            for p in group["params"]:
-                p.grad = None
+        """Drops every parameter's gradient, or with set_to_none=False zeroes it in place (a
+        reference to it then sees the zeros), as torch.optim does."""
+        _zero_grads(self._parameters(), set_to_none)
 
     def _state(self, p):
         return self.state.setdefault(id(p), {})
