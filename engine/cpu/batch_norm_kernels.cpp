@@ -6,6 +6,7 @@
 
 #include "engine/core/parallel.h"
 #include "engine/cpu/loops.h"
+#include "engine/cpu/row_sums.h"
 #include "engine/ops/kernels/batch_norm.h"
 
 namespace glassbox::cpu {
@@ -18,64 +19,6 @@ int64_t channel_grain(int64_t count) { return std::max<int64_t>(1, kDefaultGrain
 template <class C>
 const C* data_or_null(const Tensor& t) {
   return t.defined() ? t.data<C>() : nullptr;
-}
-
-// Two sums over a row of S elements, terms(s) giving element s's pair, in kLanes independent double
-// accumulators added at the end: one running sum is a chain of dependent adds the compiler keeps
-// in order (no vectorising), independent lanes vectorise (in an AVX2 copy where the CPU has it).
-constexpr int kLanes = 8;
-template <class Terms>
-[[gnu::always_inline]] inline void add_row_sums_here(int64_t S, const Terms& terms, double& first, double& second) {
-  double a[kLanes] = {}, b[kLanes] = {};
-  int64_t s = 0;
-  for (; s + kLanes <= S; s += kLanes)
-    for (int l = 0; l < kLanes; ++l) {
-      const auto [ta, tb] = terms(s + l);
-      a[l] += ta;
-      b[l] += tb;
-    }
-  for (; s < S; ++s) {
-    const auto [ta, tb] = terms(s);
-    a[0] += ta;
-    b[0] += tb;
-  }
-  for (int l = 0; l < kLanes; ++l) first += a[l], second += b[l];
-}
-
-#ifdef GLASSBOX_X86_DISPATCH
-template <class Terms>
-__attribute__((target("avx2"))) void add_row_sums_avx2(int64_t S, const Terms& terms, double& first, double& second) {
-  add_row_sums_here(S, terms, first, second);
-}
-#endif
-
-template <class Terms>
-void add_row_sums(int64_t S, const Terms& terms, double& first, double& second) {
-#ifdef GLASSBOX_X86_DISPATCH
-  if (S >= 64 && cpu_has_avx2()) return add_row_sums_avx2(S, terms, first, second);
-#endif
-  add_row_sums_here(S, terms, first, second);
-}
-
-// write(s) for s in [0, S): the output pass, in an AVX2 copy where the CPU has it.
-template <class Write>
-[[gnu::always_inline]] inline void write_row_here(int64_t S, const Write& write) {
-  for (int64_t s = 0; s < S; ++s) write(s);
-}
-
-#ifdef GLASSBOX_X86_DISPATCH
-template <class Write>
-__attribute__((target("avx2"))) void write_row_avx2(int64_t S, const Write& write) {
-  write_row_here(S, write);
-}
-#endif
-
-template <class Write>
-void write_row(int64_t S, const Write& write) {
-#ifdef GLASSBOX_X86_DISPATCH
-  if (S >= 64 && cpu_has_avx2()) return write_row_avx2(S, write);
-#endif
-  write_row_here(S, write);
 }
 
 struct TermPair {

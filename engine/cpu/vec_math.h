@@ -50,6 +50,15 @@ inline float expm1_reduced(float r) {
 }
 }  // namespace vec_math
 
+namespace vec_math {
+// e^r 2^k for a reduced r. 2^k in two factors, so k from -150 to 129 works: results overflow to
+// inf and round into the subnormals exactly where e^x does.
+inline float exp_scaled(float r, int32_t k) {
+  const int32_t k1 = k >> 1;
+  return (1.0f + expm1_reduced(r)) * pow2i(k1) * pow2i(k - k1);
+}
+}  // namespace vec_math
+
 // e^x.
 inline float exp_f32(float x) {
   using namespace vec_math;
@@ -57,11 +66,7 @@ inline float exp_f32(float x) {
   // (every comparison with it is false).
   const float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
   const Ln2Reduced a = reduce_ln2(xc);
-  const float p = 1.0f + expm1_reduced(a.r);
-  // 2^k in two factors, so k from -150 to 129 works: results overflow to inf and round into the
-  // subnormals exactly where e^x does.
-  const int32_t k1 = a.k >> 1;
-  return p * pow2i(k1) * pow2i(a.k - k1);
+  return exp_scaled(a.r, a.k);
 }
 
 // e^x - 1, accurate near 0.
@@ -207,14 +212,11 @@ inline float erfc_exponent(float t) {  // summed in pairs, as expm1_reduced
 // before lo joins it, so a large hi (-x^2/2 formed exactly) costs no precision, as rounding
 // hi + lo first would (up to 2^-24 |hi| relative).
 inline float exp_sum_f32(float hi, float lo) {
-  const float s = hi + lo;  // only picks k
-  const bool low = s<-104.0f, high = s> 89.0f;
-  const float h = low ? -104.0f : (high ? 89.0f : hi), l = (low || high) ? 0.0f : lo;
-  const Ln2Reduced k = reduce_ln2(low ? -104.0f : (high ? 89.0f : s));
-  const float r = ((h - k.kf * kLn2Hi) + l) - k.kf * kLn2Lo;
-  const float p = 1.0f + expm1_reduced(r);
-  const int32_t k1 = k.k >> 1;
-  return p * pow2i(k1) * pow2i(k.k - k1);
+  const float s = hi + lo;  // only picks k; clamped as exp_f32 clamps x
+  if (s < -104.0f) hi = -104.0f, lo = 0.0f;
+  if (s > 89.0f) hi = 89.0f, lo = 0.0f;
+  const Ln2Reduced k = reduce_ln2(hi + lo);
+  return exp_scaled(((hi - k.kf * kLn2Hi) + lo) - k.kf * kLn2Lo, k.k);
 }
 
 // erfc(|x| / sqrt 2) = t e^(P(t)) e^(-x^2/2), and e^(-x^2/2), for gelu and its gradient. x^2 / 2

@@ -45,13 +45,15 @@ def _row_max_shifted(x, dim, dtype):
     return G.sub.Tensor(x, shift)
 
 
+def _captured(tensor):
+    """The running capture's Value for tensor, or None (no capture running, or not one of its)."""
+    capturer = current()
+    return None if capturer is None else capturer._by_key.get(tensor_key(tensor))
+
+
 def _declare_no_gradient(result, note):
     """Marks the node that made `result` in the running capture (if any) as passing no gradient."""
-    capturer = current()
-    if capturer is None:
-        return
-    value = capturer._by_key.get(tensor_key(result))
-    node = getattr(value, "producer", None)
+    node = getattr(_captured(result), "producer", None)
     if node is not None:
         node.no_gradient = True
         node.note = note
@@ -61,11 +63,7 @@ def _declare_gradient(result, x, formula, note):
     """Marks the node that made `result` in the running capture (if any) as the end of a decomposed
     operator whose gradient with respect to x is formula(result, grad): the compiled backward
     calls it instead of differentiating the nodes between x and result one by one."""
-    capturer = current()
-    if capturer is None:
-        return
-    node = getattr(capturer._by_key.get(tensor_key(result)), "producer", None)
-    x_value = capturer._by_key.get(tensor_key(x))
+    node, x_value = getattr(_captured(result), "producer", None), _captured(x)
     if node is not None and x_value is not None:
         node.gradient_formula = (x_value, formula)
         node.note = note

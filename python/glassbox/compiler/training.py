@@ -185,10 +185,8 @@ def capture_backward(forward, leaves, env):
             first = len(capturer.graph.nodes)
             if n.gradient_formula is not None:  # a decomposed operator's result: its own formula
                 x, formula = n.gradient_formula
-                if env[id(x)].requires_grad:
-                    g = formula(outs[0], grad_of[id(n.outputs[0])])
-                    grad_of[id(x)] = grad_of[id(x)] + g if id(x) in grad_of else g
-                got = []
+                needing = [(x, None)] if env[id(x)].requires_grad else []
+                got = [formula(outs[0], grad_of[id(n.outputs[0])])] if needing else []
             elif n.op in BACKWARD_FORMULAS:
                 got = BACKWARD_FORMULAS[n.op](n, outs, [grad_of.get(id(o)) for o in n.outputs])
             else:

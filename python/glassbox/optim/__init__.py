@@ -15,7 +15,8 @@ def _zero_grads(parameters, set_to_none):
         if set_to_none:
             p.grad = None
         else:
-            p.grad = p.grad.detach() if p.grad.grad_fn is not None else p.grad
+            if p.grad.grad_fn is not None:
+                p.grad = p.grad.detach()
             p.grad.fill_(0)
 
 
