@@ -137,13 +137,16 @@ def run_device(args):
         torch.set_num_threads(args.threads)
     device = args.device
     threads = f", {args.threads or os.cpu_count()} threads" if device == "cpu" else ""
-    # PyTorch's default lets cuDNN convolve in TF32 on the GPU (glassbox computes in float32), so the
-    # CNN's losses part in the third digit there; --torch-float32 turns TF32 off for the same arithmetic.
-    if args.torch_float32:
+    # PyTorch's default lets cuDNN convolve in TF32 on the GPU, glassbox's computes in float32. Both
+    # run the same arithmetic: float32 by default (the losses then agree), TF32 with --tf32.
+    if args.tf32:
+        gb.backends.cudnn.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+    else:
         torch_without_tf32(torch)
     gb.backends.cudnn.enabled = not args.no_cudnn
     gb.backends.cudnn.benchmark = not args.cudnn_heuristics
-    tf32 = f", torch cuDNN TF32 {'on' if torch.backends.cudnn.allow_tf32 else 'off'}" if device == "cuda" else ""
+    tf32 = f", cuDNN TF32 {'on' if args.tf32 else 'off'} in both" if device == "cuda" else ""
     ours = ""
     if device == "cuda" and gb.backends.cudnn.is_available():
         ours = f"; glassbox {'with ' + gb.backends.cudnn.describe() if gb.backends.cudnn.enabled else 'cuDNN off'}"
@@ -191,7 +194,7 @@ def main():
     parser.add_argument("--threads", type=int, default=0, help="CPU threads (0: all cores)")
     parser.add_argument("--models", nargs="*", default=list(SIZES), choices=list(SIZES))
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--torch-float32", action="store_true", help="PyTorch without TF32 convolutions")
+    parser.add_argument("--tf32", action="store_true", help="both libraries convolve float32 in TF32 on the GPU")
     parser.add_argument(
         "--float64",
         action="store_true",
@@ -213,7 +216,7 @@ def main():
     )
     if probe.stdout.strip() == "True":
         configs.append(["--device", "cuda"])
-    extra = (["--quick"] if args.quick else []) + (["--torch-float32"] if args.torch_float32 else [])
+    extra = (["--quick"] if args.quick else []) + (["--tf32"] if args.tf32 else [])
     extra += ["--cudnn-heuristics"] if args.cudnn_heuristics else []
     extra += ["--float64"] if args.float64 else []
     extra += ["--no-cudnn"] if args.no_cudnn else []

@@ -4,7 +4,7 @@ that take the most device (or CPU) time, from gb.profiler and torch.profiler ove
 of the same model (benchmarks/models_vs_torch.py's sizes, weights and data).
 
     python3 benchmarks/profile_model_step.py --model gpt --device cuda [--steps 5] [--rows 15]
-        [--sort device|cpu] [--phases] [--compiled] [--torch-float32]
+        [--sort device|cpu] [--phases] [--compiled] [--tf32]
 
 --phases prints, instead of the tables, how long the host takes to issue a step (no synchronisation)
 against the whole step, and the forward, backward and optimizer each synchronised alone: a library
@@ -37,7 +37,7 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--phases", action="store_true", help="host issue time and phase times, not the profile")
     parser.add_argument("--compiled", action="store_true", help="gb.compile and torch.compile of the model")
-    parser.add_argument("--torch-float32", action="store_true", help="PyTorch without TF32 convolutions")
+    parser.add_argument("--tf32", action="store_true", help="both libraries convolve float32 in TF32 on the GPU")
     parser.add_argument(
         "--sort",
         choices=["device", "cpu"],
@@ -51,7 +51,10 @@ def main():
 
     import glassbox as gb
 
-    if args.torch_float32:
+    if args.tf32:  # as in models_vs_torch.py: the same arithmetic in both, float32 unless asked
+        gb.backends.cudnn.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+    else:
         bench.torch_without_tf32(torch)
     size = bench.SIZES[args.model]["quick" if args.quick else args.device]
     batches = [bench.make_batch(args.model, size, i, np) for i in range(4)]

@@ -1,6 +1,9 @@
 #include "engine/core/parallel.h"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -10,19 +13,48 @@
 
 #include "engine/core/error.h"
 
+#if GLASSBOX_PARALLEL_OPENMP
+#include <omp.h>
+#endif
+
 namespace glassbox {
 
 namespace {
 thread_local bool t_in_parallel = false;
 
+int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+// More threads than this only thrash (and a runaway count would start threads until memory ran out).
+int max_threads() { return std::max(64, 8 * cores()); }
+
 int default_threads() {
   if (const char* env = std::getenv("GLASSBOX_NUM_THREADS")) {
     const int n = std::atoi(env);
-    if (n > 0) return n;
+    if (n > 0) return std::min(n, max_threads());
   }
-  return std::max(1u, std::thread::hardware_concurrency());
+  return cores();
 }
 
+void check_thread_count(int n) {
+  if (n < 1) throw Error("set_num_threads: expected a positive number of threads, got " + std::to_string(n));
+  if (n > max_threads())
+    throw Error("set_num_threads: " + std::to_string(n) + " threads is more than glassbox runs on this machine (" +
+                std::to_string(cores()) + " cores; at most " + std::to_string(max_threads()) + " threads)");
+}
+
+std::atomic<bool> g_forked_child{false};
+// Registered when the library loads, so that every fork after it is seen.
+const int g_atfork_registered = pthread_atfork(nullptr, nullptr, [] { g_forked_child.store(true); });
+
+// Splits [begin, end) into `chunks` nearly equal runs and calls f on run c.
+void run_chunk(int64_t begin, int64_t end, int64_t chunks, int64_t c, const std::function<void(int64_t, int64_t)>& f) {
+  const int64_t step = (end - begin + chunks - 1) / chunks;
+  const int64_t lo = begin + c * step;
+  const int64_t hi = std::min(end, lo + step);
+  if (lo < hi) f(lo, hi);
+}
+
+#if !GLASSBOX_PARALLEL_OPENMP
 // A pool of n-1 workers; the calling thread works too. One job runs at a time; chunks are
 // claimed under the lock (there are only as many as threads), so a worker that wakes late can
 // never take a chunk of the next job.
@@ -121,34 +153,81 @@ ThreadPool& pool() {
   static ThreadPool* p = new ThreadPool(default_threads());  // never destroyed: workers outlive statics
   return *p;
 }
+
+void run_parallel(int64_t begin, int64_t end, int64_t chunks, const std::function<void(int64_t, int64_t)>& f) {
+  pool().run(static_cast<int>(chunks), [&](int c) { run_chunk(begin, end, chunks, c, f); });
+}
 }  // namespace
 
 int get_num_threads() { return pool().size(); }
 
 void set_num_threads(int n) {
-  if (n < 1) throw Error("set_num_threads: expected a positive number of threads, got " + std::to_string(n));
+  check_thread_count(n);
   std::lock_guard lock(g_pool_mutex);
   if (n != pool().size()) pool().resize(n);
 }
+#else
+// The OpenMP team is the one oneDNN's sgemm and convolutions use: one set of threads, which wait
+// for the next region by spinning briefly, as PyTorch's do. A second pool beside it would leave
+// two sets of threads competing for the cores after every oneDNN call.
+std::atomic<int> g_threads{default_threads()};
+}  // namespace
+
+int get_num_threads() { return g_threads.load(std::memory_order_relaxed); }
+
+void set_num_threads(int n) {
+  check_thread_count(n);
+  g_threads.store(n, std::memory_order_relaxed);
+}
+
+namespace {
+void run_parallel(int64_t begin, int64_t end, int64_t chunks, const std::function<void(int64_t, int64_t)>& f) {
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+  // Every region asks for the whole team, even when it has fewer chunks: GNU OpenMP ends the pool
+  // threads a smaller team leaves out and starts new ones for the next larger team, so regions of
+  // varying sizes would create and destroy threads on every call.
+#pragma omp parallel num_threads(get_num_threads())
+  {
+    const bool was_in_parallel = t_in_parallel;
+    t_in_parallel = true;
+    // The runtime may give fewer threads than asked for: each takes every team-size-th chunk.
+    for (int64_t c = omp_get_thread_num(); c < chunks; c += omp_get_num_threads()) {
+      if (failed.load(std::memory_order_relaxed)) break;
+      try {
+        run_chunk(begin, end, chunks, c, f);
+      } catch (...) {
+#pragma omp critical(glassbox_parallel_error)
+        if (!failed.exchange(true)) error = std::current_exception();
+      }
+    }
+    t_in_parallel = was_in_parallel;
+  }
+  if (error) std::rethrow_exception(error);
+}
+}  // namespace
+#endif
 
 bool in_parallel_region() { return t_in_parallel; }
+
+bool in_forked_child() {
+  (void)g_atfork_registered;
+  return g_forked_child.load(std::memory_order_relaxed);
+}
 
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
   const int64_t n = end - begin;
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  const int threads = t_in_parallel ? 1 : get_num_threads();
+  // GNU OpenMP's team does not survive fork(): a child asking for more than one thread would wait
+  // forever for the parent's. A forked child (a data-loader worker) therefore runs serially.
+  const int threads = t_in_parallel || in_forked_child() ? 1 : get_num_threads();
   const int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
   if (chunks <= 1) {
     f(begin, end);
     return;
   }
-  const int64_t step = (n + chunks - 1) / chunks;
-  pool().run(static_cast<int>(chunks), [&](int c) {
-    const int64_t lo = begin + c * step;
-    const int64_t hi = std::min(end, lo + step);
-    if (lo < hi) f(lo, hi);
-  });
+  run_parallel(begin, end, chunks, f);
 }
 
 }  // namespace glassbox

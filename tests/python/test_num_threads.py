@@ -31,6 +31,12 @@ def test_bad_counts():
         gb.set_num_threads(0)
     with pytest.raises(TypeError):
         gb.set_num_threads("two")
+    # A runaway count is refused where it is set, not found later as a region that starts threads
+    # until memory runs out.
+    before = gb.get_num_threads()
+    with pytest.raises(RuntimeError, match="more than glassbox runs on this machine"):
+        gb.set_num_threads(2**31 - 1)
+    assert gb.get_num_threads() == before
 
 
 FORK_CHILD = r"""
@@ -41,11 +47,14 @@ import glassbox as gb
 gb.set_num_threads(2)
 a = gb.randn(256, 256)
 x, w = gb.randn(2, 16, 20, 20), gb.randn(16, 16, 3, 3)
-want = (np.asarray(a @ a), np.asarray(gb.nn.functional.conv2d(x, w)))
+v = gb.randn(1 << 20)  # large enough for parallel_for to split it
+def compute():
+    return (np.asarray(a @ a), np.asarray(gb.nn.functional.conv2d(x, w)), np.asarray(gb.exp(v)), np.asarray(v.sum()))
+want = compute()
 pid = os.fork()
 if pid == 0:  # a data-loader worker: the parent's OpenMP threads are not there
     signal.alarm(60)  # a hang ends as a SIGALRM exit
-    got = (np.asarray(a @ a), np.asarray(gb.nn.functional.conv2d(x, w)))
+    got = compute()
     ok = all(np.allclose(g, v, rtol=1e-5, atol=1e-4) for g, v in zip(got, want))
     os._exit(0 if ok else 3)
 _, status = os.waitpid(pid, 0)
@@ -54,8 +63,9 @@ print("child exit", os.waitstatus_to_exitcode(status))
 
 
 def test_a_forked_child_multiplies_and_convolves_without_hanging():
-    """GNU OpenMP's threads do not survive fork(): oneDNN's products and convolutions in a forked
-    child run on one thread instead of waiting forever for the parent's."""
+    """GNU OpenMP's threads do not survive fork(): oneDNN's products and convolutions, and glassbox's
+    own kernels (parallel_for runs on the same OpenMP team), run on one thread in a forked child
+    instead of waiting forever for the parent's."""
     import os
     import subprocess
     import sys
