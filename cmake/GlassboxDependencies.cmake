@@ -198,6 +198,19 @@ else()
   glassbox_report("oneDNN" OFF "GLASSBOX_ONEDNN=OFF: CPU convolutions use im2col + gemm")
 endif()
 
+# --- CPU threads. With oneDNN, its sgemm and convolutions run on GNU OpenMP's team, and
+# parallel_for joins that team: one set of threads, as in PyTorch. Without oneDNN the products run
+# on OpenBLAS's own threads, which spin between calls; an OpenMP team spinning beside them would put
+# two threads on every core, so parallel_for keeps a pool of its own whose workers sleep.
+set(GLASSBOX_PARALLEL_OPENMP OFF)
+if(GLASSBOX_ONEDNN_FOUND)
+  find_package(OpenMP REQUIRED COMPONENTS CXX)
+  set(GLASSBOX_PARALLEL_OPENMP ON)
+  glassbox_report("CPU threads" ON "OpenMP ${OpenMP_CXX_VERSION}, the team oneDNN uses")
+else()
+  glassbox_report("CPU threads" OFF "glassbox's own pool (OpenMP's team only with oneDNN)")
+endif()
+
 # --- Python extension: needs the interpreter's headers and pybind11 (from the venv's pip).
 if(GLASSBOX_BUILD_PYTHON)
   find_package(Python 3.9 COMPONENTS Interpreter Development.Module QUIET)

@@ -1,6 +1,6 @@
 #pragma once
 // parallel_for over [begin, end) in chunks of at least `grain` items, on the OpenMP team that
-// oneDNN uses too (or, built without OpenMP, a fixed pool of worker threads). GLASSBOX_NUM_THREADS
+// oneDNN uses too (or, built without oneDNN, a fixed pool of worker threads). GLASSBOX_NUM_THREADS
 // (or set_num_threads) sets the thread count; the default is the number of cores. Nested calls,
 // and every call in a process forked after the library loaded, run serially on the calling thread.
 #include <cstdint>
