@@ -36,8 +36,9 @@ void forward(LayerNormOperands& o, double eps) {
           const double sq = row_sum(N, [&](int64_t j) { return (x(j) - mu) * (x(j) - mu); });
           const double rs = layer_norm_rstd(sq, N, eps);
           const C mu_c = static_cast<C>(mu), rs_c = static_cast<C>(rs);
-          for (int64_t j = 0; j < N; ++j)
+          write_row(N, [=](int64_t j) {
             yr[j] = static_cast<T>(layer_norm_output(static_cast<C>(xr[j]), mu_c, rs_c, wp, bp, j));
+          });
           o.mean.data<T>()[r] = static_cast<T>(mu);
           o.rstd.data<T>()[r] = static_cast<T>(rs);
         }
@@ -56,37 +57,41 @@ void backward(LayerNormBackwardOperands& o) {
       const T* wp = data_or_null<T>(o.w);
       const T *gp = o.g.data<T>(), *xp = o.x.data<T>(), *mp = o.mu.data<T>(), *rp = o.rs.data<T>();
       parallel_for(0, M, row_grain(N), [&](int64_t lo, int64_t hi) {
-        std::vector<double> gw(static_cast<size_t>(N)), xhat(static_cast<size_t>(N));
+        // Per element in the compute type (float for float32, as PyTorch), the row sums in double.
+        std::vector<C> gw(static_cast<size_t>(N)), xhat(static_cast<size_t>(N));
+        C *gwp = gw.data(), *xhp = xhat.data();
         for (int64_t r = lo; r < hi; ++r) {
-          const double m = static_cast<C>(mp[r]), rsd = static_cast<C>(rp[r]);
-          for (int64_t j = 0; j < N; ++j) {
-            xhat[j] = (static_cast<C>(xp[r * N + j]) - m) * rsd;
-            gw[j] = static_cast<double>(static_cast<C>(gp[r * N + j])) *
-                    (wp ? static_cast<double>(static_cast<C>(wp[j])) : 1.0);
-          }
-          double sum_g = 0, sum_gx = 0;
-          add_row_sums(
-              N,
-              [&](int64_t j) {
-            return std::pair{gw[j], gw[j] * xhat[j]};
-              },
-              sum_g, sum_gx);
-          const double mean_g = sum_g / static_cast<double>(N), mean_gx = sum_gx / static_cast<double>(N);
+          const C m = static_cast<C>(mp[r]), rsd = static_cast<C>(rp[r]);
+          const T *xr = xp + r * N, *gr = gp + r * N;
+          write_row(N, [=](int64_t j) {
+            xhp[j] = (static_cast<C>(xr[j]) - m) * rsd;
+            gwp[j] = static_cast<C>(gr[j]) * (wp ? static_cast<C>(wp[j]) : C(1));
+          });
+          // Two one-sum passes over the row (in L1): a pair of sums per element vectorises badly.
+          // (The row lambdas capture by value: a captured reference could alias the stores, and
+          // the loop would stay scalar, reloading it every element.)
+          const double sum_g = row_sum(N, [=](int64_t j) { return static_cast<double>(gwp[j]); });
+          const double sum_gx = row_sum(N, [=](int64_t j) { return static_cast<double>(gwp[j] * xhp[j]); });
+          const C mean_g = static_cast<C>(sum_g / static_cast<double>(N));
+          const C mean_gx = static_cast<C>(sum_gx / static_cast<double>(N));
           T* dst = o.grad_in.data<T>() + r * N;
-          for (int64_t j = 0; j < N; ++j)
-            dst[j] = static_cast<T>(layer_norm_grad_input(rsd, gw[j], xhat[j], mean_g, mean_gx));
+          write_row(N, [=](int64_t j) {
+            dst[j] = static_cast<T>(layer_norm_grad_input(rsd, gwp[j], xhp[j], mean_g, mean_gx));
+          });
         }
       });
       // Column sums: each thread owns a range of columns and walks every row.
       parallel_for(0, N, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(M, 1)), [&](int64_t lo, int64_t hi) {
         std::vector<double> sw(static_cast<size_t>(hi - lo)), sb(static_cast<size_t>(hi - lo));
+        double *swp = sw.data(), *sbp = sb.data();
         for (int64_t r = 0; r < M; ++r) {
           const double m = static_cast<C>(mp[r]), rsd = static_cast<C>(rp[r]);
-          for (int64_t j = lo; j < hi; ++j) {
-            const double gj = static_cast<C>(gp[r * N + j]);
-            sw[j - lo] += gj * (static_cast<C>(xp[r * N + j]) - m) * rsd;
-            sb[j - lo] += gj;
-          }
+          const T *xr = xp + r * N + lo, *gr = gp + r * N + lo;
+          write_row(hi - lo, [=](int64_t k) {
+            const double gk = static_cast<C>(gr[k]);
+            swp[k] += gk * ((static_cast<C>(xr[k]) - m) * rsd);
+            sbp[k] += gk;
+          });
         }
         for (int64_t j = lo; j < hi; ++j) {
           o.grad_w.data<T>()[j] = static_cast<T>(sw[j - lo]);

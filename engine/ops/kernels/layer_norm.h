@@ -26,9 +26,9 @@ GLASSBOX_HOST_DEVICE C layer_norm_output(C x, C mean, C rstd, const T* w, const 
 }
 
 // With xhat = (x - mean) * rstd and g = grad_out * weight (weight 1 when absent), per row of n:
-//   grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)).
-GLASSBOX_HOST_DEVICE inline double layer_norm_grad_input(double rstd, double g, double xhat, double mean_g,
-                                                         double mean_gx) {
+//   grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)), in the arithmetic type A.
+template <class A>
+GLASSBOX_HOST_DEVICE A layer_norm_grad_input(A rstd, A g, A xhat, A mean_g, A mean_gx) {
   return rstd * (g - mean_g - xhat * mean_gx);
 }
 

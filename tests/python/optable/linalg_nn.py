@@ -212,7 +212,16 @@ def pool_samples(cases, kwargs_of, grad):
 
 
 # ---- layer norm
-LN_CASES = [((2, 3, 4), [4]), ((2, 3, 4), [3, 4]), ((5,), [5]), ((0, 3), [3]), ((3, 1), [1])]
+# Rows of 64 or more take the CPU's AVX2 loops (131: with a tail; (2, 67): the column sums too).
+LN_CASES = [
+    ((2, 3, 4), [4]),
+    ((2, 3, 4), [3, 4]),
+    ((5,), [5]),
+    ((0, 3), [3]),
+    ((3, 1), [1]),
+    ((3, 131), [131]),
+    ((2, 2, 67), [2, 67]),
+]
 
 
 def layer_norm_samples(with_grad):
@@ -236,6 +245,8 @@ def layer_norm_samples(with_grad):
             out.append(sample(rng, dtype, x, norm, w, b, f"{shape} over {norm}"))
         x = non_contiguous(exact(rng, (3, 4), dtype))
         out.append(sample(rng, dtype, x, [4], None, None, "non-contiguous, no affine"))
+        x = non_contiguous(exact(rng, (5, 96), dtype))
+        out.append(sample(rng, dtype, x, [96], None, None, "non-contiguous long rows, no affine"))
         return out
 
     return gen
