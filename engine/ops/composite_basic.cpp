@@ -10,6 +10,7 @@
 #include "glassbox/ops/native/ones.h"
 #include "glassbox/ops/native/sub.h"
 #include "glassbox/ops/native/to.h"
+#include "glassbox/ops/native/zero.h"
 #include "glassbox/ops/native/zeros.h"
 
 namespace glassbox::native {
@@ -18,6 +19,7 @@ Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<De
   Tensor t = glassbox::empty(size, dtype, device);
   return glassbox::fill_(t, Scalar(int64_t{0}));
 }
+Tensor& zero_(Tensor& self) { return glassbox::fill_(self, Scalar(int64_t{0})); }
 Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor t = glassbox::empty(size, dtype, device);
   return glassbox::fill_(t, Scalar(int64_t{1}));

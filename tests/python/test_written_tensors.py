@@ -91,6 +91,20 @@ def test_an_empty_expanded_tensor_may_be_written():
     assert list(t.shape) == [0, 3]
 
 
+def test_zero_writes_zeros_through_views_and_returns_self():
+    base = tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    column = base[:, 1]
+    assert column.zero_() is column
+    assert gb.zero_(base[1:, 2:]).cpu().tolist() == [[0.0]]
+    assert base.cpu().tolist() == [[1.0, 0.0, 3.0], [4.0, 0.0, 0.0]]
+    # In place under autograd, as fill_: the gradient through the zeroed elements is zero.
+    w = tensor([1.0, 2.0, 3.0]).requires_grad_()
+    y = w * 2
+    y[1:].zero_()
+    y.sum().backward()
+    assert w.grad.cpu().tolist() == [2.0, 0.0, 0.0]
+
+
 def test_fill_and_masked_fill_may_write_an_expanded_tensor():
     # Every alias gets the same value, so PyTorch allows these.
     assert expanded().fill_(5.0).cpu().tolist() == [[5.0, 5.0], [5.0, 5.0]]
