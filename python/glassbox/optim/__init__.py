@@ -17,7 +17,7 @@ def _zero_grads(parameters, set_to_none):
         else:
             if p.grad.grad_fn is not None:
                 p.grad = p.grad.detach()
-            p.grad.fill_(0)
+            p.grad.zero_()
 
 
 class Optimizer:
