@@ -172,12 +172,19 @@ class DwarfReader {
     Dwarf_Die child;
     if (dwarf_child(cudie, &child) != 0) return;
     std::vector<Dwarf_Die> stack{child};
+    // A DIE's children follow it and come before its sibling, so this walk meets the DIEs in the
+    // order of their offsets. In a corrupt unit a DIE can be reached twice (a DW_AT_sibling that
+    // points back, an abbreviation that claims children it lacks, making the next DIE both child
+    // and sibling): such a walk doubles at every level. Each DIE is taken once, going forward.
+    Dwarf_Off last = dwarf_dieoffset(cudie);
     while (!stack.empty()) {
       Dwarf_Die die = stack.back();
       stack.pop_back();
+      const Dwarf_Off offset = dwarf_dieoffset(&die);
+      if (offset <= last) continue;
+      last = offset;
       Dwarf_Die next;
-      // Only forward: a corrupt DW_AT_sibling pointing back would loop forever.
-      if (dwarf_siblingof(&die, &next) == 0 && dwarf_dieoffset(&next) > dwarf_dieoffset(&die)) stack.push_back(next);
+      if (dwarf_siblingof(&die, &next) == 0 && dwarf_dieoffset(&next) > offset) stack.push_back(next);
       const int tag = dwarf_tag(&die);
       if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point || tag == DW_TAG_inlined_subroutine)
         add_function(&die, comp_dir, tag == DW_TAG_inlined_subroutine);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "introspect/binary/elf_file.h"
 #include "tests/cpp/introspect/elf_test_support.h"
@@ -172,6 +173,59 @@ TEST(DwarfLines, CorruptDebugInfoIsReported) {
   EXPECT_TRUE(lines.status() == DwarfLines::Status::Corrupt || !lines.errors().empty());
   const std::string said = lines.status() == DwarfLines::Status::Corrupt ? lines.message() : lines.errors().front();
   EXPECT_NE(said.find("lib.so"), std::string::npos) << said;
+}
+
+// The offsets of the "has children" bytes of every abbreviation in a .debug_abbrev section.
+std::vector<std::size_t> children_flags(std::string_view abbrev) {
+  std::size_t at = 0;
+  auto uleb = [&] {
+    uint64_t v = 0;
+    for (int shift = 0; at < abbrev.size(); shift += 7) {
+      const auto byte = static_cast<unsigned char>(abbrev[at++]);
+      if (shift < 64) v |= uint64_t{byte & 0x7fu} << shift;
+      if (!(byte & 0x80)) break;
+    }
+    return v;
+  };
+  std::vector<std::size_t> flags;
+  while (at < abbrev.size()) {
+    if (uleb() == 0) continue;  // the end of one unit's table
+    uleb();                     // the tag
+    flags.push_back(at++);
+    for (;;) {
+      const uint64_t name = uleb(), form = uleb();
+      if (form == 0x21) uleb();  // DW_FORM_implicit_const carries its value (SLEB: same length)
+      if (name == 0 && form == 0) break;
+    }
+  }
+  return flags;
+}
+
+// Every abbreviation made to claim children: each DIE's next DIE is then both its child and its
+// sibling, and a walk that follows both meets the DIEs of a unit 2^depth times over. The reader
+// must still finish at once, with its symbols.
+TEST(DwarfLines, AbbreviationsClaimingChildrenAreWalkedOnce) {
+  testing::TempDir dir("dwarfchildren");
+  const auto copy = dir / "lib.so";
+  std::filesystem::copy_file(testing::dlopen_library(), copy);
+  {
+    const ElfFile elf = ElfFile::read(copy);
+    const ElfSection* s = elf.section(".debug_abbrev");
+    ASSERT_NE(s, nullptr);
+    const std::string bytes = testing::slurp(copy).substr(s->offset, s->size);
+    const std::vector<std::size_t> flags = children_flags(bytes);
+    ASSERT_GT(std::count_if(flags.begin(), flags.end(), [&](std::size_t f) { return bytes[f] == 0; }), 10);
+    for (std::size_t f : flags) testing::patch_file(copy, s->offset + f, "\x01");
+  }
+  testing::finish_within(
+      60,
+      [&] {
+    const ElfFile elf = ElfFile::read(copy);
+    const DwarfLines lines = DwarfLines::read(elf, only_in(dir.path()));
+    for (const auto& sym : elf.symbols()) lines.lookup(sym.address);
+    EXPECT_FALSE(elf.symbols().empty());
+      },
+      [] { std::fprintf(stderr, "DwarfLines::read walked the damaged units for a minute\n"); });
 }
 
 }  // namespace

@@ -2,12 +2,14 @@
 // fixtures) with bits flipped, bytes set to boundary values, truncated, and header, section-header
 // and symbol fields overwritten, are read with ElfFile, DwarfLines, the registration finder and
 // list_symbols. Each must succeed or throw glassbox::Error: never crash, hang or throw anything else.
+// The inputs depend on the seed file's bytes, so each build of the test library tries other ones.
 //   GLASSBOX_FUZZ_SECONDS  time per case (default 3; the 60 s run: GLASSBOX_FUZZ_SECONDS=60)
 //   GLASSBOX_FUZZ_SEED     the random seed (default: fixed, so runs repeat)
 // A failing input is kept as <build>/tests/cpp/introspect/work/elf-fuzz-failure.so.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -25,6 +27,9 @@ double fuzz_seconds() {
   const char* s = std::getenv("GLASSBOX_FUZZ_SECONDS");
   return s ? std::atof(s) : 3.0;
 }
+
+// One input of about a megabyte reads in milliseconds; one that takes this long is a hang.
+constexpr double kInputSeconds = 60;
 
 uint64_t fuzz_seed() {
   const char* s = std::getenv("GLASSBOX_FUZZ_SEED");
@@ -132,13 +137,19 @@ void fuzz(const std::string& name, const std::filesystem::path& seed_file) {
     const std::string mutant = mutator.mutate(seed);
     testing::write_file(input, mutant);
     ++tried;
+    const auto kept = testing::work_dir() / "elf-fuzz-failure.so";
     try {
-      read_everything(input);
+      testing::finish_within(
+          kInputSeconds, [&] { read_everything(input); },
+          [&] {
+        testing::write_file(kept, mutant);
+        std::fprintf(stderr, "%s: input %zu was still being read after %.0f s; kept as %s\n", name.c_str(), tried,
+                     kInputSeconds, kept.c_str());
+          });
       ++accepted;
     } catch (const Error&) {
       // the expected outcome for a broken file
     } catch (const std::exception& e) {
-      const auto kept = testing::work_dir() / "elf-fuzz-failure.so";
       testing::write_file(kept, mutant);
       FAIL() << name << ": threw " << typeid(e).name() << " (not glassbox::Error): " << e.what() << "; input kept as "
              << kept;

@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <future>
+#include <thread>
 
 #include "introspect/support/process.h"
 #include "tests/cpp/introspect/test_support.h"
@@ -39,6 +44,20 @@ void patch_file(const std::filesystem::path& file, uint64_t offset, std::string_
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+void finish_within(double seconds, const std::function<void()>& work, const std::function<void()>& on_timeout) {
+  std::packaged_task<void()> task(work);
+  std::future<void> done = task.get_future();
+  std::thread runner(std::move(task));
+  if (done.wait_for(std::chrono::duration<double>(seconds)) == std::future_status::timeout) {
+    on_timeout();
+    std::fprintf(stderr, "[  FAILED  ] did not finish within %.0f s\n", seconds);
+    std::fflush(nullptr);
+    std::_Exit(1);  // the runner cannot be stopped; leave without waiting for it
+  }
+  runner.join();
+  done.get();
 }
 
 }  // namespace glassbox::introspect::testing

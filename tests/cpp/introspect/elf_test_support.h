@@ -3,6 +3,7 @@
 // and strip, byte-level damage, and the line of a source text.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,5 +26,10 @@ uint32_t line_containing(const std::string& file, std::string_view text);
 void patch_file(const std::filesystem::path& file, uint64_t offset, std::string_view bytes);
 
 bool ends_with(std::string_view text, std::string_view suffix);
+
+// Runs `work` on a thread of its own and rethrows what it throws. When it has not returned after
+// `seconds`, `on_timeout` runs and the process ends with a failure: a reader that hangs fails the
+// test at once, saying so, instead of running into ctest's time limit.
+void finish_within(double seconds, const std::function<void()>& work, const std::function<void()>& on_timeout);
 
 }  // namespace glassbox::introspect::testing
