@@ -273,6 +273,14 @@ bool has_blas() {
 #endif
 }
 
+bool gemm_serial_in_parallel_region(ScalarType dtype) {
+#ifdef GLASSBOX_HAVE_ONEDNN_GEMM
+  // Built with oneDNN, parallel_for runs on OpenMP's team, and oneDNN runs serially inside a region.
+  if (dtype == ScalarType::Float32) return true;
+#endif
+  return !has_blas() || (dtype != ScalarType::Float32 && dtype != ScalarType::Float64);
+}
+
 int blas_num_threads() {
 #ifdef GLASSBOX_HAVE_OPENBLAS
   return openblas_get_num_threads();

@@ -33,6 +33,10 @@ void gemm_fallback(ScalarType dtype, const MatrixView& a, const MatrixView& b, c
 // or "built-in gemm (no OpenBLAS)").
 bool has_blas();
 std::string blas_info();
+// Whether gemm on `dtype` runs on the calling thread alone when called inside parallel_for, so that
+// a batch of small products can go one per thread: the built-in gemm and oneDNN's sgemm do (a
+// nested region is serial); OpenBLAS keeps threads of its own and serialises concurrent callers.
+bool gemm_serial_in_parallel_region(ScalarType dtype);
 // The thread count cblas last ran with (it follows glassbox's get_num_threads(), synchronised at
 // each call); glassbox's own count without OpenBLAS.
 int blas_num_threads();

@@ -45,9 +45,11 @@ void product(const Tensor& self, const Tensor& mat2, Tensor& out, double alpha =
   }
   const int64_t batch = self.sizes()[0];
   const int64_t work = self.sizes()[1] * mat2.sizes()[2] * std::max<int64_t>(self.sizes()[2], 1);
-  const bool blas = cpu::has_blas() && (dtype == ScalarType::Float32 || dtype == ScalarType::Float64);
-  // cblas parallelises each product itself; the built-in gemm's small products go one per thread.
-  const bool per_thread = !blas && (work < (int64_t{1} << 18) || batch >= get_num_threads());
+  // Small products, or as many as there are threads, go one per thread: a product of attention's
+  // (64x32 @ 32x64) split over 16 threads costs more in hand-offs than it computes. OpenBLAS
+  // parallelises each product itself instead.
+  const bool per_thread =
+      cpu::gemm_serial_in_parallel_region(dtype) && (work < (int64_t{1} << 18) || batch >= get_num_threads());
   if (!per_thread) {
     for (int64_t i = 0; i < batch; ++i) cpu::gemm(dtype, matrix(self, i), matrix(mat2, i), matrix(out, i), alpha, beta);
     return;

@@ -18,6 +18,10 @@ namespace glassbox::cpu {
 inline constexpr int64_t kReduceLanes = 32;     // independent accumulators of a block (several vector registers)
 inline constexpr int64_t kReduceBlock = 1024;   // elements per block before pairwise combining
 inline constexpr int64_t kReduceChunk = 65536;  // elements per thread task when few results are asked for
+// Elements per thread task of a column sum that makes few tasks otherwise (a bias's gradient: 512
+// rows of 128 to 4096 columns, one task in all): the rows are cut into chunks of about this many.
+inline constexpr int64_t kColumnChunk = 8192;
+inline constexpr int64_t kFewTasks = 16;
 
 template <class T, class A>
 inline A load_as(const T* p) {
@@ -100,16 +104,6 @@ void reduce_columns(const T* x, int64_t rows, int64_t width, int64_t stride, con
   }
 }
 
-// Pairwise merge of n partial results (n >= 1), in place.
-template <class Op>
-typename Op::acc_t merge_pairwise(typename Op::acc_t* v, int64_t n, const Op& op) {
-  for (; n > 1; n = (n + 1) / 2) {
-    for (int64_t k = 0; k < n / 2; ++k) v[k] = op.merge(v[2 * k], v[2 * k + 1]);
-    if (n % 2) v[n / 2] = v[n - 1];
-  }
-  return v[0];
-}
-
 // out[o * inner + i] = the reduction of x[o, :, i]; center (optional, same layout) is subtracted
 // from every value first.
 template <class Op, class T, bool kCentered = false>
@@ -123,10 +117,17 @@ void reduce_ori(const T* x, int64_t outer, int64_t reduced, int64_t inner, const
     return;
   }
   auto c_at = [&](int64_t k) { return kCentered ? center[k] : A{}; };
-  // Few results from many values: split the reduced dim into fixed chunks, then merge them.
-  const int64_t rows_per_chunk = std::max<int64_t>(1, kReduceChunk / inner);
-  const int64_t chunks =
-      outputs <= 64 && reduced * inner > 2 * kReduceChunk ? (reduced + rows_per_chunk - 1) / rows_per_chunk : 1;
+  constexpr int64_t kColsPerTask = 4096;
+  const int64_t tiles = (inner + kColsPerTask - 1) / kColsPerTask;
+  // Few results from many values, or few wide tasks over many rows: split the reduced dim into
+  // fixed chunks, then merge them.
+  int64_t rows_per_chunk = std::max<int64_t>(1, kReduceChunk / inner), chunks = 1;
+  if (outputs <= 64 && reduced * inner > 2 * kReduceChunk) {
+    chunks = (reduced + rows_per_chunk - 1) / rows_per_chunk;
+  } else if (inner > 1 && outer * tiles < kFewTasks && reduced * inner > 2 * kColumnChunk) {
+    rows_per_chunk = std::max({int64_t{1}, kColumnChunk / inner, (reduced + kFewTasks - 1) / kFewTasks});
+    chunks = (reduced + rows_per_chunk - 1) / rows_per_chunk;
+  }
   if (chunks > 1) {
     std::vector<A> partial(static_cast<size_t>(outer * chunks * inner));
     parallel_for(0, outer * chunks, 1, [&](int64_t lo, int64_t hi) {
@@ -141,17 +142,21 @@ void reduce_ori(const T* x, int64_t outer, int64_t reduced, int64_t inner, const
                                            dst);
       }
     });
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) {
-        std::vector<A> level(static_cast<size_t>(chunks));
-        for (int64_t ch = 0; ch < chunks; ++ch) level[ch] = partial[(o * chunks + ch) * inner + i];
-        out[o * inner + i] = merge_pairwise(level.data(), chunks, op);
+    // The chunks' results merge pairwise (a tree, for its smaller rounding error), a row of inner
+    // results at a time.
+    for (int64_t o = 0; o < outer; ++o) {
+      A* rows = partial.data() + o * chunks * inner;
+      for (int64_t n = chunks; n > 1; n = (n + 1) / 2) {
+        for (int64_t k = 0; k < n / 2; ++k)
+          for (int64_t i = 0; i < inner; ++i)
+            rows[k * inner + i] = op.merge(rows[2 * k * inner + i], rows[(2 * k + 1) * inner + i]);
+        if (n % 2) std::copy(rows + (n - 1) * inner, rows + n * inner, rows + (n / 2) * inner);
       }
+      std::copy(rows, rows + inner, out + o * inner);
+    }
     return;
   }
   // Many results: threads split the outer rows (and column tiles of wide inner blocks).
-  constexpr int64_t kColsPerTask = 4096;
-  const int64_t tiles = (inner + kColsPerTask - 1) / kColsPerTask;
   const int64_t work_per_task = reduced * std::min(inner, kColsPerTask);
   parallel_for(0, outer * tiles, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(work_per_task, 1)),
                [&](int64_t lo, int64_t hi) {

@@ -3,6 +3,7 @@
 // Meta device, thread-count independence, and the error texts of the shared front end.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
 #include "engine/core/error.h"
@@ -127,6 +128,45 @@ TEST(Sum, RandomFloat32SumsMatchAFloat64Reference) {
     const double two = as_doubles(sum(x))[0];
     EXPECT_EQ(one, two) << "n=" << n;
     EXPECT_LE(std::fabs(one - exact), 4 * 1.2e-7 * magnitude) << "n=" << n << " sum " << one << " exact " << exact;
+  }
+  set_num_threads(saved);
+}
+
+// Column reductions that make few tasks (a bias's gradient: dim 0 of rows x columns, and the
+// middle dim of a short outer one) are cut into row chunks and merged: every chunk count, odd
+// ones too, against a float64 loop, and the same bits on 1 and 3 threads.
+TEST(Sum, ColumnReductionsInRowChunksMatchAFloat64Loop) {
+  const int saved = get_num_threads();
+  for (const auto& [outer, rows, cols] : std::vector<std::array<int64_t, 3>>{
+           {1, 512, 128}, {1, 517, 384}, {1, 4099, 33}, {3, 1000, 40}, {2, 129, 200}, {1, 65, 8192}}) {
+    const Tensor x =
+        random_tensor({outer, rows, cols}, static_cast<uint32_t>(rows * cols), -1.0, 3.0, ScalarType::Float32);
+    const float* v = x.data<float>();
+    const std::vector<int64_t> d1 = dims({1});
+    set_num_threads(1);
+    const std::vector<double> s1 = as_doubles(sum(x, IntArrayRef(d1))), m1 = as_doubles(amax(x, IntArrayRef(d1)));
+    const std::vector<double> v1 = as_doubles(var(x, IntArrayRef(d1)));
+    set_num_threads(3);
+    EXPECT_EQ(as_doubles(sum(x, IntArrayRef(d1))), s1);
+    EXPECT_EQ(as_doubles(amax(x, IntArrayRef(d1))), m1);
+    EXPECT_EQ(as_doubles(var(x, IntArrayRef(d1))), v1);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t c = 0; c < cols; ++c) {
+        double exact = 0, magnitude = 0, top = -1e300, sq = 0;
+        for (int64_t r = 0; r < rows; ++r) {
+          const double e = v[(o * rows + r) * cols + c];
+          exact += e, magnitude += std::fabs(e), top = std::max(top, e);
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+          const double e = v[(o * rows + r) * cols + c] - exact / rows;
+          sq += e * e;
+        }
+        const int64_t k = o * cols + c;
+        ASSERT_LE(std::fabs(s1[k] - exact), 4 * 1.2e-7 * magnitude)
+            << outer << "x" << rows << "x" << cols << " at " << k;
+        ASSERT_EQ(m1[k], top) << k;
+        ASSERT_NEAR(v1[k], sq / (rows - 1), 1e-5 * sq / (rows - 1)) << k;
+      }
   }
   set_num_threads(saved);
 }
