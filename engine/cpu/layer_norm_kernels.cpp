@@ -51,13 +51,14 @@ void forward(LayerNormOperands& o, double eps) {
 }
 
 // grad_input per row (layer_norm_grad_input); grad_weight = sum over rows of grad_out * xhat and
-// grad_bias = sum over rows of grad_out. One pass over x and grad_out: the rows are cut into one
-// block per thread, each block adds its rows' grad_out * xhat and grad_out into column sums of its
-// own, and the blocks' sums are added up at the end. (A second pass for the column sums, each
-// thread walking every row, took half the backward's time on 16 threads.)
+// grad_bias = sum over rows of grad_out. One pass over x and grad_out: the rows are cut into
+// blocks (up to 64, by the shape alone, so the sums do not depend on the thread count), each block
+// adds its rows' grad_out * xhat and grad_out into column sums of its own, and the blocks' sums
+// are added up at the end. (A second pass for the column sums, each thread walking every row, took
+// half the backward's time on 16 threads.)
 void backward(LayerNormBackwardOperands& o) {
   const int64_t N = o.s.cols, M = o.s.rows;
-  const int64_t blocks = std::clamp<int64_t>(M / row_grain(N), 1, get_num_threads());
+  const int64_t blocks = std::clamp<int64_t>(M / row_grain(N), 1, 64);
   std::vector<double> partial(static_cast<size_t>(2 * blocks * N));  // per block: N for w, N for b
   visit_scalar_type(o.x.dtype(), [&]<class T>() {
     using C = opmath_t<T>;

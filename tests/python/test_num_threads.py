@@ -26,6 +26,25 @@ def test_set_and_get_and_results_do_not_change():
     assert gb.get_num_threads() == before
 
 
+def test_layer_norm_gradients_and_column_sums_are_the_same_bits_on_any_thread_count():
+    # Their rows are cut into blocks by the shape alone, and the blocks' sums merged in one order.
+    rng = np.random.default_rng(5)
+    xs, ws, bs, gs = (rng.standard_normal(s, dtype=np.float32) for s in ((517, 384), (384,), (384,), (517, 384)))
+    before = gb.get_num_threads()
+    try:
+        results = []
+        for n in (1, 2, 3):
+            gb.set_num_threads(n)
+            x, w, b = (gb.tensor(v, requires_grad=True) for v in (xs, ws, bs))
+            (gb.nn.functional.layer_norm(x, [384], w, b) * gb.tensor(gs)).sum().backward()
+            results.append([t.numpy() for t in (x.grad, w.grad, b.grad, gb.tensor(gs).sum(0))])
+        for other in results[1:]:
+            for got, first in zip(other, results[0]):
+                np.testing.assert_array_equal(got, first)
+    finally:
+        gb.set_num_threads(before)
+
+
 def test_bad_counts():
     with pytest.raises(RuntimeError, match="positive number of threads"):
         gb.set_num_threads(0)
