@@ -68,6 +68,15 @@ struct BigBlock {
   size_t length = 0;
 };
 
+// Blocks between the small classes and the big ones come from the C library, which gives the top
+// of its heap back to the kernel (or maps and unmaps such a block) when it is freed: a loop making
+// a 256 KiB temporary on every step then faulted on every page of it, on every step, and with many
+// threads each unmap interrupts every core (a 64K-element multiply took 80 us on 16 threads, not
+// 4). A thread keeps its last freed middle blocks (up to 64 of them, 64 MiB together) and hands
+// one back for the next allocation of exactly its size, as a training step's sizes recur.
+constexpr size_t kKeptMiddleBlocks = 64;
+constexpr size_t kKeptMiddleBytes = size_t{64} << 20;
+
 // Counts only the owning thread writes (plain loads and stores, no locked instructions); other
 // threads read them for stats(). A locked add costs as much as a third of a small allocation.
 struct ThreadCounts {
@@ -83,7 +92,9 @@ struct ThreadState {
   ThreadCounts counts;
   void* blocks[kSmallClasses][kMaxCachedPerClass];
   unsigned count[kSmallClasses] = {};
-  BigBlock big[kKeptBigBlocks];  // big[0] the most recently freed
+  BigBlock big[kKeptBigBlocks];        // big[0] the most recently freed
+  BigBlock middle[kKeptMiddleBlocks];  // oldest first
+  size_t middle_count = 0, middle_bytes = 0;
 
   // A kept block of exactly `length` mapped bytes, taken out of the cache; null if none.
   void* take_big(size_t length) {
@@ -91,6 +102,32 @@ struct ThreadState {
       if (b.data && b.length == length) return std::exchange(b, BigBlock{}).data;
     }
     return nullptr;
+  }
+  // A kept middle block of exactly `length` bytes (the most recent such), taken out; null if none.
+  void* take_middle(size_t length) {
+    for (size_t i = middle_count; i-- > 0;) {
+      if (middle[i].length != length) continue;
+      void* data = middle[i].data;
+      std::copy(middle + i + 1, middle + middle_count, middle + i);
+      --middle_count;
+      middle_bytes -= length;
+      return data;
+    }
+    return nullptr;
+  }
+  // Keeps a freed middle block, freeing the oldest kept ones to make room.
+  void keep_middle(void* data, size_t length) {
+    size_t drop = 0;
+    while (drop < middle_count &&
+           (middle_count - drop == kKeptMiddleBlocks || middle_bytes + length > kKeptMiddleBytes)) {
+      std::free(middle[drop].data);
+      middle_bytes -= middle[drop].length;
+      ++drop;
+    }
+    std::copy(middle + drop, middle + middle_count, middle);
+    middle_count -= drop;
+    middle[middle_count++] = {data, length};
+    middle_bytes += length;
   }
   // Keeps a freed block (unmapping what no longer fits); false if it is too big to keep.
   bool keep_big(void* data, size_t length) {
@@ -142,6 +179,7 @@ StateHolder::~StateHolder() {
     for (unsigned i = 0; i < state->count[c]; ++i) std::free(state->blocks[c][i]);
   for (BigBlock& b : state->big)
     if (b.data) munmap(b.data, b.length);
+  for (size_t i = 0; i < state->middle_count; ++i) std::free(state->middle[i].data);
   ThreadRegistry& r = registry();
   {
     std::lock_guard lock(r.mutex);
@@ -188,7 +226,8 @@ void* CPUAllocator::allocate(size_t nbytes) {
 #if GLASSBOX_ALLOCATOR_CACHE
   const size_t cls = rounded / kAlign - 1;
   if (state && cls < kSmallClasses && state->count[cls] > 0) p = state->blocks[cls][--state->count[cls]];
-  if (state && big) p = state->take_big(mapped_length(rounded));
+  else if (state && big) p = state->take_big(mapped_length(rounded));
+  else if (state && cls >= kSmallClasses) p = state->take_middle(rounded);
 #endif
   if (!p) p = big ? map_big_block(mapped_length(rounded)) : std::aligned_alloc(kAlign, rounded);
   if (!p) throw Error("CPU allocator: out of memory allocating " + std::to_string(nbytes) + " bytes");
@@ -218,6 +257,10 @@ void CPUAllocator::deallocate(void* ptr, size_t nbytes) {
     return;
   }
   if (state && big && state->keep_big(ptr, mapped_length(rounded))) return;
+  if (state && !big && cls >= kSmallClasses) {
+    state->keep_middle(ptr, rounded);
+    return;
+  }
 #endif
   if (big) munmap(ptr, mapped_length(rounded));
   else std::free(ptr);
