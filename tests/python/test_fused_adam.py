@@ -50,6 +50,24 @@ def test_fused_equals_unfused(optimizer, weight_decay, dtype):
             np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("threads", [1, 3, 8])
+def test_fused_equals_unfused_when_the_threads_split_parameters(threads):
+    # The CPU kernel runs one loop over every parameter's elements: its chunks begin and end inside
+    # parameters and span several (an empty one among them).
+    shapes = [(3000,), (0,), (5000, 3), (1,), (4097,), (2, 2049), (7, 11)]
+    options = dict(lr=0.05, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.1)
+    saved = gb.get_num_threads()
+    gb.set_num_threads(threads)
+    try:
+        fused = _run(gb.optim.AdamW, True, shapes, np.float32, **options)
+    finally:
+        gb.set_num_threads(saved)
+    unfused = _run(gb.optim.AdamW, False, shapes, np.float32, **options)
+    for got_step, want_step in zip(fused, unfused):
+        for got, want in zip(got_step, want_step):
+            np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6)
+
+
 def test_default_takes_the_fused_operator():
     p = from_numpy(np.ones((4, 4), np.float32)).requires_grad_(True)
     p.grad = from_numpy(np.full((4, 4), 0.5, np.float32))
