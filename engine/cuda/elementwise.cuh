@@ -24,7 +24,6 @@
 #include "engine/cuda/cuda_error.h"
 #include "engine/cuda/cuda_types.cuh"
 #include "engine/cuda/device_guard.h"
-#include "engine/cuda/size_divider.h"
 #include "engine/cuda/stream.h"
 #include "engine/ops/tensor_iterator.h"
 
@@ -44,7 +43,6 @@ template <int N>
 struct StridedGeometry {
   int ndim = 0;
   uint32_t sizes[kMaxLoopDims] = {};      // fastest dim first
-  SizeDivider divide_by[kMaxLoopDims];    // by sizes[d]
   int64_t strides[kMaxLoopDims][N] = {};  // bytes
 
   __device__ __forceinline__ void offsets(uint32_t index, int64_t (&off)[N]) const {
@@ -53,12 +51,8 @@ struct StridedGeometry {
 #pragma unroll
     for (int d = 0; d < kMaxLoopDims; ++d) {
       if (d == ndim) break;
-      uint32_t i = index;
-      if (d + 1 < ndim) {
-        const uint32_t next = divide_by[d].divide(index);
-        i = index - next * sizes[d];
-        index = next;
-      }
+      const uint32_t i = d + 1 == ndim ? index : index % sizes[d];
+      index /= sizes[d];
 #pragma unroll
       for (int k = 0; k < N; ++k) off[k] += static_cast<int64_t>(i) * strides[d][k];
     }
@@ -87,7 +81,6 @@ void for_each_strided_piece(const LoopSpace<N>& space, const Launch& launch) {
     g.ndim = nd;
     for (int d = 0; d < nd; ++d) {
       g.sizes[d] = static_cast<uint32_t>(space.shape[d]);
-      g.divide_by[d] = SizeDivider(g.sizes[d]);
       for (int k = 0; k < N; ++k) g.strides[d][k] = space.strides[k][d];
     }
     launch(space.base, g, static_cast<uint32_t>(numel));
