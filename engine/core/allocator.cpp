@@ -63,7 +63,8 @@ void* map_big_block(size_t length) {
 // 32 MiB at once). Other sizes, and blocks beyond the limit, are unmapped when freed.
 constexpr size_t kKeptBigBlocks = 2;
 constexpr size_t kKeptBigBytes = size_t{128} << 20;
-struct BigBlock {
+// A freed block kept for reuse (big or middle-sized): its address and length.
+struct KeptBlock {
   void* data = nullptr;
   size_t length = 0;
 };
@@ -92,14 +93,14 @@ struct ThreadState {
   ThreadCounts counts;
   void* blocks[kSmallClasses][kMaxCachedPerClass];
   unsigned count[kSmallClasses] = {};
-  BigBlock big[kKeptBigBlocks];        // big[0] the most recently freed
-  BigBlock middle[kKeptMiddleBlocks];  // oldest first
+  KeptBlock big[kKeptBigBlocks];        // big[0] the most recently freed
+  KeptBlock middle[kKeptMiddleBlocks];  // oldest first
   size_t middle_count = 0, middle_bytes = 0;
 
   // A kept block of exactly `length` mapped bytes, taken out of the cache; null if none.
   void* take_big(size_t length) {
-    for (BigBlock& b : big) {
-      if (b.data && b.length == length) return std::exchange(b, BigBlock{}).data;
+    for (KeptBlock& b : big) {
+      if (b.data && b.length == length) return std::exchange(b, KeptBlock{}).data;
     }
     return nullptr;
   }
@@ -136,7 +137,7 @@ struct ThreadState {
     for (size_t i = kKeptBigBlocks - 1; i > 0; --i) big[i] = big[i - 1];
     big[0] = {data, length};
     size_t total = 0;
-    for (BigBlock& b : big) {
+    for (KeptBlock& b : big) {
       if (b.data && (total += b.length) > kKeptBigBytes) {
         munmap(b.data, b.length);
         b = {};
@@ -177,7 +178,7 @@ StateHolder::~StateHolder() {
   if (!state) return;
   for (size_t c = 0; c < kSmallClasses; ++c)
     for (unsigned i = 0; i < state->count[c]; ++i) std::free(state->blocks[c][i]);
-  for (BigBlock& b : state->big)
+  for (KeptBlock& b : state->big)
     if (b.data) munmap(b.data, b.length);
   for (size_t i = 0; i < state->middle_count; ++i) std::free(state->middle[i].data);
   ThreadRegistry& r = registry();

@@ -17,7 +17,8 @@ using namespace kernels;
 
 constexpr int64_t kAdamGrain = 4096;
 
-void update(const AdamOperands& o, int64_t begin, int64_t end) {
+// Parameter o's elements [begin, end).
+void update_range(const AdamOperands& o, int64_t begin, int64_t end) {
   visit_floating_type(o.param.dtype(), [&]<class T>() {
     const AdamUpdate<T, opmath_t<T>> update(o.param.data<T>(), o.grad.data<T>(), o.exp_avg.data<T>(),
                                             o.exp_avg_sq.data<T>(), o.constants);
@@ -33,7 +34,7 @@ void step(const AdamOperands* params, int64_t count) {
     auto k = std::upper_bound(start.begin(), start.end(), lo) - start.begin() - 1;
     for (; k < count && start[k] < hi; ++k) {
       const int64_t begin = std::max(lo, start[k]) - start[k], end = std::min(hi, start[k + 1]) - start[k];
-      if (begin < end) update(params[k], begin, end);
+      if (begin < end) update_range(params[k], begin, end);
     }
   });
 }
