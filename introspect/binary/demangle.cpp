@@ -4,7 +4,8 @@
 #include <cstring>
 
 #include <algorithm>
-#include <unordered_map>
+#include <bit>
+#include <functional>
 
 #ifdef GLASSBOX_HAVE_LIBIBERTY
 // libiberty.h declares basename() itself unless told that <string.h> already has.
@@ -161,62 +162,131 @@ std::string_view clone_base(std::string_view name) {
   return name.substr(0, dot);
 }
 
+// What the demangler prints for the letter after "_ZT" of a class's vtable, VTT, typeinfo or
+// typeinfo name ('V': "vtable for "), or "".
+std::string_view type_data_prefix(char letter) {
+  switch (letter) {
+    case 'V': return "vtable for ";
+    case 'T': return "VTT for ";
+    case 'I': return "typeinfo for ";
+    case 'S': return "typeinfo name for ";
+    default: return {};
+  }
+}
+
 // What the demangler prints before the type of a class's vtable, VTT, typeinfo or typeinfo name
 // ("_ZTV" + type: "vtable for "), or "" for any other name. The type is parsed and printed alone
 // (nothing before it enters the substitution table), so its text is the same in all four.
 std::string_view type_data_prefix(std::string_view name) {
   if (name.size() < 5 || name[0] != '_' || name[1] != 'Z' || name[2] != 'T') return {};
-  std::string_view prefix;
-  switch (name[3]) {
-    case 'V': prefix = "vtable for "; break;
-    case 'T': prefix = "VTT for "; break;
-    case 'I': prefix = "typeinfo for "; break;
-    case 'S': prefix = "typeinfo name for "; break;
-    default: return {};
-  }
+  const std::string_view prefix = type_data_prefix(name[3]);
+  if (prefix.empty()) return {};
   // (Two scans: find_first_of tests each character against the set with a call.)
   const bool plain = name.find('.', 4) == std::string_view::npos && name.find('@', 4) == std::string_view::npos;
   return plain ? prefix : std::string_view{};
+}
+
+// The parts found so far, by a hash of every byte: open addressing over a power-of-two table,
+// each entry's hash kept beside it, so that a probe compares names only when the hashes agree.
+// (Template-heavy names that end alike and are as long are common: on libtorch_cpu.so a quick
+// fingerprint of length and last bytes gives a third as many values as there are parts.)
+class PartTable {
+ public:
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  explicit PartTable(std::size_t capacity) : entries_(std::bit_ceil(2 * capacity + 1)) {}
+  static uint64_t hash(std::string_view part) { return std::hash<std::string_view>{}(part); }
+  // The table is far larger than the caches: callers ask for an entry some parts ahead.
+  void prefetch(uint64_t h) const { __builtin_prefetch(&entries_[h & (entries_.size() - 1)]); }
+  // The index of `part` (hash `h`) in `parts`; when absent it is appended, and `added` says so.
+  uint32_t insert(std::string_view part, uint64_t h, std::vector<std::string_view>& parts, bool& added) {
+    for (std::size_t at = h & (entries_.size() - 1);; at = (at + 1) & (entries_.size() - 1)) {
+      Entry& e = entries_[at];
+      added = e.index == kNone;
+      if (added) {
+        e = {h, static_cast<uint32_t>(parts.size())};
+        parts.push_back(part);
+        return e.index;
+      }
+      if (e.hash == h && parts[e.index] == part) return e.index;
+    }
+  }
+  // The index of `part` (hash `h`), or kNone.
+  uint32_t find(std::string_view part, uint64_t h, const std::vector<std::string_view>& parts) const {
+    for (std::size_t at = h & (entries_.size() - 1);; at = (at + 1) & (entries_.size() - 1)) {
+      const Entry& e = entries_[at];
+      if (e.index == kNone || (e.hash == h && parts[e.index] == part)) return e.index;
+    }
+  }
+
+ private:
+  struct Entry {
+    uint64_t hash = 0;
+    uint32_t index = kNone;
+  };
+  std::vector<Entry> entries_;
+};
+
+// A quick fingerprint of a name (length, first, middle and last bytes) for a filter in front of
+// the full hash.
+uint64_t fingerprint(std::string_view n) {
+  uint64_t head = 0, middle = 0, tail = 0;
+  const std::size_t k = std::min<std::size_t>(n.size(), 8);
+  std::memcpy(&head, n.data(), k);
+  std::memcpy(&middle, n.data() + (n.size() - k) / 2, k);
+  std::memcpy(&tail, n.data() + n.size() - k, k);
+  return (((head * 0x9e3779b97f4a7c15ull) ^ middle) * 0xff51afd7ed558ccdull ^ tail ^ n.size()) * 0xc4ceb9fe1a85ec53ull;
 }
 
 }  // namespace
 
 SharedDemangling::SharedDemangling(const std::vector<std::string_view>& names, unsigned threads)
     : names_(names), slot_(names.size(), kNone) {
-  // Keyed by the names' fingerprint below, not a hash of every byte: mangled names that end alike
-  // and are as long are rare, and equal fingerprints still compare the names.
-  const auto fingerprint = [](std::string_view n) {
-    uint64_t tail = 0;
-    std::memcpy(&tail, n.data() + n.size() - std::min<std::size_t>(n.size(), 8), std::min<std::size_t>(n.size(), 8));
-    return (tail ^ (n.size() * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+  // The names that are a part plus something: clones and a type's data.
+  struct Candidate {
+    std::size_t name;
+    std::string_view part;  // a clone's function ("_Z1fv"), or a type ("N1a1bE")
+    Kind kind;
+    uint64_t hash;
   };
-  std::unordered_map<std::string_view, uint32_t, decltype(fingerprint)> slot_of(names.size() / 4, fingerprint);
-  std::vector<std::string_view> parts;  // a clone's function ("_Z1fv"), or a type ("N1a1bE")
-  std::vector<std::size_t> first_name;
+  std::vector<Candidate> candidates;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    std::string_view part = clone_base(names[i]);
-    Kind kind = Kind::Clone;
-    if (part.empty()) {
-      if (type_data_prefix(names[i]).empty()) continue;
-      part = names[i].substr(4), kind = Kind::Type;
-    }
-    const auto [it, added] = slot_of.emplace(part, static_cast<uint32_t>(parts.size()));
-    if (added) parts.push_back(part), first_name.push_back(i), kinds_.push_back(kind);
-    if (kinds_[it->second] == kind) slot_[i] = it->second;  // (a type is never "_Z...": no clash)
+    if (const std::string_view part = clone_base(names[i]); !part.empty())
+      candidates.push_back({i, part, Kind::Clone, PartTable::hash(part)});
+    else if (!type_data_prefix(names[i]).empty())
+      candidates.push_back({i, names[i].substr(4), Kind::Type, PartTable::hash(names[i].substr(4))});
   }
-  if (parts.empty()) return;
+  if (candidates.empty()) return;
+  constexpr std::size_t kAhead = 16;
+  PartTable table(candidates.size());
+  std::vector<std::string_view> parts;
+  std::vector<std::size_t> first_name;
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    if (c + kAhead < candidates.size()) table.prefetch(candidates[c + kAhead].hash);
+    const Candidate& can = candidates[c];
+    bool added = false;
+    const uint32_t k = table.insert(can.part, can.hash, parts, added);
+    if (added) {
+      first_name.push_back(can.name), kinds_.push_back(can.kind);
+      part_sizes_.push_back(static_cast<uint32_t>(can.part.size()));
+    }
+    if (kinds_[k] == can.kind) slot_[can.name] = k;  // (a type is never "_Z...": no clash)
+  }
   // The functions themselves, where the table has them. A full hash of every name would cost much
-  // of what is saved: a filter on a quick fingerprint (length and last bytes) lets through the
-  // functions and a few others only.
+  // of what is saved: a filter on a quick fingerprint lets through the functions and a few others.
   constexpr std::size_t kFilterBits = std::size_t{1} << 22;
   std::vector<bool> filter(kFilterBits);
   for (std::size_t k = 0; k < parts.size(); ++k)
     if (kinds_[k] == Kind::Clone) filter[fingerprint(parts[k]) >> 42] = true;
+  std::vector<std::pair<std::size_t, uint64_t>> passed;  // (name, hash)
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string_view n = names[i];
-    if (slot_[i] != kNone || n.size() < 3 || !filter[fingerprint(n) >> 42]) continue;
-    if (const auto it = slot_of.find(n); it != slot_of.end() && kinds_[it->second] == Kind::Clone)
-      slot_[i] = it->second;
+    if (slot_[i] == kNone && n.size() >= 3 && filter[fingerprint(n) >> 42]) passed.emplace_back(i, PartTable::hash(n));
+  }
+  for (std::size_t p = 0; p < passed.size(); ++p) {
+    if (p + kAhead < passed.size()) table.prefetch(passed[p + kAhead].second);
+    const auto [i, h] = passed[p];
+    if (const uint32_t k = table.find(names[i], h, parts); k != PartTable::kNone && kinds_[k] == Kind::Clone)
+      slot_[i] = k;
   }
   texts_.resize(parts.size());
   demangled_.resize(parts.size());
@@ -255,16 +325,15 @@ void SharedDemangling::append_demangled(std::size_t i, Demangler& d, std::string
     return;
   }
   if (kinds_[slot] == Kind::Type) {
-    out += type_data_prefix(name);
+    out += type_data_prefix(name[3]);
     out += texts_[slot];
     return;
   }
   out += texts_[slot];
-  const std::size_t dot = name.find('.');
-  if (dot == std::string_view::npos) return;
+  if (name.size() == part_sizes_[slot]) return;  // the function itself
   std::vector<std::string_view>& suffixes = d.suffixes_;
   suffixes.clear();
-  clone_suffixes(name.substr(dot), &suffixes);
+  clone_suffixes(name.substr(part_sizes_[slot]), &suffixes);
   for (const auto s : suffixes) {
     out += " [clone ";
     out += s;

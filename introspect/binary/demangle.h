@@ -61,10 +61,11 @@ class SharedDemangling {
   static constexpr uint32_t kNone = ~uint32_t{0};
   enum class Kind : char { Clone, Type };
   const std::vector<std::string_view>& names_;
-  std::vector<uint32_t> slot_;      // per name: its part's index in texts_, or kNone
-  std::vector<std::string> texts_;  // each part demangled (a function, a type)
-  std::vector<Kind> kinds_;         // what each part is
-  std::vector<char> demangled_;     // whether it demangled (else its names go through `d`)
+  std::vector<uint32_t> slot_;        // per name: its part's index in texts_, or kNone
+  std::vector<std::string> texts_;    // each part demangled (a function, a type)
+  std::vector<uint32_t> part_sizes_;  // each part's length in its names
+  std::vector<Kind> kinds_;           // what each part is
+  std::vector<char> demangled_;       // whether it demangled (else its names go through `d`)
 };
 
 // The suffixes binutils shows as clones in `suffix` (".isra.0.cold" -> ".isra.0", ".cold"), or false

@@ -35,14 +35,19 @@ SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuer
   const auto& symbols = out.elf.symbols();
 
   // Filter (the regex in parallel: std::regex is slow, and a const one may be shared).
+  // keep[i]: symbol i's nm letter, or 0 when it is not listed. Worked out here, in table order,
+  // rather than when the listing is built in address order: a big table is tens of megabytes, read
+  // once front to back rather than in a random order.
   std::vector<char> keep(symbols.size(), 0);
   const std::optional<std::regex> re =
       query.grep.empty() ? std::nullopt : std::optional<std::regex>(compile(query.grep));
+  const auto& sections = out.elf.sections();
   parallel_chunks(symbols.size(), 4096, query.threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const ElfSymbol& s = symbols[i];
-      keep[i] = listed(s) && (!re || std::regex_search(s.demangled, *re) ||
-                              (s.demangled != s.name && std::regex_search(s.name.begin(), s.name.end(), *re)));
+      const bool kept = listed(s) && (!re || std::regex_search(s.demangled, *re) ||
+                                      (s.demangled != s.name && std::regex_search(s.name.begin(), s.name.end(), *re)));
+      keep[i] = kept ? nm_letter(s, sections) : 0;
     }
   });
   // Undefined first, as nm -n does, then by address, then by name. Sorted on (key, index) pairs
@@ -54,12 +59,12 @@ SymbolListing list_symbols(const std::filesystem::path& binary, const SymbolQuer
     return symbols[a.index].name < symbols[b.index].name;
   };
   std::vector<std::pair<uint64_t, uint32_t>, HugePageAllocator<std::pair<uint64_t, uint32_t>>> keys;
-  keys.reserve(static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 1)));
+  keys.reserve(symbols.size() - static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 0)));
   for (std::size_t i = 0; i < symbols.size(); ++i)
     if (keep[i]) keys.emplace_back(key(symbols[i]), static_cast<uint32_t>(i));
   if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());  // often in order
   out.symbols.reserve(keys.size());
-  for (const auto& [k, i] : keys) out.symbols.push_back({i, nm_letter(symbols[i], out.elf.sections()), {}});
+  for (const auto& [k, i] : keys) out.symbols.push_back({i, keep[i], {}});
   for (std::size_t begin = 0; begin < keys.size();) {
     std::size_t end = begin + 1;
     while (end < keys.size() && keys[end].first == keys[begin].first) ++end;
