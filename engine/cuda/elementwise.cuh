@@ -6,7 +6,8 @@
 //  * contiguous: every operand dense (or one value for all elements), each thread handling
 //    kVectorsPerThread vectors of 16 bytes, loads issued before any arithmetic;
 //  * strided: each thread computes its operands' byte offsets from the coalesced sizes and
-//    strides (32-bit indices; larger or deeper loops are split into several launches).
+//    strides (32-bit indices, divided by multiplication; larger or deeper loops are split into
+//    several launches).
 // A Python number arrives as a 0-d CPU tensor (the front end's "wrapped number"): its value is
 // read on the host and passed by value, never dereferenced on the device.
 #include <cuda_runtime.h>
@@ -38,23 +39,56 @@ inline void mark_written(const Tensor& out) {
   if (out.defined() && out.unsafe_impl()->storage()) out.unsafe_impl()->storage()->bump_version();
 }
 
+// Division of 32-bit indices below 2^31 by a fixed divisor, as a multiply-high, an add and a shift
+// (the magic-number method): a GPU has no integer divide instruction, and a division by a
+// run-time value costs some twenty instructions, which made the strided kernels instruction-bound.
+struct IndexDivider {
+  uint32_t divisor = 1, magic = 1, shift = 0;
+  IndexDivider() = default;
+  explicit IndexDivider(uint32_t d) : divisor(d) {
+    while (shift < 32 && (uint64_t{1} << shift) < d) ++shift;
+    magic = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << shift) - d)) / d + 1);
+  }
+  __device__ __forceinline__ uint32_t quotient(uint32_t n) const { return (__umulhi(n, magic) + n) >> shift; }
+};
+
 // Operand k's element `index` is at its base pointer + sum over dims of index_d * strides[d][k].
+// When every operand's elements lie within 2^31 bytes of its base (`narrow`), the sum is worked
+// out in 32-bit arithmetic, one multiply-add per dim and operand instead of three.
 template <int N>
 struct StridedGeometry {
   int ndim = 0;
-  uint32_t sizes[kMaxLoopDims] = {};      // fastest dim first
+  bool narrow = false;
+  IndexDivider sizes[kMaxLoopDims];       // fastest dim first
   int64_t strides[kMaxLoopDims][N] = {};  // bytes
 
   __device__ __forceinline__ void offsets(uint32_t index, int64_t (&off)[N]) const {
+    if (narrow) {
+      int32_t o[N];
+      accumulate(index, o);
+#pragma unroll
+      for (int k = 0; k < N; ++k) off[k] = o[k];
+    } else {
+      accumulate(index, off);
+    }
+  }
+
+ private:
+  template <class I>
+  __device__ __forceinline__ void accumulate(uint32_t index, I (&off)[N]) const {
 #pragma unroll
     for (int k = 0; k < N; ++k) off[k] = 0;
 #pragma unroll
     for (int d = 0; d < kMaxLoopDims; ++d) {
       if (d == ndim) break;
-      const uint32_t i = d + 1 == ndim ? index : index % sizes[d];
-      index /= sizes[d];
+      uint32_t i = index;
+      if (d + 1 < ndim) {
+        const uint32_t q = sizes[d].quotient(index);
+        i = index - q * sizes[d].divisor;
+        index = q;
+      }
 #pragma unroll
-      for (int k = 0; k < N; ++k) off[k] += static_cast<int64_t>(i) * strides[d][k];
+      for (int k = 0; k < N; ++k) off[k] += static_cast<I>(i) * static_cast<I>(strides[d][k]);
     }
   }
 };
@@ -79,10 +113,15 @@ void for_each_strided_piece(const LoopSpace<N>& space, const Launch& launch) {
   if (nd <= kMaxLoopDims && numel <= std::numeric_limits<int32_t>::max()) {
     StridedGeometry<N> g;
     g.ndim = nd;
+    std::array<int64_t, N> extent{};  // per operand: the farthest byte from its base
     for (int d = 0; d < nd; ++d) {
-      g.sizes[d] = static_cast<uint32_t>(space.shape[d]);
-      for (int k = 0; k < N; ++k) g.strides[d][k] = space.strides[k][d];
+      g.sizes[d] = IndexDivider(static_cast<uint32_t>(space.shape[d]));
+      for (int k = 0; k < N; ++k) {
+        g.strides[d][k] = space.strides[k][d];
+        extent[k] += (space.shape[d] - 1) * (space.strides[k][d] < 0 ? -space.strides[k][d] : space.strides[k][d]);
+      }
     }
+    g.narrow = *std::max_element(extent.begin(), extent.end()) < std::numeric_limits<int32_t>::max() / 2;
     launch(space.base, g, static_cast<uint32_t>(numel));
     return;
   }

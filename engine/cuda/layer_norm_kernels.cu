@@ -75,8 +75,8 @@ __global__ void layer_norm_backward_kernel(const T* go, const T* x, const T* mea
 
 // grad_weight[j] = sum over rows of grad_out * xhat, grad_bias[j] = sum of grad_out: column sums,
 // in two steps so that every SM has work however few the columns are. First each block sums one
-// chunk of rows for 32 columns (16 row lanes, then shared memory); then one thread per column adds
-// the chunks' partial sums in order (deterministic, no atomics).
+// chunk of rows for 32 columns (16 row lanes, then shared memory); then the chunks' partial sums
+// are added in a fixed order (deterministic, no atomics).
 constexpr int kParamCols = 32, kParamLanes = 16;
 
 template <class T>
@@ -106,15 +106,30 @@ __global__ void layer_norm_params_partial_kernel(const T* go, const T* x, const 
   part_b[blockIdx.y * n + j] = sb;
 }
 
+// The chunks' partial sums of 32 columns a block: kParamSumLanes lanes of 32 threads each add
+// every kParamSumLanes-th chunk, then the lanes' sums are added in lane order. (One thread per
+// column adding every chunk in turn left most of the GPU idle: 12 us on 512 columns of 64 chunks,
+// against 4 us.)
+constexpr int kParamSumLanes = 8;
+
 template <class T>
 __global__ void layer_norm_params_sum_kernel(const double* part_w, const double* part_b, T* grad_w, T* grad_b,
                                              int64_t chunks, int64_t n) {
-  const int64_t j = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j >= n) return;
+  __shared__ double lane_w[kParamSumLanes][kParamCols + 1], lane_b[kParamSumLanes][kParamCols + 1];
+  const int64_t j = static_cast<int64_t>(blockIdx.x) * kParamCols + threadIdx.x;
   double sw = 0, sb = 0;
-  for (int64_t c = 0; c < chunks; ++c) {
-    sw += part_w[c * n + j];
-    sb += part_b[c * n + j];
+  if (j < n)
+    for (int64_t c = threadIdx.y; c < chunks; c += kParamSumLanes) {
+      sw += part_w[c * n + j];
+      sb += part_b[c * n + j];
+    }
+  lane_w[threadIdx.y][threadIdx.x] = sw;
+  lane_b[threadIdx.y][threadIdx.x] = sb;
+  __syncthreads();
+  if (threadIdx.y != 0 || j >= n) return;
+  for (int lane = 1; lane < kParamSumLanes; ++lane) {
+    sw += lane_w[lane][threadIdx.x];
+    sb += lane_b[lane][threadIdx.x];
   }
   grad_w[j] = from_opmath<T>(sw);
   grad_b[j] = from_opmath<T>(sb);
@@ -128,10 +143,19 @@ int64_t param_rows_per_chunk(int64_t rows) {
 
 cudaStream_t stream_of(const Tensor& t) { return current_stream(t.device().index).handle(); }
 
+// A warp per row up to 512 columns, else row_launch's 256 threads: on an H100, 4096 rows of 512
+// took 15.5 us forward and 16.2 us backward with 256 threads a row, 10.8 and 11.5 with a warp (the
+// block-wide combining costs more than the row's arithmetic); at 1,024 columns the warp is slower.
+RowLaunch layer_norm_launch(int64_t rows, int64_t cols) {
+  if (cols > 512) return row_launch(rows, cols);
+  const dim3 block(32, 8);
+  return {dim3(static_cast<unsigned>((rows + block.y - 1) / block.y)), block};
+}
+
 void forward(LayerNormOperands& o, double eps) {
   DeviceGuard guard(o.x.device().index);
   if (o.s.rows == 0) return;
-  const RowLaunch l = row_launch(o.s.rows, o.s.cols);
+  const RowLaunch l = layer_norm_launch(o.s.rows, o.s.cols);
   visit_floating_device_type(o.x.dtype(), [&]<class T>() {
     layer_norm_kernel<T><<<l.grid, l.block, 0, stream_of(o.x)>>>(
         o.x.template data<T>(), data_or_null<T>(o.w), data_or_null<T>(o.b), o.out.template data<T>(),
@@ -143,7 +167,7 @@ void forward(LayerNormOperands& o, double eps) {
 void backward(LayerNormBackwardOperands& o) {
   DeviceGuard guard(o.x.device().index);
   if (o.s.cols == 0) return;
-  const RowLaunch l = row_launch(o.s.rows, o.s.cols);
+  const RowLaunch l = layer_norm_launch(o.s.rows, o.s.cols);
   const Tensor& input = o.x;
   visit_floating_device_type(input.dtype(), [&]<class T>() {
     if (o.s.rows > 0) {
@@ -162,7 +186,7 @@ void backward(LayerNormBackwardOperands& o) {
         o.g.template data<T>(), o.x.template data<T>(), o.mu.template data<T>(), o.rs.template data<T>(), part_w,
         part_b, o.s.rows, o.s.cols, per_chunk);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
-    layer_norm_params_sum_kernel<T><<<static_cast<unsigned>((o.s.cols + 255) / 256), 256, 0, stream_of(input)>>>(
+    layer_norm_params_sum_kernel<T><<<grid.x, dim3(kParamCols, kParamSumLanes), 0, stream_of(input)>>>(
         part_w, part_b, o.grad_w.template data<T>(), o.grad_b.template data<T>(), chunks, o.s.cols);
     GB_CUDA_KERNEL_LAUNCH_CHECK();
   });
