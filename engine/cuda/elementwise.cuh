@@ -25,6 +25,7 @@
 #include "engine/cuda/cuda_error.h"
 #include "engine/cuda/cuda_types.cuh"
 #include "engine/cuda/device_guard.h"
+#include "engine/cuda/index_divider.h"
 #include "engine/cuda/stream.h"
 #include "engine/ops/tensor_iterator.h"
 
@@ -38,19 +39,6 @@ inline constexpr int kVectorsPerThread = 2;
 inline void mark_written(const Tensor& out) {
   if (out.defined() && out.unsafe_impl()->storage()) out.unsafe_impl()->storage()->bump_version();
 }
-
-// Division of 32-bit indices below 2^31 by a fixed divisor, as a multiply-high, an add and a shift
-// (the magic-number method): a GPU has no integer divide instruction, and a division by a
-// run-time value costs some twenty instructions, which made the strided kernels instruction-bound.
-struct IndexDivider {
-  uint32_t divisor = 1, magic = 1, shift = 0;
-  IndexDivider() = default;
-  explicit IndexDivider(uint32_t d) : divisor(d) {
-    while (shift < 32 && (uint64_t{1} << shift) < d) ++shift;
-    magic = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << shift) - d)) / d + 1);
-  }
-  __device__ __forceinline__ uint32_t quotient(uint32_t n) const { return (__umulhi(n, magic) + n) >> shift; }
-};
 
 // Operand k's element `index` is at its base pointer + sum over dims of index_d * strides[d][k].
 // When every operand's elements lie within 2^31 bytes of its base (`narrow`), the sum is worked

@@ -79,10 +79,25 @@ __global__ void layer_norm_backward_kernel(const T* go, const T* x, const T* mea
 // are added in a fixed order (deterministic, no atomics).
 constexpr int kParamCols = 32, kParamLanes = 16;
 
+// The column sums (sw, sb) of a block's Lanes row lanes (threadIdx.y) added in lane order into
+// lane 0's; true on lane 0's threads, which hold the block's sums.
+template <int Lanes>
+__device__ __forceinline__ bool add_lanes(double& sw, double& sb) {
+  __shared__ double lane_w[Lanes][kParamCols + 1], lane_b[Lanes][kParamCols + 1];
+  lane_w[threadIdx.y][threadIdx.x] = sw;
+  lane_b[threadIdx.y][threadIdx.x] = sb;
+  __syncthreads();
+  if (threadIdx.y != 0) return false;
+  for (int lane = 1; lane < Lanes; ++lane) {
+    sw += lane_w[lane][threadIdx.x];
+    sb += lane_b[lane][threadIdx.x];
+  }
+  return true;
+}
+
 template <class T>
 __global__ void layer_norm_params_partial_kernel(const T* go, const T* x, const T* mean, const T* rstd, double* part_w,
                                                  double* part_b, int64_t rows, int64_t n, int64_t rows_per_chunk) {
-  __shared__ double lane_w[kParamLanes][kParamCols + 1], lane_b[kParamLanes][kParamCols + 1];
   const int64_t j = static_cast<int64_t>(blockIdx.x) * kParamCols + threadIdx.x;
   const int64_t begin = static_cast<int64_t>(blockIdx.y) * rows_per_chunk;
   const int64_t end = begin + rows_per_chunk < rows ? begin + rows_per_chunk : rows;
@@ -94,14 +109,7 @@ __global__ void layer_norm_params_partial_kernel(const T* go, const T* x, const 
       sw += g * (static_cast<double>(to_opmath(x[r * n + j])) - m) * rs;
       sb += g;
     }
-  lane_w[threadIdx.y][threadIdx.x] = sw;
-  lane_b[threadIdx.y][threadIdx.x] = sb;
-  __syncthreads();
-  if (threadIdx.y != 0 || j >= n) return;
-  for (int lane = 1; lane < kParamLanes; ++lane) {
-    sw += lane_w[lane][threadIdx.x];
-    sb += lane_b[lane][threadIdx.x];
-  }
+  if (!add_lanes<kParamLanes>(sw, sb) || j >= n) return;
   part_w[blockIdx.y * n + j] = sw;
   part_b[blockIdx.y * n + j] = sb;
 }
@@ -115,7 +123,6 @@ constexpr int kParamSumLanes = 8;
 template <class T>
 __global__ void layer_norm_params_sum_kernel(const double* part_w, const double* part_b, T* grad_w, T* grad_b,
                                              int64_t chunks, int64_t n) {
-  __shared__ double lane_w[kParamSumLanes][kParamCols + 1], lane_b[kParamSumLanes][kParamCols + 1];
   const int64_t j = static_cast<int64_t>(blockIdx.x) * kParamCols + threadIdx.x;
   double sw = 0, sb = 0;
   if (j < n)
@@ -123,14 +130,7 @@ __global__ void layer_norm_params_sum_kernel(const double* part_w, const double*
       sw += part_w[c * n + j];
       sb += part_b[c * n + j];
     }
-  lane_w[threadIdx.y][threadIdx.x] = sw;
-  lane_b[threadIdx.y][threadIdx.x] = sb;
-  __syncthreads();
-  if (threadIdx.y != 0 || j >= n) return;
-  for (int lane = 1; lane < kParamSumLanes; ++lane) {
-    sw += lane_w[lane][threadIdx.x];
-    sb += lane_b[lane][threadIdx.x];
-  }
+  if (!add_lanes<kParamSumLanes>(sw, sb) || j >= n) return;
   grad_w[j] = from_opmath<T>(sw);
   grad_b[j] = from_opmath<T>(sb);
 }
