@@ -221,6 +221,8 @@ LN_CASES = [
     ((3, 1), [1]),
     ((3, 131), [131]),
     ((2, 2, 67), [2, 67]),
+    ((3, 300), [300]),  # CUDA: a warp per row up to 512 columns
+    ((2, 520), [520]),  # CUDA: a block per row past 512
 ]
 
 
