@@ -6,7 +6,7 @@ C++ names (nested namespaces, anonymous namespaces, templates, lambdas, operator
 lists its demangled symbols with both tools in the same run and prints the times and their ratio.
 A benchmark, not a test: it prints figures and checks only that both tools list the same names.
 
-    benchmarks/symbols_benchmark.py [--symbols 540000] [--build-dir build/dev] [--repeat 3] [--threads N] [--check]
+    benchmarks/symbols_benchmark.py [--symbols 540000] [--build-dir build/dev] [--repeat 3] [--check]
     benchmarks/symbols_benchmark.py --library .../torch/lib/libtorch_cpu.so
 
 On a machine with only a compiler, CMake, Ninja, binutils (nm, as, ld) and Python 3 - no libdw,
@@ -422,7 +422,6 @@ def main():
     p.add_argument("--repeat", type=int, default=3, help="runs of each tool; the best is reported")
     p.add_argument("--keep", help="write the generated library here and keep it")
     p.add_argument("--check", action="store_true", help="also check that both tools list the same names")
-    p.add_argument("--threads", type=int, help="glassbox's threads (default: one per core); nm has one")
     p.add_argument("--library", help="time this library (e.g. libtorch_cpu.so) instead of generating one")
     p.add_argument(
         "--pack-prefix",
@@ -466,10 +465,9 @@ def main():
         print(f"cores:   {os.cpu_count()}")
 
         nm = best_time(["nm", "-C", lib], args.repeat)
-        threads = [] if args.threads is None else ["--threads", str(args.threads)]
-        ours = best_time([glassbox, "symbols", lib, *threads], args.repeat)
+        ours = best_time([glassbox, "symbols", lib], args.repeat)
         print(f"nm -C:             {nm:7.3f} s")
-        print(f"glassbox symbols:  {ours:7.3f} s  ({args.threads or os.cpu_count()} thread(s))")
+        print(f"glassbox symbols:  {ours:7.3f} s")
         print(f"speed-up:          {nm / ours:7.1f}x")
         if args.check:
             a = listed_names(["nm", "-C", lib], 19)  # "address T name"
