@@ -41,8 +41,9 @@ inline void mark_written(const Tensor& out) {
 }
 
 // Operand k's element `index` is at its base pointer + sum over dims of index_d * strides[d][k].
-// When every operand's elements lie within 2^31 bytes of its base (`narrow`), the sum is worked
-// out in 32-bit arithmetic, one multiply-add per dim and operand instead of three.
+// When every operand's elements lie within 2^30 bytes of its base (`narrow`: no partial sum can
+// overflow), the sum is worked out in 32-bit arithmetic, one multiply-add per dim and operand
+// instead of three. (A dim of size 1 contributes nothing, whatever its stride.)
 template <int N>
 struct StridedGeometry {
   int ndim = 0;
