@@ -61,12 +61,12 @@ __device__ __forceinline__ A group_reduce(A v, const Op& op, A identity) {
 }
 
 // The launch shape of a kernel with one group per row, `rows` rows of `len` elements: 32 threads
-// and 8 rows a block for short rows, else 256 threads and one row.
+// and 8 rows a block for rows of up to `warp_len` elements, else 256 threads and one row.
 struct RowLaunch {
   dim3 grid, block;
 };
-inline RowLaunch row_launch(int64_t rows, int64_t len) {
-  const bool wide = len > 256;
+inline RowLaunch row_launch(int64_t rows, int64_t len, int64_t warp_len = 256) {
+  const bool wide = len > warp_len;
   const dim3 block(wide ? 256 : 32, wide ? 1 : 8);
   return {dim3(static_cast<unsigned>((rows + block.y - 1) / block.y)), block};
 }

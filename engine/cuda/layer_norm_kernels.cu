@@ -143,19 +143,15 @@ int64_t param_rows_per_chunk(int64_t rows) {
 
 cudaStream_t stream_of(const Tensor& t) { return current_stream(t.device().index).handle(); }
 
-// A warp per row up to 512 columns, else row_launch's 256 threads: on an H100, 4096 rows of 512
-// took 15.5 us forward and 16.2 us backward with 256 threads a row, 10.8 and 11.5 with a warp (the
-// block-wide combining costs more than the row's arithmetic); at 1,024 columns the warp is slower.
-RowLaunch layer_norm_launch(int64_t rows, int64_t cols) {
-  if (cols > 512) return row_launch(rows, cols);
-  const dim3 block(32, 8);
-  return {dim3(static_cast<unsigned>((rows + block.y - 1) / block.y)), block};
-}
+// A warp per row up to 512 columns, else 256 threads: on an H100, 4096 rows of 512 took 15.5 us
+// forward and 16.2 us backward with 256 threads a row, 10.8 and 11.5 with a warp (the block-wide
+// combining costs more than the row's arithmetic); at 1,024 columns the warp is slower.
+constexpr int64_t kWarpRowColumns = 512;
 
 void forward(LayerNormOperands& o, double eps) {
   DeviceGuard guard(o.x.device().index);
   if (o.s.rows == 0) return;
-  const RowLaunch l = layer_norm_launch(o.s.rows, o.s.cols);
+  const RowLaunch l = row_launch(o.s.rows, o.s.cols, kWarpRowColumns);
   visit_floating_device_type(o.x.dtype(), [&]<class T>() {
     layer_norm_kernel<T><<<l.grid, l.block, 0, stream_of(o.x)>>>(
         o.x.template data<T>(), data_or_null<T>(o.w), data_or_null<T>(o.b), o.out.template data<T>(),
@@ -167,7 +163,7 @@ void forward(LayerNormOperands& o, double eps) {
 void backward(LayerNormBackwardOperands& o) {
   DeviceGuard guard(o.x.device().index);
   if (o.s.cols == 0) return;
-  const RowLaunch l = layer_norm_launch(o.s.rows, o.s.cols);
+  const RowLaunch l = row_launch(o.s.rows, o.s.cols, kWarpRowColumns);
   const Tensor& input = o.x;
   visit_floating_device_type(input.dtype(), [&]<class T>() {
     if (o.s.rows > 0) {
