@@ -54,6 +54,11 @@ def cases(quick):
         ("log_softmax last dim fwd+bwd", [(rows, 1024)], lambda lib, F, x: F.log_softmax(x, dim=-1)),
         ("layer_norm 1024 fwd+bwd", [(rows, 1024)], lambda lib, F, x: F.layer_norm(x, [1024])),
         (
+            "layer_norm 1024 affine fwd",
+            [(rows, 1024), (1024,), (1024,)],
+            lambda lib, F, x, w, b: discard(F.layer_norm(x, [1024], w, b)),
+        ),
+        (
             "batch_norm 64 channels train fwd+bwd",
             [(n, 64, 56, 56), (64,), (64,)],
             lambda lib, F, x, w, b: F.batch_norm(x, *running_stats(lib, 64), w, b, True),

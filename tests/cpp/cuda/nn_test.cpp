@@ -314,8 +314,9 @@ TEST(CudaLayerNorm, ForwardStatsAndGradients) {
   struct Case {
     std::vector<int64_t> input, normalized;
   };
-  const std::vector<Case> cases = {
-      {{4, 7}, {7}}, {{3, 5, 6}, {5, 6}}, {{2, 1000}, {1000}}, {{3, 4}, {3, 4}}, {{0, 5}, {5}}};
+  const std::vector<Case> cases = {{{4, 7}, {7}},       {{3, 5, 6}, {5, 6}}, {{2, 1000}, {1000}},
+                                   {{3, 4}, {3, 4}},    {{0, 5}, {5}},       {{9, 1024}, {1024}},
+                                   {{2, 1030}, {1030}}, {{3, 4096}, {4096}}, {{2, 260}, {260}}};
   for (ScalarType t : kFloatTypes) {
     for (const Case& c : cases) {
       for (bool affine : {true, false}) {

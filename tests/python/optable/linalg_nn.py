@@ -219,10 +219,13 @@ LN_CASES = [
     ((5,), [5]),
     ((0, 3), [3]),
     ((3, 1), [1]),
-    ((3, 131), [131]),
+    ((3, 131), [131]),  # CUDA: rows read again for each pass, a warp per row up to 512 columns
     ((2, 2, 67), [2, 67]),
-    ((3, 300), [300]),  # CUDA: a warp per row up to 512 columns
-    ((2, 520), [520]),  # CUDA: a block per row past 512
+    ((3, 300), [300]),  # CUDA: rows in registers from 256 columns in whole 16-byte packs (not float16's 300)
+    ((2, 520), [520]),
+    ((9, 1024), [1024]),  # a warp per row, a block of warps partly past the last row
+    ((2, 1030), [1030]),  # not whole packs: a block per row, read again for each pass
+    ((2, 2048), [2048]),  # in registers, several warps a row
 ]
 
 
