@@ -5,7 +5,7 @@
 //    shared memory to combine; long rows with few outputs are shared by several blocks (interleaved)
 //    whose partial results a second pass combines;
 //  * inner > 1 (columns): threads along inner read coalesced, eight rows at a time per block,
-//    combined in shared memory; likewise split when there are few outputs.
+//    combined in shared memory; likewise split when there are too few column blocks to fill the GPU.
 // Accumulators: float for float16/bfloat16/float32, double, int64 for integer sums.
 #include <algorithm>
 #include <limits>
@@ -85,8 +85,15 @@ __global__ void reduce_columns_kernel(const T* x, A* out, int64_t outer, int64_t
   if (active) {
     const int64_t o = task / chunks, begin = task % chunks * chunk_len;
     const int64_t end = begin + chunk_len < len ? begin + chunk_len : len;
-    for (int64_t r = begin + threadIdx.y; r < end; r += kColumnRows)
-      acc = op(acc, static_cast<A>(to_opmath(x[(o * len + r) * inner + i])));
+    const T* col = x + o * len * inner + i;
+    auto at = [&](int64_t r) { return static_cast<A>(to_opmath(col[r * inner])); };
+    int64_t r = begin + threadIdx.y;
+    // Four rows' loads in flight at a time, combined in row order as one at a time would.
+    for (; r + 3 * kColumnRows < end; r += 4 * kColumnRows) {
+      const A v0 = at(r), v1 = at(r + kColumnRows), v2 = at(r + 2 * kColumnRows), v3 = at(r + 3 * kColumnRows);
+      acc = op(op(op(op(acc, v0), v1), v2), v3);
+    }
+    for (; r < end; r += kColumnRows) acc = op(acc, at(r));
   }
   __shared__ A part[kColumnRows][kColumnThreads + 1];
   part[threadIdx.y][threadIdx.x] = acc;
@@ -116,7 +123,6 @@ void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner,
                   int device) {
   const cudaStream_t stream = current_stream(device).handle();
   const int64_t target_blocks = 4 * int64_t{multiprocessors(device)};
-  const int64_t outputs = outer * inner;
   if (inner == 1) {
     const bool wide = len > 512;
     const dim3 block(wide ? 512 : 32, wide ? 1 : 8);
@@ -140,11 +146,14 @@ void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner,
     if (chunks > 1) reduce_block<Op, A, A>(dst, out, outer, chunks, 1, identity, divisor, device);
     return;
   }
+  // Blocks of 32 columns; where they are fewer than the GPU wants, the rows are cut into chunks (of
+  // 64 rows at least) whose partial results a second pass combines. (Before, only outputs fewer
+  // than 2,048 were chunked: a bias gradient of 4,096 x 2,048 ran on 64 blocks.)
+  const int64_t tiles = (inner + kColumnThreads - 1) / kColumnThreads;
+  const int64_t column_blocks = outer * tiles;
   int64_t chunks = 1;
-  if (outputs < 64 * kColumnThreads && len > 64) {
-    const int64_t tiles = (inner + kColumnThreads - 1) / kColumnThreads;
-    chunks = std::min((len + 63) / 64, std::max<int64_t>(1, target_blocks / std::max<int64_t>(outer * tiles, 1)));
-  }
+  if (column_blocks < target_blocks && len > 64)
+    chunks = std::min((len + 63) / 64, (target_blocks + column_blocks - 1) / column_blocks);
   const int64_t chunk_len = (len + chunks - 1) / chunks;
   A* dst = out;
   Tensor partial;
@@ -152,7 +161,6 @@ void reduce_block(const T* x, A* out, int64_t outer, int64_t len, int64_t inner,
     partial = scratch(outer * chunks * inner, scalar_type_of<A>(), device);
     dst = partial.data<A>();
   }
-  const int64_t tiles = (inner + kColumnThreads - 1) / kColumnThreads;
   const auto grid = static_cast<unsigned>(outer * chunks * tiles);
   reduce_columns_kernel<Op, T, A><<<grid, dim3(kColumnThreads, kColumnRows), 0, stream>>>(
       x, dst, outer, len, inner, chunk_len, chunks, identity, chunks > 1 ? 1.0 : divisor);

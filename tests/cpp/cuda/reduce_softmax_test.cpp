@@ -46,8 +46,10 @@ TEST(CudaReductions, EveryDimSetOfA3dTensor) {
 
 TEST(CudaReductions, LongRowsColumnsAndLayouts) {
   GB_REQUIRE_GPU();
-  const std::vector<std::vector<int64_t>> shapes = {{3, 70001},  {2, 1 << 20}, {70001, 3},
-                                                    {100000, 2}, {1 << 22},    {513, 517}};
+  // {300, 2100} and {4096, 2048} over dim 0: many column blocks, the rows still cut into chunks (a
+  // linear layer's bias gradient is the second).
+  const std::vector<std::vector<int64_t>> shapes = {{3, 70001}, {2, 1 << 20}, {70001, 3},  {100000, 2},
+                                                    {1 << 22},  {513, 517},   {300, 2100}, {4096, 2048}};
   for (const auto& shape : shapes) {
     const Tensor a = random_cpu(shape, ScalarType::Float32);
     const Tensor d = on_cuda(a);
