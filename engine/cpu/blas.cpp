@@ -201,7 +201,6 @@ void gemm_cblas(MatrixView a, MatrixView b, const MatrixView& c, double alpha, d
   if (!la) la = blas_layout(a = contiguous_copy(a, abuf));
   if (!lb) lb = blas_layout(b = contiguous_copy(b, bbuf));
   const int m = static_cast<int>(c.rows), n = static_cast<int>(c.cols), k = static_cast<int>(a.cols);
-  sync_blas_threads();
   if constexpr (std::is_same_v<T, float>) {
 #ifdef GLASSBOX_HAVE_ONEDNN_GEMM
     // oneDNN's sgemm (row-major, as called here) where it was found: 1.1-2.1x OpenBLAS's on 2
@@ -216,12 +215,14 @@ void gemm_cblas(MatrixView a, MatrixView b, const MatrixView& c, double alpha, d
       throw Error(detail::str_cat("gemm: oneDNN's sgemm failed with status ", static_cast<int>(status), " (", m, "x", k,
                                   " @ ", k, "x", n, ")"));
 #else
+    sync_blas_threads();
     cblas_sgemm(CblasRowMajor, la->trans, lb->trans, m, n, k, static_cast<float>(alpha),
                 static_cast<const float*>(a.data), static_cast<int>(la->ld), static_cast<const float*>(b.data),
                 static_cast<int>(lb->ld), static_cast<float>(beta), static_cast<float*>(c.data),
                 static_cast<int>(lc->ld));
 #endif
   } else {
+    sync_blas_threads();
     cblas_dgemm(CblasRowMajor, la->trans, lb->trans, m, n, k, alpha, static_cast<const double*>(a.data),
                 static_cast<int>(la->ld), static_cast<const double*>(b.data), static_cast<int>(lb->ld), beta,
                 static_cast<double*>(c.data), static_cast<int>(lc->ld));

@@ -106,12 +106,14 @@ Primitives& primitives_for(const Conv2dShape& s, bool bias) {
   static std::map<std::vector<int64_t>, std::unique_ptr<Primitives>> cache;
   const Geometry g(s);
   const int threads = openmp_threads();
-  omp_set_num_threads(threads);
   std::vector<int64_t> key = g.key(bias);
   key.push_back(threads);
   const std::lock_guard lock(mutex);
   auto& slot = cache[key];
-  if (!slot) slot = std::make_unique<Primitives>(g, bias);
+  if (!slot) {
+    omp_set_num_threads(threads);  // (Run sets it again before each use)
+    slot = std::make_unique<Primitives>(g, bias);
+  }
   return *slot;
 }
 
